@@ -1,0 +1,56 @@
+# ips2 top-level build.  Non-recursive: each part contributes a module.mk
+# fragment that appends to the variables below.  Everything lands in build/:
+#   build/bin  build/lib  build/include  build/obj  build/tcl
+# `make` builds with warnings as errors; `make check` runs every test and ends
+# with one line "N passed, N failed"; `make demo` runs the bundled workload.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+CLANG   ?= clang
+B       := build
+OPT     ?= -O2
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -Itraces -Iinstr -I$(B)/include
+LDLIBS_COMMON :=
+
+# Filled by the module.mk fragments.
+PROGRAMS   :=
+LIBRARIES  :=
+HEADERS    :=
+TEST_BINS  :=
+CLEAN_EXTRA:=
+
+SETUP_STAMP := $(B)/.setup-done
+
+.PHONY: all setup check demo bench fuzz install clean format
+all:
+
+include traces/module.mk
+include instr/module.mk
+include tests/module.mk
+include bench/module.mk
+include examples/module.mk
+
+all: $(PROGRAMS) $(LIBRARIES) $(HEADERS)
+
+# One setup script installs what is missing (Debian packages); it is quick
+# when everything is there, so the stamp only saves a few dpkg queries.
+setup: $(SETUP_STAMP)
+$(SETUP_STAMP): scripts/setup.sh
+	@mkdir -p $(B)
+	@sh scripts/setup.sh
+	@touch $@
+
+$(B)/obj/%.o: %.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS_$(dir $<)) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B) $(CLEAN_EXTRA)

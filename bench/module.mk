@@ -1,0 +1,1 @@
+# bench/: side-by-side benchmarks (make bench).

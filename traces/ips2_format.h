@@ -1,0 +1,195 @@
+/*
+ * ips2_format.h - the on-disk layout of ips2 trace streams.
+ *
+ * One stream per thread (plus one per process image for its module map).
+ * A stream is a fixed header followed by either
+ *
+ *   raw records    (encoding IPS2_ENC_RAW): what libips2 writes into a
+ *                  file-backed shared mapping while the program runs, or
+ *   packed blocks  (encoding IPS2_ENC_PACKED): zlib-compressed blocks of
+ *                  varint-coded events, written off the hot path.
+ *
+ * FORMAT.md beside this file is the prose version, with the compatibility
+ * rules.  All integers are little-endian.  Nothing here is trusted by the
+ * reader: every field is checked before use.
+ */
+#ifndef IPS2_FORMAT_H
+#define IPS2_FORMAT_H
+
+#include <stdint.h>
+
+#define IPS2_MAGIC           "IPS2TRC" /* 8 bytes with the NUL */
+#define IPS2_MAGIC_LEN       8
+#define IPS2_VERSION         1 /* what this code writes */
+#define IPS2_VERSION_MIN     1 /* the oldest it reads */
+#define IPS2_RAW_HEADER_SIZE 4096 /* raw records start page-aligned */
+
+enum ips2_encoding {
+    IPS2_ENC_RAW = 0,
+    IPS2_ENC_PACKED = 1,
+};
+
+enum ips2_stream_kind {
+    IPS2_STREAM_THREAD = 0,  /* events of one thread */
+    IPS2_STREAM_PROCESS = 1, /* module map of one process image */
+};
+
+/* How a thread's process (CPU) time is taken; see FORMAT.md "Clocks". */
+enum ips2_cpu_method {
+    IPS2_CPU_EXACT = 0,  /* read at every event */
+    IPS2_CPU_INTERP = 1, /* read at sync points, interpolated between */
+    IPS2_CPU_TICK = 2,   /* read at every event, truncated to param ms */
+};
+
+enum ips2_timer {
+    IPS2_TIMER_TSC = 0,       /* x86 time-stamp counter, tsc_hz ticks/s */
+    IPS2_TIMER_MONOTONIC = 1, /* CLOCK_MONOTONIC nanoseconds */
+};
+
+/* Stream state, rewritten in place by the writer. */
+enum ips2_stream_state {
+    IPS2_STATE_OPEN = 0,   /* being written, or its writer died */
+    IPS2_STATE_CLOSED = 1, /* closed cleanly; data_bytes is exact */
+};
+
+/* Feature bits: a reader refuses a stream with a bit it does not know in
+ * the "required" half (bits 0-31); unknown bits 32-63 are ignored. */
+enum ips2_feature_bit {
+    IPS2_FEAT_PROC_EVENTS_BIT = 0, /* procedure entry/exit present */
+    IPS2_FEAT_TRUNCATED_BIT = 32,  /* the writer lost records */
+};
+#define IPS2_FEAT_PROC_EVENTS  (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
+#define IPS2_FEAT_TRUNCATED    (1ULL << IPS2_FEAT_TRUNCATED_BIT)
+#define IPS2_FEAT_REQUIRED_MASK 0xffffffffULL
+#define IPS2_FEAT_KNOWN        (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_TRUNCATED)
+
+/* Event groups whose measured instrumentation cost the header carries. */
+enum ips2_cost_group {
+    IPS2_COST_PROC = 0, /* one procedure entry or exit record */
+    IPS2_COST_SYNC = 1, /* one sync point (exact CPU clock read) */
+    IPS2_COST_GROUPS = 8,
+};
+
+#define IPS2_HOST_MAX 64
+#define IPS2_APP_MAX  64
+#define IPS2_PATH_MAX 1024
+
+struct ips2_file_header {
+    char magic[IPS2_MAGIC_LEN]; /* IPS2_MAGIC */
+    uint16_t version;
+    uint16_t header_size;  /* bytes before the first record/block */
+    uint8_t endian;        /* 1 = little */
+    uint8_t encoding;      /* enum ips2_encoding */
+    uint8_t stream_kind;   /* enum ips2_stream_kind */
+    uint8_t cpu_method;    /* enum ips2_cpu_method */
+    uint32_t cpu_param;    /* interp: sync period in us; tick: ms */
+    uint32_t timer;        /* enum ips2_timer */
+    uint64_t features;     /* IPS2_FEAT_* */
+    uint32_t pid, tid;     /* tid = 0 for a process stream */
+    uint32_t ppid;         /* parent at stream start */
+    uint32_t image;        /* exec generation of this pid: 0, 1, ... */
+    uint64_t tsc_hz;       /* timer ticks per second */
+    uint64_t ref_tsc;      /* calibration reference: timer value ... */
+    uint64_t ref_mono_ns;  /* ... and CLOCK_MONOTONIC at the same instant */
+    uint64_t ref_real_ns;  /* ... and CLOCK_REALTIME (cross-machine offset) */
+    uint32_t state;        /* enum ips2_stream_state */
+    uint32_t sync_records; /* interp: a sync at least every N records */
+    uint64_t data_bytes;   /* raw: bytes of records when closed, else 0 */
+    uint32_t cost_ns[IPS2_COST_GROUPS]; /* measured cost per event group */
+    char host[IPS2_HOST_MAX];           /* NUL-terminated */
+    char app[IPS2_APP_MAX];             /* application id, NUL-terminated */
+    char exe[IPS2_PATH_MAX];            /* executable path, NUL-terminated */
+};
+
+/*
+ * Event kinds.  Values are part of the format: never renumber, only add.
+ * Kinds are 7 bits wide.  The payload is 48 bits; extra words follow.
+ */
+enum ips2_kind {
+    IPS2_EV_NONE = 0,      /* raw: end of the written records */
+    IPS2_EV_PAD = 1,       /* raw: skip payload bytes (window tail) */
+    IPS2_EV_SYNC = 2,      /* extra: mono_ns; carries exact CPU time */
+    IPS2_EV_ENTER = 3,     /* payload: procedure address */
+    IPS2_EV_EXIT = 4,      /* payload: procedure address */
+    IPS2_EV_PROC_START = 5,  /* payload: how (ips2_start_how); extra: ppid */
+    IPS2_EV_PROC_EXIT = 6,   /* payload: how (ips2_exit_how); extra: status */
+    IPS2_EV_THREAD_START = 7, /* payload: creator tid; extra: create seq */
+    IPS2_EV_THREAD_EXIT = 8,  /* payload: how (ips2_exit_how) */
+    IPS2_EV_THREAD_CREATE = 9, /* payload: create seq (child's THREAD_START) */
+    IPS2_EV_JOIN_BEGIN = 10,   /* payload: create seq of the joined thread */
+    IPS2_EV_JOIN_END = 11,     /* payload: joined tid; extra: result (0 ok) */
+    IPS2_EV_FORK = 12,         /* payload: child pid (0 if fork failed) */
+    IPS2_EV_EXEC = 13,         /* extra: path string */
+    IPS2_EV_EXEC_FAILED = 14,  /* payload: errno */
+    IPS2_EV_MODULE = 15,       /* payload: load bias; extra: start, end, path string */
+    IPS2_EV_LOST = 16,         /* payload: records lost before this point */
+    IPS2_EV_KIND_COUNT,
+    IPS2_EV_KIND_MAX = 127,
+};
+
+enum ips2_start_how {
+    IPS2_START_INITIAL = 0, /* first image of a process started by exec */
+    IPS2_START_FORK = 1,    /* child of fork */
+};
+
+enum ips2_exit_how {
+    IPS2_EXIT_RETURN = 0, /* return from main / thread start routine */
+    IPS2_EXIT_CALL = 1,   /* exit() / pthread_exit() */
+    IPS2_EXIT_NOW = 2,    /* _exit() / _Exit() */
+    IPS2_EXIT_SIGNAL = 3, /* killed by a signal; status = signal number */
+    IPS2_EXIT_EXEC = 4,   /* replaced by exec */
+    IPS2_EXIT_CANCEL = 5, /* thread cancelled */
+};
+
+/*
+ * Raw record: 8-byte words.  word 0 is written last, so a record with a
+ * non-zero word 0 is complete; a zero word 0 ends the stream.
+ *
+ *   word 0:  bits 0-6 kind | bit 7 has_cpu | bits 8-15 nextra | 16-63 payload
+ *   word 1:  timer value (tsc or ns)
+ *   word 2:  CPU time in ns, if has_cpu
+ *   then:    nextra words of kind-specific data (strings NUL-padded)
+ *
+ * nextra counts the words after word 1, the CPU word included.
+ */
+#define IPS2_RAW_KIND(w)    ((unsigned)((w) & 0x7f))
+#define IPS2_RAW_HAS_CPU(w) ((unsigned)(((w) >> 7) & 1))
+#define IPS2_RAW_NEXTRA(w)  ((unsigned)(((w) >> 8) & 0xff))
+#define IPS2_RAW_PAYLOAD(w) ((uint64_t)(w) >> 16)
+#define IPS2_RAW_WORD0(kind, has_cpu, nextra, payload)                                             \
+    ((uint64_t)(kind) | ((uint64_t)(has_cpu) << 7) | ((uint64_t)(nextra) << 8) |                   \
+     ((uint64_t)(payload) << 16))
+#define IPS2_PAYLOAD_MASK   ((1ULL << 48) - 1)
+#define IPS2_RAW_MAX_EXTRA  255
+
+/*
+ * Packed block: a 32-byte header, then comp_len bytes of zlib data that
+ * inflate to raw_len bytes of events.  Each block decodes on its own.
+ *
+ *   event := tag varint(zigzag(timer delta))
+ *            [varint(zigzag(cpu delta))]          if tag & 0x80
+ *            body
+ *   tag   := kind | has_cpu << 7
+ *   body  := for ENTER/EXIT: varint(index) [varint(address) if index == n]
+ *            otherwise:      varint(payload) varint(nextra) nextra x varint
+ *
+ * Deltas start from 0 in every block.  ENTER/EXIT index a per-block table
+ * of addresses: index n (the table size) introduces a new address, which
+ * is appended while the table holds fewer than IPS2_PACK_DICT_MAX entries.
+ * For packed events nextra does not count the CPU word.
+ */
+#define IPS2_BLOCK_MAGIC     0x314b4c42u /* "BLK1" */
+#define IPS2_BLOCK_RAW_MAX   (256u * 1024u)
+#define IPS2_PACK_DICT_MAX   4096u
+
+struct ips2_block_header {
+    uint32_t magic;    /* IPS2_BLOCK_MAGIC */
+    uint32_t raw_len;  /* inflated bytes, <= IPS2_BLOCK_RAW_MAX */
+    uint32_t comp_len; /* zlib bytes that follow */
+    uint32_t crc32;    /* of the zlib bytes */
+    uint32_t nevents;
+    uint32_t reserved;
+    uint64_t first_timer; /* timer of the first event, for seeking */
+};
+
+#endif /* IPS2_FORMAT_H */

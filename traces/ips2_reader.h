@@ -1,0 +1,55 @@
+/*
+ * ips2_reader.h - streaming reader of ips2 trace streams.
+ *
+ * Reads raw streams (also of a live or killed process) and packed streams
+ * with bounded memory: one block, plus the events between two exact CPU
+ * readings when the CPU time of the events in between is interpolated.
+ * It never trusts its input: every error names the file and byte offset
+ * and says what was expected.
+ */
+#ifndef IPS2_READER_H
+#define IPS2_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ips2_format.h"
+
+#define IPS2_ERR_MAX 512
+
+struct ips2_reader;
+
+struct ips2_event {
+    unsigned kind;          /* enum ips2_kind */
+    bool cpu_exact;         /* cpu_ns was read, not derived */
+    uint64_t timer;         /* raw timer value */
+    uint64_t wall_ns;       /* CLOCK_MONOTONIC ns on the writer's machine */
+    uint64_t cpu_ns;        /* thread CPU time, exact or derived */
+    uint64_t payload;       /* 48 bits: address or small argument */
+    unsigned nextra;        /* words in extra[], CPU word not included */
+    const uint64_t *extra;  /* kind-specific words; valid until next call */
+    uint64_t offset;        /* byte offset of the record (raw) or block (packed) */
+};
+
+/* Opens a stream.  Returns NULL and fills err (IPS2_ERR_MAX bytes) on failure. */
+struct ips2_reader *ips2_reader_open(const char *path, char *err);
+void ips2_reader_close(struct ips2_reader *r);
+
+const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r);
+
+/* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error).
+ * After an error the reader stays at end: what was returned before stands. */
+int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev);
+const char *ips2_reader_error(const struct ips2_reader *r);
+
+/* True when the stream ended without being closed (writer died or is running). */
+bool ips2_reader_unclosed(const struct ips2_reader *r);
+
+/* Copies a NUL-padded string from extra words (skipping `skip` words) into buf. */
+void ips2_event_string(const struct ips2_event *ev, unsigned skip, char *buf, size_t size);
+
+/* Kind name for printing ("enter", "exit", ...), or "kind-N". */
+const char *ips2_kind_name(unsigned kind);
+
+#endif /* IPS2_READER_H */

@@ -1,0 +1,39 @@
+/*
+ * ips2_symbols.h - resolve procedure addresses of a traced process image
+ * to names, from the MODULE events of its process stream and the ELF
+ * symbol tables (.symtab, else .dynsym) of the modules on disk.
+ *
+ * A process image's thread streams are named <pid>.<image>.<tid>[.<k>].raw
+ * (or .ips2 once packed); its process stream is <pid>.<image>.proc.raw
+ * (or .proc.ips2) in the same directory.
+ */
+#ifndef IPS2_SYMBOLS_H
+#define IPS2_SYMBOLS_H
+
+#include <stdint.h>
+
+struct ips2_symtab;
+
+struct ips2_symtab *ips2_symtab_new(void);
+void ips2_symtab_free(struct ips2_symtab *s);
+
+/* Adds one loaded module: addresses [start, end) were mapped from `path`
+ * with load bias `bias` (symbol value + bias = run-time address).
+ * Returns 0, or -1 with err (IPS2_ERR_MAX bytes) set; the module is kept
+ * without names then, so lookups in it still report the module. */
+int ips2_symtab_add_module(struct ips2_symtab *s, uint64_t bias, uint64_t start, uint64_t end,
+                           const char *path, char *err);
+
+/* Adds every module of a process stream (raw or packed).  Returns the
+ * number of modules, or -1 with err set (modules read before the error stay). */
+int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path, char *err);
+
+/* Finds the process stream of a thread stream path, by the naming rule
+ * above.  Returns 0 and fills out (size bytes), or -1 if there is none. */
+int ips2_proc_stream_path(const char *thread_stream_path, char *out, unsigned size);
+
+/* Name of the function containing addr, or NULL.  *offset gets addr minus
+ * the function's start.  The string lives as long as the table. */
+const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset);
+
+#endif /* IPS2_SYMBOLS_H */
