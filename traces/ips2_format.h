@@ -150,7 +150,9 @@ enum ips2_exit_how {
  *   word 2:  CPU time in ns, if has_cpu
  *   then:    nextra words of kind-specific data (strings NUL-padded)
  *
- * nextra counts the words after word 1, the CPU word included.
+ * nextra counts the words after word 1, the CPU word included, so a record
+ * is 2 + nextra words.  A PAD record (raw only) skips payload bytes counted
+ * from its own start.
  */
 #define IPS2_RAW_KIND(w)    ((unsigned)((w) & 0x7f))
 #define IPS2_RAW_HAS_CPU(w) ((unsigned)(((w) >> 7) & 1))

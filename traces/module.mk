@@ -2,7 +2,7 @@
 # and ips2-dump.  Built position-independent so that the master's Tcl
 # extension can link it too.
 
-TRACE_SRCS := traces/reader.c traces/pack.c traces/symbols.c traces/varint.c
+TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 TRACE_LIB  := $(B)/lib/libips2trace.a
 TRACE_LIBS := $(TRACE_LIB) -lelf -lz
@@ -16,7 +16,7 @@ $(B)/bin/ips2-dump: $(B)/obj/traces/dump.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TRACE_LIBS)
 
-TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_reader.h ips2_pack.h ips2_symbols.h)
+TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_record.h ips2_reader.h ips2_writer.h ips2_pack.h ips2_symbols.h)
 $(B)/include/%.h: traces/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
