@@ -112,12 +112,12 @@ enum ips2_kind {
     IPS2_EV_ENTER = 3,     /* payload: procedure address */
     IPS2_EV_EXIT = 4,      /* payload: procedure address */
     IPS2_EV_PROC_START = 5,  /* payload: how (ips2_start_how); extra: ppid */
-    IPS2_EV_PROC_EXIT = 6,   /* payload: how (ips2_exit_how); extra: status */
-    IPS2_EV_THREAD_START = 7, /* payload: creator tid; extra: create seq */
+    IPS2_EV_PROC_EXIT = 6,   /* payload: how (ips2_exit_how); extra: status or signal */
+    IPS2_EV_THREAD_START = 7, /* payload: creator tid; extra: create seq, pthread_t */
     IPS2_EV_THREAD_EXIT = 8,  /* payload: how (ips2_exit_how) */
     IPS2_EV_THREAD_CREATE = 9, /* payload: create seq (child's THREAD_START) */
     IPS2_EV_JOIN_BEGIN = 10,   /* payload: create seq of the joined thread */
-    IPS2_EV_JOIN_END = 11,     /* payload: joined tid; extra: result (0 ok) */
+    IPS2_EV_JOIN_END = 11,     /* payload: create seq; extra: result (0 ok) */
     IPS2_EV_FORK = 12,         /* payload: child pid (0 if fork failed) */
     IPS2_EV_EXEC = 13,         /* extra: path string */
     IPS2_EV_EXEC_FAILED = 14,  /* payload: errno */
