@@ -1,0 +1,133 @@
+/*
+ * fork_exec.c - fork and the exec family.
+ *
+ * fork: the parent records FORK with the child's pid; the child (set up
+ * again by process.c's atfork handler) starts its own streams with a
+ * PROC_START naming its parent.  exec: EXEC with the path, then every
+ * stream is sealed; if exec returns, the streams are unsealed and
+ * EXEC_FAILED records errno.  The new image traces again if it is
+ * instrumented, as image n+1 of the same pid.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+IPS2_EXPORT pid_t fork(void)
+{
+    pid_t pid = IPS2_REAL(fork)();
+
+    if (pid != 0 && ips2_proc.initialized) {
+        int saved_errno = errno;
+        ips2_emit_slow(&ips2_self, IPS2_EV_FORK, pid > 0 ? (uint64_t)pid : 0, NULL, 0);
+        errno = saved_errno;
+    }
+    return pid;
+}
+
+/* True in the process libips2 set up (not in a vfork child sharing it). */
+static int own_process(void)
+{
+    return ips2_proc.initialized && getpid() == ips2_proc.pid;
+}
+
+static void exec_begin(const char *path)
+{
+    if (!own_process())
+        return;
+    ips2_emit_string(&ips2_self, IPS2_EV_EXEC, 0, NULL, 0, path ? path : "");
+    ips2_streams_seal();
+}
+
+static int exec_failed(int result)
+{
+    int saved_errno = errno;
+
+    if (own_process()) {
+        ips2_streams_unseal();
+        ips2_emit_slow(&ips2_self, IPS2_EV_EXEC_FAILED, (uint64_t)saved_errno, NULL, 0);
+    }
+    errno = saved_errno;
+    return result;
+}
+
+IPS2_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    exec_begin(path);
+    return exec_failed(IPS2_REAL(execve)(path, argv, envp));
+}
+
+IPS2_EXPORT int execv(const char *path, char *const argv[])
+{
+    exec_begin(path);
+    return exec_failed(IPS2_REAL(execv)(path, argv));
+}
+
+IPS2_EXPORT int execvp(const char *file, char *const argv[])
+{
+    exec_begin(file);
+    return exec_failed(IPS2_REAL(execvp)(file, argv));
+}
+
+IPS2_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    exec_begin(file);
+    return exec_failed(IPS2_REAL(execvpe)(file, argv, envp));
+}
+
+IPS2_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    exec_begin("(fexecve)");
+    return exec_failed(IPS2_REAL(fexecve)(fd, argv, envp));
+}
+
+/* Collects the variadic argument list of execl* into argv (at most max). */
+#define COLLECT_ARGS(ap, arg0, argv, max)                                                          \
+    do {                                                                                           \
+        unsigned n_ = 0;                                                                           \
+        (argv)[n_++] = (char *)(arg0);                                                             \
+        while ((argv)[n_ - 1] != NULL && n_ < (max))                                               \
+            (argv)[n_++] = va_arg(ap, char *);                                                     \
+        if (n_ == (max)) {                                                                         \
+            errno = E2BIG;                                                                         \
+            va_end(ap);                                                                            \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+enum { MAX_LIST_ARGS = 4096 };
+
+IPS2_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    char *argv[MAX_LIST_ARGS];
+    va_list ap;
+
+    va_start(ap, arg);
+    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    va_end(ap);
+    return execv(path, argv);
+}
+
+IPS2_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    char *argv[MAX_LIST_ARGS];
+    va_list ap;
+
+    va_start(ap, arg);
+    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    va_end(ap);
+    return execvp(file, argv);
+}
+
+IPS2_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char *argv[MAX_LIST_ARGS];
+    va_list ap;
+
+    va_start(ap, arg);
+    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}

@@ -1,0 +1,147 @@
+/*
+ * runtime.h - private declarations shared by the parts of libips2.
+ *
+ * libips2 keeps one stream per thread, written through a file-backed shared
+ * mapping so that a killed process loses nothing it recorded.  The hot path
+ * (profile.c) appends fixed two-word records to the calling thread's window
+ * and leaves everything else - opening the stream, switching windows, sync
+ * points with exact CPU readings, lost records - to ips2_emit_slow().
+ *
+ * Global state lives in one struct ips2_process, set up by the constructor
+ * (process.c) before main and again in a forked child.  After start-up the
+ * threads only read it, except for the stream registry, which a mutex guards.
+ */
+#ifndef IPS2_RUNTIME_H
+#define IPS2_RUNTIME_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ips2_format.h"
+#include "ips2_record.h"
+
+#define IPS2_EXPORT __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Window of a stream mapped at once; records never straddle two windows. */
+#define IPS2_WINDOW_BYTES (2u << 20)
+
+/* One open stream file. */
+struct ips2_stream {
+    int fd;
+    uint64_t *window;          /* mapped window, IPS2_WINDOW_BYTES */
+    off_t window_offset;       /* file offset of the window */
+    struct ips2_thread *owner; /* thread writing it (NULL: process stream) */
+    struct ips2_stream *next;  /* registry link */
+    pid_t tid;
+};
+
+enum ips2_thread_state {
+    IPS2_THREAD_NEW = 0, /* no stream yet: the first event opens one */
+    IPS2_THREAD_TRACING, /* writing its stream */
+    IPS2_THREAD_DONE,    /* exited, or tracing failed: events are dropped */
+};
+
+/* Per-thread writer state, in initial-exec TLS. */
+struct ips2_thread {
+    uintptr_t cur;        /* next free byte in the window */
+    uintptr_t limit;      /* hot path may write below this */
+    uint64_t last_sync;   /* timer value of the last sync point */
+    uintptr_t sync_limit; /* forced sync when cur reaches this (interp) */
+    int busy;             /* inside the slow path */
+    int state;            /* enum ips2_thread_state */
+    int exit_recorded;    /* THREAD_EXIT written */
+    uint64_t lost;        /* records dropped since the last LOST record */
+    uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
+    struct ips2_stream *stream;
+};
+
+struct ips2_process {
+    int initialized;
+    pid_t pid, ppid;
+    uint32_t image;     /* exec generation of this pid */
+    char dir[PATH_MAX]; /* session directory (absolute) */
+    char app[IPS2_APP_MAX];
+    char host[IPS2_HOST_MAX];
+    char exe[IPS2_PATH_MAX];
+    unsigned cpu_method;   /* enum ips2_cpu_method */
+    unsigned cpu_param;    /* interp: us between syncs; tick: ms */
+    uint64_t sync_ticks;   /* timer ticks between sync points */
+    unsigned sync_records; /* interp: records between forced syncs; else 0 */
+    uint64_t tsc_hz;
+    unsigned timer; /* enum ips2_timer */
+    uint64_t ref_tsc, ref_mono_ns, ref_real_ns;
+    uint32_t cost_ns[IPS2_COST_GROUPS];
+    int exit_how, exit_status; /* as recorded by exit()/main return */
+    int exit_seen;
+    atomic_uint_fast64_t thread_seq;
+    pthread_mutex_t lock;        /* guards the registry and the process stream */
+    struct ips2_stream *streams; /* registry of open thread streams */
+    struct ips2_stream *proc_stream;
+    struct ips2_thread proc_writer; /* cursor of the process stream */
+};
+
+extern struct ips2_process ips2_proc;
+extern __thread struct ips2_thread ips2_self;
+
+/* clock.c */
+uint64_t ips2_mono_ns(void);
+uint64_t ips2_real_ns(void);
+uint64_t ips2_thread_cpu_ns(void);
+void ips2_clock_setup(const char *cpuclock_env);
+void ips2_measure_costs(void);
+
+/* The wall timer: the TSC where invariant, else CLOCK_MONOTONIC. */
+static inline uint64_t ips2_timer_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (likely(ips2_proc.timer == IPS2_TIMER_TSC))
+        return __builtin_ia32_rdtsc();
+#endif
+    return ips2_mono_ns();
+}
+
+/* stream.c */
+void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                    unsigned nextra);
+void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,
+                      unsigned npre, const char *s);
+int ips2_thread_open(struct ips2_thread *t);
+void ips2_thread_close(struct ips2_thread *t);
+int ips2_process_stream_open(void);
+void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
+                              unsigned nextra, int wait);
+void ips2_streams_seal(void);
+void ips2_streams_unseal(void);
+void ips2_streams_close_all(void);
+void ips2_streams_forget(void);
+
+/* process.c */
+void ips2_process_end(int how, int status, int in_signal);
+
+/* modules.c */
+void ips2_record_modules(void);
+void ips2_modules_forget(void);
+
+/* threads.c */
+void ips2_threads_setup(void);
+
+/* signals.c */
+void ips2_signals_install(void);
+
+/* The libc definition of a function that libips2 interposes, looked up
+ * once per call site. */
+void *ips2_real(const char *name);
+#define IPS2_REAL(name)                                                                            \
+    ({                                                                                             \
+        static __typeof__(name) *real_;                                                            \
+        if (unlikely(real_ == NULL))                                                               \
+            real_ = (__typeof__(name) *)ips2_real(#name);                                          \
+        real_;                                                                                     \
+    })
+
+#endif /* IPS2_RUNTIME_H */

@@ -1,0 +1,428 @@
+/*
+ * stream.c - stream files and the slow path of record emission.
+ *
+ * A stream file is a 4 KiB header followed by records.  The writer maps one
+ * IPS2_WINDOW_BYTES window of the file at a time (MAP_SHARED, space reserved
+ * with posix_fallocate so that a full disk is an error here and never a
+ * SIGBUS later).  Records that do not fit the rest of a window are preceded
+ * by a PAD record and go to the next window.  Everything that is not a plain
+ * append - opening, sync points, window switches, lost records - is done
+ * here, with errno saved and a per-thread guard against re-entry from
+ * signal handlers: a nested event that finds the slow path busy is counted
+ * as lost and reported by a LOST record later.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+static uintptr_t window_end(const struct ips2_stream *s)
+{
+    return (uintptr_t)s->window + IPS2_WINDOW_BYTES;
+}
+
+static off_t stream_offset(const struct ips2_stream *s, uintptr_t cur)
+{
+    return s->window_offset + (off_t)(cur - (uintptr_t)s->window);
+}
+
+static int window_map(struct ips2_stream *s, off_t offset)
+{
+    if (posix_fallocate(s->fd, offset, IPS2_WINDOW_BYTES) != 0)
+        return -1;
+    void *w = mmap(NULL, IPS2_WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, offset);
+    if (w == MAP_FAILED)
+        return -1;
+    if (s->window)
+        munmap(s->window, IPS2_WINDOW_BYTES);
+    s->window = w;
+    s->window_offset = offset;
+    return 0;
+}
+
+static void header_fill(struct ips2_file_header *h, unsigned kind, pid_t tid)
+{
+    ips2_header_init(h, IPS2_ENC_RAW, kind);
+    h->cpu_method = (uint8_t)ips2_proc.cpu_method;
+    h->cpu_param = ips2_proc.cpu_param;
+    h->timer = ips2_proc.timer;
+    h->features = kind == IPS2_STREAM_THREAD ? IPS2_FEAT_PROC_EVENTS : 0;
+    h->pid = (uint32_t)ips2_proc.pid;
+    h->tid = (uint32_t)tid;
+    h->ppid = (uint32_t)ips2_proc.ppid;
+    h->image = ips2_proc.image;
+    h->tsc_hz = ips2_proc.tsc_hz;
+    h->ref_tsc = ips2_proc.ref_tsc;
+    h->ref_mono_ns = ips2_proc.ref_mono_ns;
+    h->ref_real_ns = ips2_proc.ref_real_ns;
+    h->state = IPS2_STATE_OPEN;
+    h->sync_records = ips2_proc.sync_records;
+    memcpy(h->cost_ns, ips2_proc.cost_ns, sizeof(h->cost_ns));
+    memcpy(h->host, ips2_proc.host, sizeof(h->host));
+    memcpy(h->app, ips2_proc.app, sizeof(h->app));
+    memcpy(h->exe, ips2_proc.exe, sizeof(h->exe));
+}
+
+/* Creates the file at path (exclusively) with its header and first window. */
+static int stream_create(struct ips2_stream *s, const char *path, unsigned kind, pid_t tid)
+{
+    static char page[IPS2_RAW_HEADER_SIZE];
+    struct ips2_file_header h;
+
+    s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (s->fd < 0)
+        return -1;
+    header_fill(&h, kind, tid);
+    if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+        pwrite(s->fd, page, sizeof(page) - sizeof(h), sizeof(h)) !=
+            (ssize_t)(sizeof(page) - sizeof(h)) ||
+        window_map(s, IPS2_RAW_HEADER_SIZE) < 0) {
+        close(s->fd);
+        unlink(path);
+        s->fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Ends a stream: its exact length in the header, the file cut to it. */
+static void stream_finish(struct ips2_stream *s, uintptr_t cur, int truncate)
+{
+    uint64_t data = (uint64_t)(stream_offset(s, cur) - IPS2_RAW_HEADER_SIZE);
+    uint32_t state = IPS2_STATE_CLOSED;
+
+    pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
+    pwrite(s->fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
+    if (truncate) {
+        munmap(s->window, IPS2_WINDOW_BYTES);
+        s->window = NULL;
+        if (ftruncate(s->fd, IPS2_RAW_HEADER_SIZE + (off_t)data) != 0)
+            (void)0; /* the reader stops at data_bytes anyway */
+        close(s->fd);
+        s->fd = -1;
+    }
+}
+
+static void mark_truncated(struct ips2_stream *s)
+{
+    uint64_t features = 0;
+    off_t at = offsetof(struct ips2_file_header, features);
+
+    if (pread(s->fd, &features, sizeof(features), at) == (ssize_t)sizeof(features)) {
+        features |= IPS2_FEAT_TRUNCATED;
+        pwrite(s->fd, &features, sizeof(features), at);
+    }
+}
+
+/* Reserves room for `bytes` at t->cur, moving to the next window if need be. */
+static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
+{
+    struct ips2_stream *s = t->stream;
+
+    if (t->cur + bytes > window_end(s)) {
+        size_t rest = window_end(s) - t->cur;
+        if (rest) {
+            uint64_t *pad = (uint64_t *)t->cur;
+            *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
+        }
+        if (window_map(s, s->window_offset + IPS2_WINDOW_BYTES) < 0) {
+            t->cur = window_end(s);
+            mark_truncated(s);
+            t->state = IPS2_THREAD_DONE;
+            return NULL;
+        }
+        t->cur = (uintptr_t)s->window;
+        if (t->sync_limit)
+            t->sync_limit = t->cur;
+    }
+    uint64_t *p = (uint64_t *)t->cur;
+    t->cur += bytes;
+    return p;
+}
+
+static void put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cpu, uint64_t cpu,
+                uint64_t payload, const uint64_t *extra, unsigned nextra)
+{
+    uint64_t *p = reserve(t, 8 * ips2_record_words(has_cpu ? 1 : 0, nextra));
+    if (p == NULL) {
+        t->lost++;
+        return;
+    }
+    ips2_record_put(p, kind, timer, has_cpu, cpu, payload, extra, nextra);
+}
+
+static void sync_point(struct ips2_thread *t)
+{
+    uint64_t cpu = ips2_thread_cpu_ns();
+    uint64_t timer = ips2_timer_now();
+    uint64_t mono = ips2_mono_ns();
+
+    put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
+    t->last_sync = timer;
+    if (ips2_proc.sync_records)
+        t->sync_limit = t->cur + 16u * ips2_proc.sync_records;
+}
+
+/* Where the hot path may append without asking: interp only. */
+static void set_limit(struct ips2_thread *t)
+{
+    if (t->state != IPS2_THREAD_TRACING || ips2_proc.cpu_method != IPS2_CPU_INTERP) {
+        t->limit = 0;
+        return;
+    }
+    uintptr_t end = window_end(t->stream);
+    t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
+}
+
+static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
+                        const uint64_t *extra, unsigned nextra)
+{
+    uint64_t now = ips2_timer_now(), cpu = 0;
+    int has_cpu = 0;
+
+    if (now - t->last_sync >= ips2_proc.sync_ticks || (t->sync_limit && t->cur >= t->sync_limit)) {
+        sync_point(t);
+        now = ips2_timer_now();
+    }
+    if (t->lost) {
+        uint64_t lost = t->lost;
+        t->lost = 0;
+        put(t, IPS2_EV_LOST, now, 0, 0, lost, NULL, 0);
+    }
+    if (ips2_proc.cpu_method != IPS2_CPU_INTERP) {
+        has_cpu = 1;
+        cpu = ips2_thread_cpu_ns();
+        if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
+            uint64_t tick = (uint64_t)ips2_proc.cpu_param * 1000000u;
+            cpu -= cpu % tick;
+        }
+    }
+    put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
+}
+
+void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                    unsigned nextra)
+{
+    int saved_errno = errno;
+
+    if (t->busy) {
+        t->lost++;
+        errno = saved_errno;
+        return;
+    }
+    t->busy = 1;
+    t->limit = 0; /* nested events from signal handlers come here and are counted */
+    if (t->state == IPS2_THREAD_NEW && ips2_proc.initialized)
+        ips2_thread_open(t);
+    if (t->state == IPS2_THREAD_TRACING)
+        write_event(t, kind, payload, extra, nextra);
+    set_limit(t);
+    t->busy = 0;
+    errno = saved_errno;
+}
+
+void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,
+                      unsigned npre, const char *s)
+{
+    uint64_t words[IPS2_RAW_MAX_EXTRA - 1];
+    unsigned max = (unsigned)(sizeof(words) / sizeof(words[0]));
+
+    memcpy(words, pre, npre * sizeof(uint64_t));
+    unsigned n = ips2_string_words(words + npre, max - npre, s);
+    ips2_emit_slow(t, kind, payload, words, npre + n);
+}
+
+static void stream_path(char *buf, size_t size, pid_t tid, unsigned k)
+{
+    if (k == 0)
+        snprintf(buf, size, "%s/%d.%u.%d.raw", ips2_proc.dir, (int)ips2_proc.pid, ips2_proc.image,
+                 (int)tid);
+    else
+        snprintf(buf, size, "%s/%d.%u.%d.%u.raw", ips2_proc.dir, (int)ips2_proc.pid,
+                 ips2_proc.image, (int)tid, k);
+}
+
+int ips2_thread_open(struct ips2_thread *t)
+{
+    char path[PATH_MAX + 64];
+    struct ips2_stream *s = calloc(1, sizeof(*s));
+
+    t->state = IPS2_THREAD_DONE;
+    if (s == NULL)
+        return -1;
+    s->tid = gettid();
+    s->owner = t;
+    for (unsigned k = 0; k < 100; k++) {
+        stream_path(path, sizeof(path), s->tid, k);
+        if (stream_create(s, path, IPS2_STREAM_THREAD, s->tid) == 0)
+            break;
+        if (errno != EEXIST) {
+            free(s);
+            return -1;
+        }
+    }
+    if (s->window == NULL) {
+        free(s);
+        return -1;
+    }
+    pthread_mutex_lock(&ips2_proc.lock);
+    s->next = ips2_proc.streams;
+    ips2_proc.streams = s;
+    pthread_mutex_unlock(&ips2_proc.lock);
+
+    t->stream = s;
+    t->cur = (uintptr_t)s->window;
+    t->sync_limit = 0;
+    t->state = IPS2_THREAD_TRACING;
+    sync_point(t);
+    return 0;
+}
+
+static void unlink_stream(struct ips2_stream *s)
+{
+    for (struct ips2_stream **pp = &ips2_proc.streams; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            return;
+        }
+    }
+}
+
+void ips2_thread_close(struct ips2_thread *t)
+{
+    struct ips2_stream *s = t->stream;
+
+    if (t->state != IPS2_THREAD_TRACING)
+        return;
+    t->state = IPS2_THREAD_DONE;
+    t->limit = 0;
+    pthread_mutex_lock(&ips2_proc.lock);
+    unlink_stream(s);
+    pthread_mutex_unlock(&ips2_proc.lock);
+    stream_finish(s, t->cur, 1);
+    free(s);
+    t->stream = NULL;
+    t->cur = 0;
+}
+
+int ips2_process_stream_open(void)
+{
+    char path[PATH_MAX + 64];
+    struct ips2_stream *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        return -1;
+    for (ips2_proc.image = 0; ips2_proc.image < 1000; ips2_proc.image++) {
+        snprintf(path, sizeof(path), "%s/%d.%u.proc.raw", ips2_proc.dir, (int)ips2_proc.pid,
+                 ips2_proc.image);
+        if (stream_create(s, path, IPS2_STREAM_PROCESS, 0) == 0)
+            break;
+        if (errno != EEXIST) {
+            free(s);
+            return -1;
+        }
+    }
+    if (s->window == NULL) {
+        free(s);
+        return -1;
+    }
+    ips2_proc.proc_stream = s;
+    memset(&ips2_proc.proc_writer, 0, sizeof(ips2_proc.proc_writer));
+    ips2_proc.proc_writer.stream = s;
+    ips2_proc.proc_writer.cur = (uintptr_t)s->window;
+    ips2_proc.proc_writer.state = IPS2_THREAD_TRACING;
+    return 0;
+}
+
+/* Module map and other process-wide events.  With wait == 0 (in a signal
+ * handler) it gives up rather than wait for the lock. */
+void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
+                              unsigned nextra, int wait)
+{
+    struct ips2_thread *w = &ips2_proc.proc_writer;
+
+    if (ips2_proc.proc_stream == NULL)
+        return;
+    if (wait ? pthread_mutex_lock(&ips2_proc.lock) : pthread_mutex_trylock(&ips2_proc.lock))
+        return;
+    if (w->state == IPS2_THREAD_TRACING)
+        put(w, kind, ips2_timer_now(), 0, 0, payload, extra, nextra);
+    pthread_mutex_unlock(&ips2_proc.lock);
+}
+
+/* Seals every stream at the length it has now, without unmapping or
+ * cutting anything: safe in a signal handler, before exec and in _exit. */
+void ips2_streams_seal(void)
+{
+    if (pthread_mutex_trylock(&ips2_proc.lock) != 0)
+        return;
+    for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next)
+        stream_finish(s, __atomic_load_n(&s->owner->cur, __ATOMIC_RELAXED), 0);
+    if (ips2_proc.proc_stream)
+        stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 0);
+    pthread_mutex_unlock(&ips2_proc.lock);
+}
+
+/* Undoes ips2_streams_seal (after an exec that failed). */
+void ips2_streams_unseal(void)
+{
+    uint64_t data = 0;
+    uint32_t state = IPS2_STATE_OPEN;
+
+    pthread_mutex_lock(&ips2_proc.lock);
+    for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next) {
+        pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
+        pwrite(s->fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
+    }
+    if (ips2_proc.proc_stream) {
+        int fd = ips2_proc.proc_stream->fd;
+        pwrite(fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
+        pwrite(fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
+    }
+    pthread_mutex_unlock(&ips2_proc.lock);
+}
+
+/* At a normal process end: the calling thread's stream and the process
+ * stream are finished and cut; other threads may still be running, so
+ * their streams are sealed at the length they have now and stay mapped. */
+void ips2_streams_close_all(void)
+{
+    ips2_thread_close(&ips2_self);
+    ips2_streams_seal();
+    pthread_mutex_lock(&ips2_proc.lock);
+    if (ips2_proc.proc_stream) {
+        stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 1);
+        free(ips2_proc.proc_stream);
+        ips2_proc.proc_stream = NULL;
+        ips2_proc.proc_writer.state = IPS2_THREAD_DONE;
+    }
+    pthread_mutex_unlock(&ips2_proc.lock);
+}
+
+/* In a forked child: the inherited streams are the parent's; let go of
+ * them without touching the files. */
+void ips2_streams_forget(void)
+{
+    struct ips2_stream *s = ips2_proc.streams, *next;
+
+    for (; s; s = next) {
+        next = s->next;
+        munmap(s->window, IPS2_WINDOW_BYTES);
+        close(s->fd);
+        free(s);
+    }
+    ips2_proc.streams = NULL;
+    if (ips2_proc.proc_stream) {
+        munmap(ips2_proc.proc_stream->window, IPS2_WINDOW_BYTES);
+        close(ips2_proc.proc_stream->fd);
+        free(ips2_proc.proc_stream);
+        ips2_proc.proc_stream = NULL;
+    }
+    memset(&ips2_self, 0, sizeof(ips2_self));
+}
