@@ -129,6 +129,9 @@ void ips2_clock_setup(const char *cpuclock_env)
         ips2_proc.sync_records = DEFAULT_SYNC_RECORDS;
     }
     ips2_proc.sync_ticks = (uint64_t)((double)ips2_proc.tsc_hz * sync_us / 1e6);
+    ips2_proc.hot_ticks = ips2_proc.sync_ticks;
+    if (ips2_proc.hot_ticks >= 1u << IPS2_SHORT_DELTA_BITS)
+        ips2_proc.hot_ticks = (1u << IPS2_SHORT_DELTA_BITS) - 1;
 }
 
 /* Measures what one procedure record and one sync point cost, for the

@@ -51,6 +51,7 @@ struct ips2_thread {
     uintptr_t cur;        /* next free byte in the window */
     uintptr_t limit;      /* hot path may write below this */
     uint64_t last_sync;   /* timer value of the last sync point */
+    uint64_t addr_base;   /* base of short records' address offsets */
     uintptr_t sync_limit; /* forced sync when cur reaches this (interp) */
     int busy;             /* inside the slow path */
     int state;            /* enum ips2_thread_state */
@@ -71,6 +72,7 @@ struct ips2_process {
     unsigned cpu_method;   /* enum ips2_cpu_method */
     unsigned cpu_param;    /* interp: us between syncs; tick: ms */
     uint64_t sync_ticks;   /* timer ticks between sync points */
+    uint64_t hot_ticks;    /* hot path: short records up to this delta */
     unsigned sync_records; /* interp: records between forced syncs; else 0 */
     uint64_t tsc_hz;
     unsigned timer; /* enum ips2_timer */

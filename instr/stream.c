@@ -39,6 +39,9 @@ static int window_map(struct ips2_stream *s, off_t offset)
     void *w = mmap(NULL, IPS2_WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, offset);
     if (w == MAP_FAILED)
         return -1;
+    /* One batch of write faults instead of one fault per page (3x faster
+     * here); older kernels without it just fault page by page. */
+    madvise(w, IPS2_WINDOW_BYTES, MADV_POPULATE_WRITE);
     if (s->window)
         munmap(s->window, IPS2_WINDOW_BYTES);
     s->window = w;
@@ -166,7 +169,7 @@ static void sync_point(struct ips2_thread *t)
     put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
     t->last_sync = timer;
     if (ips2_proc.sync_records)
-        t->sync_limit = t->cur + 16u * ips2_proc.sync_records;
+        t->sync_limit = t->cur + 8u * ips2_proc.sync_records;
 }
 
 /* Where the hot path may append without asking: interp only. */
@@ -204,6 +207,8 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         }
     }
     put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
+    if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT)
+        t->addr_base = IPS2_SHORT_BASE(payload);
 }
 
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,

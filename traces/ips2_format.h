@@ -123,6 +123,8 @@ enum ips2_kind {
     IPS2_EV_EXEC_FAILED = 14,  /* payload: errno */
     IPS2_EV_MODULE = 15,       /* payload: load bias; extra: start, end, path string */
     IPS2_EV_LOST = 16,         /* payload: records lost before this point */
+    IPS2_EV_ENTER_SHORT = 17,  /* raw only: one-word ENTER, see below */
+    IPS2_EV_EXIT_SHORT = 18,   /* raw only: one-word EXIT, see below */
     IPS2_EV_KIND_COUNT,
     IPS2_EV_KIND_MAX = 127,
 };
@@ -151,9 +153,25 @@ enum ips2_exit_how {
  *   then:    nextra words of kind-specific data (strings NUL-padded)
  *
  * nextra counts the words after word 1, the CPU word included, so a record
- * is 2 + nextra words.  A PAD record (raw only) skips payload bytes counted
- * from its own start.
+ * is 2 + nextra words.  A PAD record (raw only) is word 0 alone and skips
+ * payload bytes (>= 8, a multiple of 8) counted from its own start.
+ *
+ * Short records (raw only) are one word, for the hot path:
+ *
+ *   bits 0-6 kind (ENTER_SHORT / EXIT_SHORT) | bits 7-31 timer delta |
+ *   bits 32-63 address offset
+ *
+ * timer = timer of the latest SYNC record before it + delta; address =
+ * base + offset, where base is the address of the latest long ENTER or
+ * EXIT record before it with its low 32 bits cleared (0 before any).  A
+ * reader turns them into ENTER and EXIT events.
  */
+#define IPS2_SHORT_DELTA_BITS 25
+#define IPS2_SHORT_WORD(kind, delta, offset)                                                       \
+    ((uint64_t)(kind) | ((uint64_t)(delta) << 7) | ((uint64_t)(offset) << 32))
+#define IPS2_SHORT_DELTA(w)  (((uint64_t)(w) >> 7) & ((1u << IPS2_SHORT_DELTA_BITS) - 1))
+#define IPS2_SHORT_OFFSET(w) ((uint64_t)(w) >> 32)
+#define IPS2_SHORT_BASE(addr) ((uint64_t)(addr) & ~0xffffffffull)
 #define IPS2_RAW_KIND(w)    ((unsigned)((w) & 0x7f))
 #define IPS2_RAW_HAS_CPU(w) ((unsigned)(((w) >> 7) & 1))
 #define IPS2_RAW_NEXTRA(w)  ((unsigned)(((w) >> 8) & 0xff))
