@@ -24,3 +24,21 @@ $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(TRACE_SRCS) | $(SETUP_STAMP)
 
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run-fuzz $(FUZZ_BIN) $(FUZZ_TIME)
+
+# The seed corpus is committed; `make fuzz-corpus` regenerates it (the
+# generator is deterministic).  `make fuzz-smoke` runs the fuzz target once
+# over every seed, without fuzzing: quick enough for `make check`.
+CORPUS_GEN := $(B)/fuzz/make-corpus
+$(CORPUS_GEN): $(B)/obj/tests/fuzz/make-corpus.o $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(TRACE_LIBS)
+
+.PHONY: fuzz-corpus fuzz-smoke
+fuzz-corpus: $(CORPUS_GEN)
+	rm -f tests/fuzz/corpus/*
+	$(CORPUS_GEN) tests/fuzz/corpus
+
+fuzz-smoke: $(FUZZ_BIN)
+	@$(FUZZ_BIN) tests/fuzz/corpus/* >$(B)/fuzz/smoke.log 2>&1 || \
+	    { cat $(B)/fuzz/smoke.log; echo "fuzz-smoke: FAILED"; exit 1; }
+	@echo "fuzz-smoke: $$(ls tests/fuzz/corpus | wc -l) seeds, no crashes"

@@ -1,0 +1,291 @@
+/*
+ * make-corpus.c - writes the seed corpus of the trace reader fuzz target.
+ *
+ *   make-corpus DIR
+ *
+ * Small valid streams that together cover every event kind, both timers,
+ * the three CPU methods, thread and process streams, closed and unclosed
+ * raw streams, one-word short records, PAD records, a record cut off by the end of the file, and
+ * the packed encoding (made by ips2_pack_file from the raw ones, so that
+ * packed seeds always match the packer).  Raw streams are written word by
+ * word with the shared record encoder (ips2_record.h), not the writer
+ * library, to reach the states a crashed writer leaves.  The output is
+ * deterministic: the same program writes the same bytes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ips2_pack.h"
+#include "ips2_reader.h"
+#include "ips2_record.h"
+
+#define MAX_WORDS 8192
+
+/* One raw stream being built in memory. */
+struct stream {
+    struct ips2_file_header h;
+    uint64_t words[MAX_WORDS]; /* records, after the header page */
+    size_t n;
+    uint64_t timer, cpu;
+    uint64_t sync_timer; /* of the latest SYNC: the base of short records */
+};
+
+static const char *outdir;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "make-corpus: %s\n", what);
+    exit(1);
+}
+
+static void begin(struct stream *s, unsigned kind, unsigned cpu_method, unsigned timer)
+{
+    memset(s, 0, sizeof(*s));
+    ips2_header_init(&s->h, IPS2_ENC_RAW, kind);
+    s->h.cpu_method = (uint8_t)cpu_method;
+    s->h.cpu_param = cpu_method == IPS2_CPU_INTERP ? 1000 : cpu_method == IPS2_CPU_TICK ? 10 : 0;
+    s->h.sync_records = cpu_method == IPS2_CPU_INTERP ? 8 : 0;
+    s->h.timer = timer;
+    s->h.tsc_hz = timer == IPS2_TIMER_TSC ? 2900000000ULL : 1000000000ULL;
+    s->h.ref_tsc = timer == IPS2_TIMER_TSC ? 5000000000ULL : 1000000000ULL;
+    s->h.ref_mono_ns = 1000000000ULL;
+    s->h.ref_real_ns = 1763700000000000000ULL;
+    s->h.features = IPS2_FEAT_PROC_EVENTS;
+    s->h.pid = 4242;
+    s->h.ppid = 1;
+    s->h.tid = kind == IPS2_STREAM_THREAD ? 4242 : 0;
+    s->h.cost_ns[IPS2_COST_PROC] = 12;
+    s->h.cost_ns[IPS2_COST_SYNC] = 40;
+    snprintf(s->h.host, sizeof(s->h.host), "seedhost");
+    snprintf(s->h.app, sizeof(s->h.app), "seed-app");
+    snprintf(s->h.exe, sizeof(s->h.exe), "/usr/bin/seed");
+    s->timer = s->h.ref_tsc;
+    s->cpu = 100000;
+}
+
+/* Appends a record; the timer and CPU time advance a little each time. */
+static void put(struct stream *s, unsigned kind, int has_cpu, uint64_t payload,
+                const uint64_t *extra, unsigned nextra)
+{
+    unsigned words = ips2_record_words(has_cpu ? 1 : 0, nextra);
+
+    if (s->n + words + 1 > MAX_WORDS)
+        die("stream too long");
+    s->timer += 1000 + (s->n % 7) * 100;
+    s->cpu += 700 + (s->n % 5) * 50;
+    ips2_record_put(s->words + s->n, kind, s->timer, has_cpu, s->cpu, payload, extra, nextra);
+    s->n += words;
+    if (kind == IPS2_EV_SYNC)
+        s->sync_timer = s->timer;
+}
+
+/* Appends a one-word ENTER_SHORT / EXIT_SHORT record for addr, which must
+ * share its high 32 bits with the latest long ENTER or EXIT. */
+static void put_short(struct stream *s, unsigned kind, uint64_t addr)
+{
+    if (s->n + 2 > MAX_WORDS)
+        die("stream too long");
+    s->timer += 300 + (s->n % 3) * 10;
+    s->words[s->n++] = IPS2_SHORT_WORD(kind, s->timer - s->sync_timer, addr & 0xffffffffu);
+}
+
+static void put_string(struct stream *s, unsigned kind, uint64_t payload, const uint64_t *pre,
+                       unsigned npre, const char *str)
+{
+    uint64_t extra[IPS2_RAW_MAX_EXTRA];
+    unsigned n = npre;
+
+    memcpy(extra, pre, npre * sizeof(*pre));
+    n += ips2_string_words(extra + npre, IPS2_RAW_MAX_EXTRA - 1 - npre, str);
+    put(s, kind, 1, payload, extra, n);
+}
+
+/* Writes the stream; closed: state CLOSED with exact data_bytes; extra
+ * zero bytes after the records stand for the rest of a mapped window. */
+static void write_stream(struct stream *s, const char *name, int closed, size_t zero_tail,
+                         size_t cut_bytes)
+{
+    char path[4096];
+    unsigned char page[IPS2_RAW_HEADER_SIZE];
+    size_t bytes = s->n * 8;
+
+    s->h.state = closed ? IPS2_STATE_CLOSED : IPS2_STATE_OPEN;
+    s->h.data_bytes = closed ? bytes : 0;
+    memset(page, 0, sizeof(page));
+    memcpy(page, &s->h, sizeof(s->h));
+    snprintf(path, sizeof(path), "%s/%s", outdir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        die(path);
+    static const uint64_t zeros[64];
+    if (fwrite(page, 1, sizeof(page), f) != sizeof(page) ||
+        fwrite(s->words, 1, bytes - cut_bytes, f) != bytes - cut_bytes ||
+        fwrite(zeros, 1, zero_tail, f) != zero_tail || fclose(f) != 0)
+        die(path);
+}
+
+static void pack(const char *raw, const char *packed)
+{
+    char in[4096], out[4096], err[IPS2_ERR_MAX];
+
+    snprintf(in, sizeof(in), "%s/%s", outdir, raw);
+    snprintf(out, sizeof(out), "%s/%s", outdir, packed);
+    if (ips2_pack_file(in, out, err) != 0)
+        die(err);
+}
+
+/* Procedure addresses: a few functions of a PIE executable. */
+static const uint64_t procs[] = {0x555555555100, 0x555555555180, 0x5555555551f0, 0x555555555260,
+                                 0x7ffff7e41000};
+
+/* A call tree of depth up to 3 below procs[0]; CPU read at each event
+ * unless interp, where every 8th event is a SYNC that carries it. */
+static void calls(struct stream *s, unsigned rounds, int has_cpu)
+{
+    unsigned events = 0;
+
+    put(s, IPS2_EV_ENTER, has_cpu, procs[0], NULL, 0);
+    for (unsigned r = 0; r < rounds; r++) {
+        unsigned a = 1 + r % 3, b = 1 + (r + 1) % 4;
+        put(s, IPS2_EV_ENTER, has_cpu, procs[a], NULL, 0);
+        put(s, IPS2_EV_ENTER, has_cpu, procs[b], NULL, 0);
+        put(s, IPS2_EV_EXIT, has_cpu, procs[b], NULL, 0);
+        put(s, IPS2_EV_EXIT, has_cpu, procs[a], NULL, 0);
+        events += 4;
+        if (!has_cpu && events % 8 == 0) {
+            uint64_t mono = s->h.ref_mono_ns + events * 1000;
+            put(s, IPS2_EV_SYNC, 1, 0, &mono, 1);
+        }
+    }
+    put(s, IPS2_EV_EXIT, has_cpu, procs[0], NULL, 0);
+}
+
+/* The hot-path form: a SYNC, a long ENTER that sets the address base,
+ * one-word records inside it, a long EXIT. */
+static void short_calls(struct stream *s, unsigned rounds)
+{
+    uint64_t mono = s->h.ref_mono_ns + s->n * 1000;
+
+    put(s, IPS2_EV_SYNC, 1, 0, &mono, 1);
+    put(s, IPS2_EV_ENTER, 0, procs[0], NULL, 0);
+    for (unsigned r = 0; r < rounds; r++) {
+        unsigned a = 1 + r % 3;
+        put_short(s, IPS2_EV_ENTER_SHORT, procs[a]);
+        put_short(s, IPS2_EV_ENTER_SHORT, procs[1 + (a % 3)]);
+        put_short(s, IPS2_EV_EXIT_SHORT, procs[1 + (a % 3)]);
+        put_short(s, IPS2_EV_EXIT_SHORT, procs[a]);
+    }
+    put(s, IPS2_EV_EXIT, 0, procs[0], NULL, 0);
+}
+
+/* Every thread-stream kind, once or more. */
+static void all_thread_kinds(struct stream *s, int has_cpu)
+{
+    uint64_t x[2];
+
+    x[0] = 1;
+    put(s, IPS2_EV_PROC_START, 1, IPS2_START_INITIAL, x, 1);
+    x[0] = s->h.ref_mono_ns;
+    put(s, IPS2_EV_SYNC, 1, 0, x, 1);
+    calls(s, 4, has_cpu);
+    put(s, IPS2_EV_THREAD_CREATE, 1, 1, NULL, 0);
+    put(s, IPS2_EV_JOIN_BEGIN, 1, 1, NULL, 0);
+    x[0] = 0;
+    put(s, IPS2_EV_JOIN_END, 1, 1, x, 1);
+    put(s, IPS2_EV_FORK, 1, 4243, NULL, 0);
+    put(s, IPS2_EV_FORK, 1, 0, NULL, 0);
+    put(s, IPS2_EV_EXEC_FAILED, 1, 2, NULL, 0);
+    put(s, IPS2_EV_LOST, 1, 17, NULL, 0);
+    calls(s, 3, has_cpu);
+    short_calls(s, 4);
+    put_string(s, IPS2_EV_EXEC, 0, NULL, 0, "/usr/bin/next-program");
+    x[0] = 0;
+    put(s, IPS2_EV_PROC_EXIT, 1, IPS2_EXIT_EXEC, x, 1);
+}
+
+/* A second thread: started by the first, joined. */
+static void second_thread(struct stream *s)
+{
+    uint64_t x[2] = {1, 0x7ffff7a00640};
+
+    s->h.tid = 4250;
+    put(s, IPS2_EV_THREAD_START, 1, 4242, x, 2);
+    calls(s, 5, 1);
+    put(s, IPS2_EV_THREAD_EXIT, 1, IPS2_EXIT_RETURN, NULL, 0);
+}
+
+static void module(struct stream *s, uint64_t bias, uint64_t start, uint64_t end, const char *p)
+{
+    uint64_t pre[2] = {start, end};
+    put_string(s, IPS2_EV_MODULE, bias, pre, 2, p);
+}
+
+int main(int argc, char **argv)
+{
+    static struct stream s;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: make-corpus DIR\n");
+        return 2;
+    }
+    outdir = argv[1];
+
+    /* Exact CPU, monotonic timer, closed. */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_EXACT, IPS2_TIMER_MONOTONIC);
+    all_thread_kinds(&s, 1);
+    write_stream(&s, "4242.0.4242.raw", 1, 0, 0);
+    pack("4242.0.4242.raw", "4242.0.4242.ips2");
+
+    /* Interpolated CPU, TSC timer, closed; a second thread. */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_INTERP, IPS2_TIMER_TSC);
+    second_thread(&s);
+    all_thread_kinds(&s, 0);
+    write_stream(&s, "4242.0.4250.raw", 1, 0, 0);
+    pack("4242.0.4250.raw", "4242.0.4250.ips2");
+
+    /* Tick CPU, killed by a signal: never closed, zeros after the end. */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_TICK, IPS2_TIMER_MONOTONIC);
+    s.h.features |= IPS2_FEAT_TRUNCATED;
+    s.h.pid = s.h.tid = 4243;
+    uint64_t st = 0;
+    put(&s, IPS2_EV_PROC_START, 1, IPS2_START_FORK, &st, 1);
+    calls(&s, 6, 1);
+    st = 11;
+    put(&s, IPS2_EV_PROC_EXIT, 1, IPS2_EXIT_SIGNAL, &st, 1);
+    write_stream(&s, "4243.0.4243.raw", 0, 64, 0);
+
+    /* Interpolated, unclosed, ending in a record cut in half (the file
+     * ends inside it, as when a copy was taken mid-write). */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_INTERP, IPS2_TIMER_TSC);
+    s.h.pid = s.h.tid = 4244;
+    calls(&s, 9, 0);
+    put_string(&s, IPS2_EV_EXEC, 0, NULL, 0, "/bin/a-program-with-a-long-name");
+    write_stream(&s, "4244.0.4244.raw", 0, 0, 20);
+
+    /* PAD records: the tail of a writer window skipped, then more. */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_EXACT, IPS2_TIMER_MONOTONIC);
+    s.h.pid = s.h.tid = 4245;
+    calls(&s, 2, 1);
+    {
+        /* A PAD skipping 7 words: its own 2, then 5 words of leftovers
+         * that are not records (non-zero, so not an end either). */
+        static const uint64_t junk[5] = {0xdeadbeef, 0x1234, 0xffffffffffffffffULL, 3, 0x80};
+        put(&s, IPS2_EV_PAD, 0, 7 * 8, NULL, 0);
+        memcpy(s.words + s.n, junk, sizeof(junk));
+        s.n += 5;
+    }
+    calls(&s, 2, 1);
+    put(&s, IPS2_EV_THREAD_EXIT, 1, IPS2_EXIT_CALL, NULL, 0);
+    write_stream(&s, "4245.0.4245.raw", 1, 0, 0);
+
+    /* The process stream: the module map of image 0 of pid 4242. */
+    begin(&s, IPS2_STREAM_PROCESS, IPS2_CPU_EXACT, IPS2_TIMER_MONOTONIC);
+    module(&s, 0x555555554000, 0x555555554000, 0x555555559000, "/usr/bin/seed");
+    module(&s, 0x7ffff7dc0000, 0x7ffff7de8000, 0x7ffff7f9d000, "/lib/x86_64-linux-gnu/libc.so.6");
+    module(&s, 0x7ffff7fc1000, 0x7ffff7fc1000, 0x7ffff7fc3000, "linux-vdso.so.1");
+    module(&s, 0x7ffff7fc5000, 0x7ffff7fc5000, 0x7ffff7ff0000, "/lib64/ld-linux-x86-64.so.2");
+    write_stream(&s, "4242.0.proc.raw", 1, 0, 0);
+    pack("4242.0.proc.raw", "4242.0.proc.ips2");
+    return 0;
+}
