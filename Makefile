@@ -54,3 +54,23 @@ format:
 
 clean:
 	rm -rf $(B) $(CLEAN_EXTRA)
+
+# make install PREFIX=/usr/local DESTDIR=: the programs of build/bin (the
+# ips2c++ symlink stays a symlink), the libraries of build/lib, the public
+# headers under include/ips2/ and the man pages.  ips2cc finds libips2 as
+# ../lib beside its own resolved location, so an installed tree works from
+# wherever it lands.
+INSTALL_DIR = $(DESTDIR)$(PREFIX)
+install: all
+	install -d "$(INSTALL_DIR)/bin" "$(INSTALL_DIR)/lib" "$(INSTALL_DIR)/include/ips2" \
+	    "$(INSTALL_DIR)/share/man/man1"
+	for f in $(filter $(B)/bin/%,$(PROGRAMS)); do \
+	    if [ -L "$$f" ]; then cp -P "$$f" "$(INSTALL_DIR)/bin/"; \
+	    else install -m 755 "$$f" "$(INSTALL_DIR)/bin/"; fi || exit 1; \
+	done
+	for f in $(filter $(B)/lib/%,$(LIBRARIES)); do \
+	    case $$f in *.a) m=644 ;; *) m=755 ;; esac; \
+	    install -m $$m "$$f" "$(INSTALL_DIR)/lib/" || exit 1; \
+	done
+	install -m 644 $(filter $(B)/include/%.h,$(HEADERS)) "$(INSTALL_DIR)/include/ips2/"
+	install -m 644 $(wildcard docs/man/*.1) "$(INSTALL_DIR)/share/man/man1/"

@@ -198,19 +198,20 @@ proc ::ips2test::Collect {chan} {
 # --- traces ------------------------------------------------------------------
 # libips2 writes into the session directory, per process image, a process
 # stream <pid>.<image>.proc.raw (its module map) and one thread stream
-# <pid>.<image>.<tid>[.<k>].raw per thread (instr/stream.c).  ips2-dump
-# (traces/dump.c) reads them; these helpers use only its machine-readable
-# modes, as its header comment defines them:
+# <pid>.<image>.<tid>[.<k>].raw per thread (instr/stream.c); ips2-pack turns
+# each <name>.raw into <name>.ips2.  ips2-dump (traces/dump.c) reads both;
+# these helpers use only its machine-readable modes, as its header comment
+# defines them:
 #   --summary  "calls <count> <name>" per procedure, "kind <name> <count>" per kind
 #   --tsv      one event per line, tab-separated: kind, wall_ns, cpu_ns,
 #              cpu_exact (0/1), payload (hex), name (or empty), extra words;
 #              header lines start with "#"
 
-# streams session: the thread streams in a session directory, sorted.
+# streams session: the thread streams (raw or packed) of a session, sorted.
 proc ::ips2test::streams {session} {
     set files {}
-    foreach f [lsort [glob -nocomplain -directory $session *.raw]] {
-        if {![string match *.proc.raw $f]} { lappend files $f }
+    foreach f [lsort [glob -nocomplain -directory $session *.raw *.ips2]] {
+        if {![string match *.proc.* [file tail $f]]} { lappend files $f }
     }
     return $files
 }
