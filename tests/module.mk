@@ -12,6 +12,10 @@ $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(TRACE_LIB)
 
 TEST_BINS += $(UNIT_BINS)
 
+# Keep the unit objects: deleting them as intermediates would rebuild them on
+# every run and print "rm ..." after run-all's closing line.
+.SECONDARY: $(UNIT_SRCS:%.c=$(B)/obj/%.o)
+
 check: all $(TEST_BINS)
 	@sh tests/run-all
 
