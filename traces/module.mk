@@ -24,3 +24,10 @@ $(B)/include/%.h: traces/%.h
 LIBRARIES += $(TRACE_LIB)
 PROGRAMS  += $(B)/bin/ips2-dump
 HEADERS   += $(TRACE_HEADERS)
+
+# --- ips2-pack: pack finished raw streams (traces/pack_cmd.c) ---------------
+$(B)/bin/ips2-pack: $(B)/obj/traces/pack_cmd.o $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(TRACE_LIBS)
+
+PROGRAMS += $(B)/bin/ips2-pack
