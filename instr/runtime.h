@@ -27,14 +27,17 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Window of a stream mapped at once; records never straddle two windows. */
-#define IPS2_WINDOW_BYTES (2u << 20)
+/* Window of a stream mapped at once; records never straddle two windows.
+ * Thread streams prefault it IPS2_POPULATE_BYTES at a time. */
+#define IPS2_WINDOW_BYTES   (2u << 20)
+#define IPS2_POPULATE_BYTES (128u << 10)
 
 /* One open stream file. */
 struct ips2_stream {
     int fd;
     uint64_t *window;          /* mapped window, IPS2_WINDOW_BYTES */
     off_t window_offset;       /* file offset of the window */
+    uintptr_t populated;       /* window prefaulted up to here */
     struct ips2_thread *owner; /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;  /* registry link */
     pid_t tid;
