@@ -39,7 +39,8 @@ void ips2_reader_close(struct ips2_reader *r);
 const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r);
 
 /* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error).
- * After an error the reader stays at end: what was returned before stands. */
+ * After an error the reader stays at end: what was returned before stands,
+ * and every later call returns -1 again with the same message. */
 int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev);
 const char *ips2_reader_error(const struct ips2_reader *r);
 

@@ -1,0 +1,896 @@
+/*
+ * reader.c - streaming reader of raw and packed ips2 streams.
+ *
+ * Layers, bottom up:
+ *   input    a 1 MiB window over the file, refilled with pread();
+ *   decode   raw records (raw_next) or packed blocks (packed_next) into
+ *            one "current record", every field checked against the file;
+ *   clocks   wall time from the timer (TSC through the latest SYNC), and
+ *            CPU time: exact where recorded, otherwise interpolated
+ *            (cpu_method INTERP) or carried over from the last reading;
+ *   queue    for INTERP, the events between two exact readings wait in a
+ *            bounded queue until the next reading arrives.
+ *
+ * Memory is bounded whatever the input: the input window, one inflated
+ * block (packed), and the queue (QUEUE_MAX_EVENTS events and
+ * QUEUE_MAX_WORDS extra words).  Errors name the file, the byte offset of
+ * the offending header field, record (raw) or block (packed), and what was
+ * expected there.  Every event before an error is still returned (queued
+ * ones too); then ips2_reader_next() returns -1 on every call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ips2_reader.h"
+#include "reader_internal.h"
+#include "varint.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "ips2 streams are little-endian");
+_Static_assert(sizeof(struct ips2_block_header) == 32, "block header is 32 bytes");
+
+#define READ_BUF         (1u << 20)     /* input window; holds any header, record or block */
+#define QUEUE_MAX_EVENTS 65536u         /* events waiting for the next exact CPU reading */
+#define QUEUE_MAX_WORDS  (256u * 1024u) /* their extra words (2 MiB) */
+#define BLOCK_HDR        sizeof(struct ips2_block_header)
+
+/* One decoded record before the clocks are applied; extras in r->words. */
+struct rec {
+    unsigned kind;
+    bool has_cpu;
+    unsigned nextra; /* CPU word not included */
+    uint64_t timer, cpu, payload, wall, offset;
+};
+
+/* An event waiting in the interpolation queue (never has a CPU reading). */
+struct qent {
+    uint64_t timer, wall, cpu, payload, offset;
+    uint32_t kind, nextra;
+    size_t word; /* index of its extras in r->pool */
+};
+
+struct ips2_reader {
+    char *path;
+    int fd;
+    unsigned flags;
+    struct ips2_file_header hdr;
+
+    /* input window: buf[0 .. len) holds file bytes [base, base + len) */
+    unsigned char *buf;
+    size_t len;
+    uint64_t base;
+    uint64_t pos;      /* next byte to decode */
+    bool closed;       /* header state CLOSED */
+    uint64_t data_end; /* raw + closed: header_size + data_bytes */
+
+    /* raw: the bases of short records */
+    bool raw_synced;
+    uint64_t raw_sync_timer; /* timer of the latest SYNC record */
+    uint64_t raw_addr_base;  /* latest long ENTER/EXIT address, low 32 bits clear */
+
+    /* packed: the current block, inflated */
+    unsigned char *block;
+    uint64_t boff; /* byte offset of its header */
+    uint32_t braw_len, bnevents, bdone;
+    size_t bpos;
+    uint64_t btimer, bcpu; /* delta bases */
+    unsigned ndict;
+    uint64_t dict[IPS2_PACK_DICT_MAX];
+
+    /* clocks */
+    uint64_t sync_timer, sync_mono; /* TSC conversion base */
+    bool have_exact;
+    uint64_t exact_timer, exact_cpu; /* latest exact CPU reading */
+
+    /* the current record; held = decoded but not yet delivered or queued */
+    struct rec cur;
+    bool held;
+    uint64_t words[IPS2_RAW_MAX_EXTRA];
+
+    /* interpolation queue: q[0 .. qn) waiting; q[qpos .. qready) resolved */
+    struct qent *q;
+    size_t qcap, qn, qready, qpos;
+    uint64_t *pool;
+    size_t pool_cap, pool_used;
+
+    /* end of input: src_rc is 0 (clean) or -1 (error) */
+    bool src_done;
+    int src_rc;
+    char err[IPS2_ERR_MAX];
+
+    struct ips2_event ev;
+};
+
+/* ---- errors ---------------------------------------------------------- */
+
+static int fail(struct ips2_reader *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Records "<path>: byte <off>: <message>"; the first error wins. */
+static int fail(struct ips2_reader *r, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (r->err[0])
+        return -1;
+    n = snprintf(r->err, sizeof(r->err), "%s: byte %llu: ", r->path, (unsigned long long)off);
+    if (n < 0 || (size_t)n >= sizeof(r->err))
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Quotes up to n bytes for a message: printable ASCII as is, else \xHH. */
+static void quote(char *out, size_t size, const unsigned char *p, size_t n)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n && o + 5 < size; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+            out[o++] = (char)p[i];
+        else
+            o += (size_t)snprintf(out + o, size - o, "\\x%02x", p[i]);
+    }
+    out[o] = '\0';
+}
+
+/* ---- input window ---------------------------------------------------- */
+
+/* Makes up to n bytes at r->pos available at in(r).  Returns the bytes
+ * available there (fewer than n only at end of file), or -1 on a read
+ * error. */
+static ssize_t ensure(struct ips2_reader *r, size_t n)
+{
+    if (r->pos >= r->base && r->pos - r->base <= r->len) {
+        size_t idx = (size_t)(r->pos - r->base);
+        if (r->len - idx >= n)
+            return (ssize_t)(r->len - idx);
+        memmove(r->buf, r->buf + idx, r->len - idx);
+        r->len -= idx;
+    } else {
+        r->len = 0;
+    }
+    r->base = r->pos;
+    while (r->len < n) {
+        ssize_t got = pread(r->fd, r->buf + r->len, READ_BUF - r->len, (off_t)(r->base + r->len));
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(r, r->base + r->len, "expected readable data, read failed: %s",
+                        strerror(errno));
+        }
+        if (got == 0)
+            break;
+        r->len += (size_t)got;
+    }
+    return (ssize_t)r->len;
+}
+
+static const unsigned char *in(const struct ips2_reader *r)
+{
+    return r->buf + (r->pos - r->base);
+}
+
+static uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* ---- header ---------------------------------------------------------- */
+
+#define HOFF(field) ((uint64_t)offsetof(struct ips2_file_header, field))
+
+static int read_header(struct ips2_reader *r)
+{
+    struct ips2_file_header *h = &r->hdr;
+    const size_t hsize = sizeof(*h);
+    ssize_t n = ensure(r, hsize);
+    char q[64];
+
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return fail(r, 0, "expected magic %s, found end of file (empty file)", IPS2_MAGIC);
+    size_t m = (size_t)n < IPS2_MAGIC_LEN ? (size_t)n : IPS2_MAGIC_LEN;
+    if (memcmp(in(r), IPS2_MAGIC, m) != 0) {
+        quote(q, sizeof(q), in(r), m);
+        return fail(r, 0, "expected magic %s, found \"%s\"", IPS2_MAGIC, q);
+    }
+    if ((size_t)n < hsize)
+        return fail(r, (uint64_t)n, "expected a %zu-byte header, found end of file", hsize);
+    memcpy(h, in(r), hsize);
+    h->host[IPS2_HOST_MAX - 1] = '\0';
+    h->app[IPS2_APP_MAX - 1] = '\0';
+    h->exe[IPS2_PATH_MAX - 1] = '\0';
+
+    if (h->version < IPS2_VERSION_MIN || h->version > IPS2_VERSION)
+        return fail(r, HOFF(version), "expected version %u to %u, found %u", IPS2_VERSION_MIN,
+                    IPS2_VERSION, h->version);
+    if (h->endian != 1)
+        return fail(r, HOFF(endian), "expected endian 1 (little), found %u", h->endian);
+    if (h->encoding != IPS2_ENC_RAW && h->encoding != IPS2_ENC_PACKED)
+        return fail(r, HOFF(encoding), "expected encoding 0 (raw) or 1 (packed), found %u",
+                    h->encoding);
+    if (h->encoding == IPS2_ENC_RAW && (h->header_size < hsize || h->header_size % 8 != 0))
+        return fail(r, HOFF(header_size),
+                    "expected a raw header_size >= %zu and a multiple of 8, found %u", hsize,
+                    h->header_size);
+    if (h->encoding == IPS2_ENC_PACKED && h->header_size < hsize)
+        return fail(r, HOFF(header_size), "expected a packed header_size >= %zu, found %u", hsize,
+                    h->header_size);
+    if (h->stream_kind != IPS2_STREAM_THREAD && h->stream_kind != IPS2_STREAM_PROCESS)
+        return fail(r, HOFF(stream_kind),
+                    "expected stream kind 0 (thread) or 1 (process), found %u", h->stream_kind);
+    if (h->cpu_method > IPS2_CPU_TICK)
+        return fail(r, HOFF(cpu_method),
+                    "expected CPU method 0 (exact), 1 (interp) or 2 (tick), found %u",
+                    h->cpu_method);
+    if (h->timer != IPS2_TIMER_TSC && h->timer != IPS2_TIMER_MONOTONIC)
+        return fail(r, HOFF(timer), "expected timer 0 (tsc) or 1 (monotonic), found %u", h->timer);
+    uint64_t unknown = h->features & IPS2_FEAT_REQUIRED_MASK & ~IPS2_FEAT_KNOWN;
+    if (unknown)
+        return fail(r, HOFF(features),
+                    "expected only known required feature bits (mask 0x%llx), found 0x%llx",
+                    (unsigned long long)(IPS2_FEAT_KNOWN & IPS2_FEAT_REQUIRED_MASK),
+                    (unsigned long long)unknown);
+    if (h->timer == IPS2_TIMER_TSC && h->tsc_hz == 0)
+        return fail(r, HOFF(tsc_hz), "expected a nonzero tsc_hz with the TSC timer, found 0");
+    if (h->state != IPS2_STATE_OPEN && h->state != IPS2_STATE_CLOSED)
+        return fail(r, HOFF(state), "expected state 0 (open) or 1 (closed), found %u", h->state);
+    if (h->encoding == IPS2_ENC_RAW && h->state == IPS2_STATE_CLOSED &&
+        h->data_bytes > (UINT64_MAX >> 2))
+        return fail(r, HOFF(data_bytes), "expected data_bytes < 2^62, found %llu",
+                    (unsigned long long)h->data_bytes);
+
+    if ((size_t)n < h->header_size)
+        return fail(r, (uint64_t)n,
+                    "expected a header of %u bytes (header_size), found end of file",
+                    h->header_size);
+    r->closed = h->state == IPS2_STATE_CLOSED;
+    r->data_end = h->header_size + h->data_bytes;
+    r->pos = h->header_size;
+    return 0;
+}
+
+/* ---- record shape, shared by both encodings -------------------------- */
+
+static int check_shape(struct ips2_reader *r, const struct rec *c, uint64_t off, const char *where)
+{
+    if (c->kind == IPS2_EV_SYNC && (!c->has_cpu || c->nextra < 1))
+        return fail(r, off,
+                    "%sexpected a sync event with a CPU time and mono_ns, found has_cpu %u "
+                    "and %u extra words",
+                    where, c->has_cpu ? 1u : 0u, c->nextra);
+    if ((c->kind == IPS2_EV_ENTER || c->kind == IPS2_EV_EXIT) && c->nextra != 0)
+        return fail(r, off, "%sexpected an %s event without extra words, found %u", where,
+                    ips2_kind_name(c->kind), c->nextra);
+    return 0;
+}
+
+/* ---- raw records ----------------------------------------------------- */
+
+/* Decodes the next raw record into r->cur: 1, 0 at end, -1 on error. */
+static int raw_next(struct ips2_reader *r)
+{
+    for (;;) {
+        uint64_t off = r->pos;
+
+        if (r->closed && off >= r->data_end)
+            return 0;
+        ssize_t n = ensure(r, 8);
+        if (n < 0)
+            return -1;
+        if (n < 8) {
+            if (!r->closed)
+                return 0; /* the writer died or is still running */
+            return fail(
+                r, off, "expected %llu more bytes of records (data_bytes %llu), found end of file",
+                (unsigned long long)(r->data_end - off), (unsigned long long)r->hdr.data_bytes);
+        }
+        uint64_t w0 = load64(in(r));
+        if (w0 == 0)
+            return 0; /* end of the written records */
+        unsigned kind = IPS2_RAW_KIND(w0);
+        struct rec *c = &r->cur;
+
+        if (kind == IPS2_EV_PAD) {
+            uint64_t skip = IPS2_RAW_PAYLOAD(w0);
+            if (skip < 8 || skip % 8 != 0)
+                return fail(r, off, "expected a pad length >= 8 and a multiple of 8, found %llu",
+                            (unsigned long long)skip);
+            if (r->closed && skip > r->data_end - off)
+                return fail(r, off,
+                            "expected a pad ending within data_bytes (at byte %llu), found one "
+                            "ending at byte %llu",
+                            (unsigned long long)r->data_end, (unsigned long long)(off + skip));
+            r->pos = off + skip; /* past end of file: the next read finds it */
+            continue;
+        }
+        if (kind == IPS2_EV_ENTER_SHORT || kind == IPS2_EV_EXIT_SHORT) {
+            if (!r->raw_synced)
+                return fail(r, off, "expected a sync record before the first short record");
+            c->kind = kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT;
+            c->has_cpu = false;
+            c->nextra = 0;
+            c->timer = r->raw_sync_timer + IPS2_SHORT_DELTA(w0);
+            c->cpu = 0;
+            c->payload = r->raw_addr_base + IPS2_SHORT_OFFSET(w0);
+            c->offset = off; /* the base is < 2^48 with 32 low bits clear: no overflow */
+            r->pos = off + 8;
+            return 1;
+        }
+        if (kind == IPS2_EV_NONE || kind >= IPS2_EV_KIND_COUNT)
+            return fail(r, off, "expected a known record kind (1 to %u), found kind %u",
+                        IPS2_EV_KIND_COUNT - 1, kind);
+
+        unsigned has_cpu = IPS2_RAW_HAS_CPU(w0);
+        unsigned nextra = IPS2_RAW_NEXTRA(w0);
+        if (has_cpu && nextra == 0)
+            return fail(r, off, "expected nextra >= 1 to count the CPU word, found 0");
+        size_t size = (2 + (size_t)nextra) * 8;
+        if (r->closed && size > r->data_end - off)
+            return fail(r, off,
+                        "expected a %zu-byte record ending within data_bytes (at byte %llu), "
+                        "found it ending at byte %llu",
+                        size, (unsigned long long)r->data_end, (unsigned long long)(off + size));
+        n = ensure(r, size);
+        if (n < 0)
+            return -1;
+        if ((size_t)n < size) {
+            if (!r->closed)
+                return 0;
+            return fail(r, off, "expected a %zu-byte record, found end of file after %zd bytes",
+                        size, n);
+        }
+
+        const unsigned char *p = in(r);
+        c->kind = kind;
+        c->has_cpu = has_cpu;
+        c->nextra = nextra - has_cpu;
+        c->timer = load64(p + 8);
+        c->cpu = has_cpu ? load64(p + 16) : 0;
+        c->payload = IPS2_RAW_PAYLOAD(w0);
+        c->offset = off;
+        memcpy(r->words, p + 16 + 8 * has_cpu, (size_t)c->nextra * 8);
+        r->pos = off + size;
+        if (check_shape(r, c, off, "") < 0)
+            return -1;
+        if (kind == IPS2_EV_SYNC) {
+            r->raw_synced = true;
+            r->raw_sync_timer = c->timer;
+        } else if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
+            r->raw_addr_base = IPS2_SHORT_BASE(c->payload);
+        }
+        return 1;
+    }
+}
+
+/* ---- packed blocks --------------------------------------------------- */
+
+/* Reads one varint of the current block; 0 or -1 (error set). */
+static int bget(struct ips2_reader *r, uint64_t *v, const char *what)
+{
+    int n = ips2_varint_get(r->block + r->bpos, r->braw_len - r->bpos, v);
+
+    if (n > 0) {
+        r->bpos += (size_t)n;
+        return 0;
+    }
+    return fail(r, r->boff, "block event %u at decoded byte %zu: expected a varint %s, found %s",
+                r->bdone, r->bpos, what,
+                n == 0 ? "end of the block data" : "one longer than 10 bytes or above 2^64");
+}
+
+/* Decodes the next event of the inflated block into r->cur. */
+static int block_event(struct ips2_reader *r)
+{
+    struct rec *c = &r->cur;
+    uint64_t u, v;
+
+    if (r->bpos >= r->braw_len)
+        return fail(r, r->boff,
+                    "block event %u at decoded byte %zu: expected an event tag, found the end "
+                    "of the block data",
+                    r->bdone, r->bpos);
+    unsigned tag = r->block[r->bpos];
+    c->kind = tag & 0x7f;
+    c->has_cpu = tag >> 7;
+    c->offset = r->boff;
+    if (c->kind < IPS2_EV_SYNC || c->kind >= IPS2_EV_KIND_COUNT || c->kind == IPS2_EV_ENTER_SHORT ||
+        c->kind == IPS2_EV_EXIT_SHORT)
+        return fail(r, r->boff,
+                    "block event %u at decoded byte %zu: expected a packed event kind (not "
+                    "none, pad or short), found kind %u",
+                    r->bdone, r->bpos, c->kind);
+    r->bpos++;
+    if (bget(r, &u, "timer delta") < 0)
+        return -1;
+    r->btimer += ips2_unzigzag_u(u);
+    c->timer = r->btimer;
+    c->cpu = 0;
+    if (c->has_cpu) {
+        if (bget(r, &u, "CPU time delta") < 0)
+            return -1;
+        r->bcpu += ips2_unzigzag_u(u);
+        c->cpu = r->bcpu;
+    }
+    if (c->kind == IPS2_EV_ENTER || c->kind == IPS2_EV_EXIT) {
+        size_t at = r->bpos;
+        if (bget(r, &u, "address index") < 0)
+            return -1;
+        if (u < r->ndict) {
+            v = r->dict[u];
+        } else if (u == r->ndict) {
+            at = r->bpos;
+            if (bget(r, &v, "address") < 0)
+                return -1;
+            if (v > IPS2_PAYLOAD_MASK)
+                return fail(r, r->boff,
+                            "block event %u at decoded byte %zu: expected an address below "
+                            "2^48, found 0x%llx",
+                            r->bdone, at, (unsigned long long)v);
+            if (r->ndict < IPS2_PACK_DICT_MAX)
+                r->dict[r->ndict++] = v;
+        } else {
+            return fail(r, r->boff,
+                        "block event %u at decoded byte %zu: expected an address index <= %u, "
+                        "found %llu",
+                        r->bdone, at, r->ndict, (unsigned long long)u);
+        }
+        c->payload = v;
+        c->nextra = 0;
+        return 0;
+    }
+    size_t at = r->bpos;
+    if (bget(r, &v, "payload") < 0)
+        return -1;
+    if (v > IPS2_PAYLOAD_MASK)
+        return fail(r, r->boff,
+                    "block event %u at decoded byte %zu: expected a payload below 2^48, found "
+                    "0x%llx",
+                    r->bdone, at, (unsigned long long)v);
+    c->payload = v;
+    at = r->bpos;
+    if (bget(r, &u, "extra word count") < 0)
+        return -1;
+    unsigned max = IPS2_RAW_MAX_EXTRA - (c->has_cpu ? 1u : 0u);
+    if (u > max)
+        return fail(r, r->boff,
+                    "block event %u at decoded byte %zu: expected at most %u extra words, found "
+                    "%llu",
+                    r->bdone, at, max, (unsigned long long)u);
+    c->nextra = (unsigned)u;
+    for (unsigned i = 0; i < c->nextra; i++)
+        if (bget(r, &r->words[i], "extra word") < 0)
+            return -1;
+    return 0;
+}
+
+static void block_rewind(struct ips2_reader *r)
+{
+    r->bpos = 0;
+    r->bdone = 0;
+    r->btimer = 0;
+    r->bcpu = 0;
+    r->ndict = 0;
+}
+
+/* Reads, checks and inflates the next block: 1, 0 at end of file, -1. */
+static int load_block(struct ips2_reader *r)
+{
+    const uint64_t off = r->pos;
+    struct ips2_block_header bh;
+    ssize_t n = ensure(r, BLOCK_HDR);
+
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    if ((size_t)n < BLOCK_HDR)
+        return fail(r, off, "expected a %zu-byte block header, found end of file after %zd bytes",
+                    BLOCK_HDR, n);
+    memcpy(&bh, in(r), BLOCK_HDR);
+    if (bh.magic != IPS2_BLOCK_MAGIC) {
+        char q[64];
+        quote(q, sizeof(q), in(r), 4);
+        return fail(r, off, "expected block magic BLK1, found \"%s\"", q);
+    }
+    if (bh.raw_len > IPS2_BLOCK_RAW_MAX)
+        return fail(r, off, "expected a block raw_len <= %u, found %u", IPS2_BLOCK_RAW_MAX,
+                    bh.raw_len);
+    uLong bound = compressBound(IPS2_BLOCK_RAW_MAX);
+    if (bh.comp_len == 0 || bh.comp_len > bound)
+        return fail(r, off, "expected a block comp_len of 1 to %lu, found %u", bound, bh.comp_len);
+    if (bh.nevents > bh.raw_len)
+        return fail(r, off, "expected a block nevents <= raw_len %u, found %u", bh.raw_len,
+                    bh.nevents);
+    size_t total = BLOCK_HDR + bh.comp_len;
+    n = ensure(r, total);
+    if (n < 0)
+        return -1;
+    if ((size_t)n < total)
+        return fail(r, off,
+                    "expected %u bytes of zlib data after the block header, found end of file "
+                    "after %zu",
+                    bh.comp_len, (size_t)n - BLOCK_HDR);
+    const unsigned char *z = in(r) + BLOCK_HDR;
+    uint32_t crc = (uint32_t)crc32(0L, z, bh.comp_len);
+    if (crc != bh.crc32)
+        return fail(r, off, "expected the block's zlib data to have crc32 0x%08x, found 0x%08x",
+                    bh.crc32, crc);
+    uLongf dlen = IPS2_BLOCK_RAW_MAX;
+    uLong slen = bh.comp_len;
+    int zrc = uncompress2(r->block, &dlen, z, &slen);
+    if (zrc != Z_OK)
+        return fail(r, off, "expected zlib data inflating to %u bytes, zlib says: %s", bh.raw_len,
+                    zrc == Z_BUF_ERROR ? "truncated data or more than 256 KiB" : zError(zrc));
+    if (dlen != bh.raw_len)
+        return fail(r, off, "expected zlib data inflating to raw_len %u bytes, found %lu",
+                    bh.raw_len, (unsigned long)dlen);
+    if (slen != bh.comp_len)
+        return fail(r, off,
+                    "expected the zlib stream to fill comp_len %u bytes, found it ends "
+                    "after %lu",
+                    bh.comp_len, (unsigned long)slen);
+    r->pos = off + total;
+    r->boff = off;
+    r->braw_len = bh.raw_len;
+    r->bnevents = bh.nevents;
+
+    /* Check the whole block before handing out any of its events. */
+    block_rewind(r);
+    for (; r->bdone < bh.nevents; r->bdone++) {
+        size_t at = r->bpos;
+        if (block_event(r) < 0)
+            return -1;
+        char where[64];
+        snprintf(where, sizeof(where), "block event %u at decoded byte %zu: ", r->bdone, at);
+        if (check_shape(r, &r->cur, off, where) < 0)
+            return -1;
+        if (r->bdone == 0 && r->cur.timer != bh.first_timer)
+            return fail(r, off, "expected first_timer %llu to be the first event's timer %llu",
+                        (unsigned long long)bh.first_timer, (unsigned long long)r->cur.timer);
+    }
+    if (r->bpos != bh.raw_len)
+        return fail(r, off,
+                    "expected nevents %u to fill raw_len %u decoded bytes, found %zu bytes left "
+                    "over",
+                    bh.nevents, bh.raw_len, (size_t)bh.raw_len - r->bpos);
+    block_rewind(r);
+    return 1;
+}
+
+/* Decodes the next packed event into r->cur: 1, 0 at end, -1 on error. */
+static int packed_next(struct ips2_reader *r)
+{
+    while (r->bdone >= r->bnevents) {
+        int rc = load_block(r);
+        if (rc <= 0)
+            return rc;
+    }
+    if (block_event(r) < 0)
+        return -1;
+    r->bdone++;
+    return 1;
+}
+
+/* ---- clocks and the interpolation queue ------------------------------ */
+
+static uint64_t wall_of(const struct ips2_reader *r, uint64_t timer)
+{
+    if (r->hdr.timer == IPS2_TIMER_MONOTONIC)
+        return timer;
+    int64_t d;
+    uint64_t ud = timer - r->sync_timer;
+    memcpy(&d, &ud, sizeof(d));
+    __int128 w = (__int128)r->sync_mono + (__int128)d * 1000000000 / (__int128)r->hdr.tsc_hz;
+    if (w < 0)
+        return 0;
+    if (w > (__int128)UINT64_MAX)
+        return UINT64_MAX;
+    return (uint64_t)w;
+}
+
+/* CPU time at timer t, between readings (t0, c0) and (t1, c1), clamped. */
+static uint64_t interp(uint64_t t0, uint64_t c0, uint64_t t1, uint64_t c1, uint64_t t)
+{
+    if (c1 <= c0 || t <= t0)
+        return c0;
+    if (t >= t1)
+        return c1;
+    return c0 + (uint64_t)((unsigned __int128)(c1 - c0) * (t - t0) / (t1 - t0));
+}
+
+/* Resolves every queued event: against the reading (t1, c1) if next, else
+ * with the previous reading. */
+static void queue_resolve(struct ips2_reader *r, bool next, uint64_t t1, uint64_t c1)
+{
+    for (size_t i = 0; i < r->qn; i++) {
+        struct qent *e = &r->q[i];
+        e->cpu = next ? interp(r->exact_timer, r->exact_cpu, t1, c1, e->timer) : r->exact_cpu;
+    }
+    r->qready = r->qn;
+    r->qpos = 0;
+}
+
+/* Copies the current record into the queue; false if it is full. */
+static bool queue_push(struct ips2_reader *r)
+{
+    const struct rec *c = &r->cur;
+
+    if (r->qn == r->qcap) {
+        size_t cap = r->qcap ? r->qcap * 2 : 256;
+        if (cap > QUEUE_MAX_EVENTS)
+            return false;
+        struct qent *q = realloc(r->q, cap * sizeof(*q));
+        if (!q)
+            return false;
+        r->q = q;
+        r->qcap = cap;
+    }
+    if (!r->pool || r->pool_cap - r->pool_used < c->nextra) {
+        size_t cap = r->pool_cap ? r->pool_cap : 1024;
+        while (cap - r->pool_used < c->nextra)
+            cap *= 2;
+        if (cap > QUEUE_MAX_WORDS)
+            return false;
+        uint64_t *p = realloc(r->pool, cap * sizeof(*p));
+        if (!p)
+            return false;
+        r->pool = p;
+        r->pool_cap = cap;
+    }
+    struct qent *e = &r->q[r->qn++];
+    e->timer = c->timer;
+    e->wall = c->wall;
+    e->cpu = 0;
+    e->payload = c->payload;
+    e->offset = c->offset;
+    e->kind = c->kind;
+    e->nextra = c->nextra;
+    e->word = r->pool_used;
+    memcpy(r->pool + r->pool_used, r->words, (size_t)c->nextra * sizeof(uint64_t));
+    r->pool_used += c->nextra;
+    return true;
+}
+
+static void deliver_cur(struct ips2_reader *r, bool exact, uint64_t cpu)
+{
+    struct ips2_event *ev = &r->ev;
+    const struct rec *c = &r->cur;
+
+    ev->kind = c->kind;
+    ev->cpu_exact = exact;
+    ev->timer = c->timer;
+    ev->wall_ns = c->wall;
+    ev->cpu_ns = cpu;
+    ev->payload = c->payload;
+    ev->nextra = c->nextra;
+    ev->extra = r->words;
+    ev->offset = c->offset;
+    r->held = false;
+}
+
+static void deliver_queued(struct ips2_reader *r, const struct qent *e)
+{
+    struct ips2_event *ev = &r->ev;
+
+    ev->kind = e->kind;
+    ev->cpu_exact = false;
+    ev->timer = e->timer;
+    ev->wall_ns = e->wall;
+    ev->cpu_ns = e->cpu;
+    ev->payload = e->payload;
+    ev->nextra = e->nextra;
+    ev->extra = r->pool + e->word;
+    ev->offset = e->offset;
+}
+
+/* Decodes the next record into r->cur and applies the wall clock. */
+static int decode(struct ips2_reader *r)
+{
+    int rc = r->hdr.encoding == IPS2_ENC_RAW ? raw_next(r) : packed_next(r);
+
+    if (rc <= 0)
+        return rc;
+    if (r->cur.kind == IPS2_EV_SYNC) {
+        r->sync_timer = r->cur.timer;
+        r->sync_mono = r->words[0];
+    }
+    r->cur.wall = wall_of(r, r->cur.timer);
+    return 1;
+}
+
+int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
+{
+    *ev = &r->ev;
+    for (;;) {
+        if (r->qpos < r->qready) {
+            deliver_queued(r, &r->q[r->qpos++]);
+            return 1;
+        }
+        if (r->qready) {
+            r->qn = r->qready = r->qpos = 0;
+            r->pool_used = 0;
+        }
+        if (!r->held) {
+            if (r->src_done) {
+                if (r->qn) {
+                    queue_resolve(r, false, 0, 0);
+                    continue;
+                }
+                return r->src_rc;
+            }
+            int rc = decode(r);
+            if (rc <= 0) {
+                r->src_done = true;
+                r->src_rc = rc;
+                continue;
+            }
+            r->held = true;
+        }
+
+        const struct rec *c = &r->cur;
+        if ((r->flags & IPS2_READER_AS_RECORDED) || r->hdr.cpu_method != IPS2_CPU_INTERP) {
+            if (c->has_cpu) {
+                r->have_exact = true;
+                r->exact_timer = c->timer;
+                r->exact_cpu = c->cpu;
+                deliver_cur(r, true, c->cpu);
+            } else {
+                bool derive = !(r->flags & IPS2_READER_AS_RECORDED) && r->have_exact;
+                deliver_cur(r, false, derive ? r->exact_cpu : 0);
+            }
+            return 1;
+        }
+        if (c->has_cpu) {
+            if (r->qn) {
+                queue_resolve(r, true, c->timer, c->cpu);
+                continue; /* the reading itself follows the queue */
+            }
+            r->have_exact = true;
+            r->exact_timer = c->timer;
+            r->exact_cpu = c->cpu;
+            deliver_cur(r, true, c->cpu);
+            return 1;
+        }
+        if (!r->have_exact) {
+            deliver_cur(r, false, 0);
+            return 1;
+        }
+        if (queue_push(r)) {
+            r->held = false;
+            continue;
+        }
+        if (r->qn) {
+            queue_resolve(r, false, 0, 0); /* queue full: previous reading */
+            continue;
+        }
+        deliver_cur(r, false, r->exact_cpu); /* out of memory for even one */
+        return 1;
+    }
+}
+
+/* ---- open, close, accessors ------------------------------------------ */
+
+struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, char *err)
+{
+    struct ips2_reader *r = calloc(1, sizeof(*r));
+
+    if (!r || !(r->path = strdup(path)) || !(r->buf = malloc(READ_BUF))) {
+        if (err)
+            snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected to open it, out of memory", path);
+        if (r)
+            free(r->path);
+        free(r);
+        return NULL;
+    }
+    r->flags = flags;
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+        if (err)
+            snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a readable file, cannot open: %s",
+                     path, strerror(errno));
+        free(r->buf);
+        free(r->path);
+        free(r);
+        return NULL;
+    }
+    if (read_header(r) < 0)
+        goto bad;
+    if (r->hdr.encoding == IPS2_ENC_PACKED && !(r->block = malloc(IPS2_BLOCK_RAW_MAX))) {
+        fail(r, 0, "expected to open it, out of memory");
+        goto bad;
+    }
+    r->sync_timer = r->hdr.ref_tsc;
+    r->sync_mono = r->hdr.ref_mono_ns;
+    return r;
+bad:
+    if (err)
+        memcpy(err, r->err, IPS2_ERR_MAX);
+    ips2_reader_close(r);
+    return NULL;
+}
+
+struct ips2_reader *ips2_reader_open(const char *path, char *err)
+{
+    return ips2_reader_open_flags(path, 0, err);
+}
+
+void ips2_reader_close(struct ips2_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->buf);
+    free(r->block);
+    free(r->q);
+    free(r->pool);
+    free(r->path);
+    free(r);
+}
+
+const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r)
+{
+    return &r->hdr;
+}
+
+const char *ips2_reader_error(const struct ips2_reader *r)
+{
+    return r->err;
+}
+
+bool ips2_reader_unclosed(const struct ips2_reader *r)
+{
+    return r->hdr.state != IPS2_STATE_CLOSED;
+}
+
+void ips2_event_string(const struct ips2_event *ev, unsigned skip, char *buf, size_t size)
+{
+    size_t n = 0;
+
+    if (size == 0)
+        return;
+    if (ev->extra && skip < ev->nextra) {
+        const unsigned char *p = (const unsigned char *)(ev->extra + skip);
+        size_t max = (size_t)(ev->nextra - skip) * sizeof(uint64_t);
+        while (n < max && n + 1 < size && p[n] != '\0')
+            n++;
+        memcpy(buf, p, n);
+    }
+    buf[n] = '\0';
+}
+
+#define K10(t)                                                                                     \
+    "kind-" #t "0", "kind-" #t "1", "kind-" #t "2", "kind-" #t "3", "kind-" #t "4",                \
+        "kind-" #t "5", "kind-" #t "6", "kind-" #t "7", "kind-" #t "8", "kind-" #t "9"
+
+static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
+    "none",       "pad",          "sync",        "enter",         "exit",       "proc-start",
+    "proc-exit",  "thread-start", "thread-exit", "thread-create", "join-begin", "join-end",
+    "fork",       "exec",         "exec-failed", "module",        "lost",       "enter-short",
+    "exit-short", "kind-19",      K10(2),        K10(3),          K10(4),       K10(5),
+    K10(6),       K10(7),         K10(8),        K10(9),          K10(10),      K10(11),
+    "kind-120",   "kind-121",     "kind-122",    "kind-123",      "kind-124",   "kind-125",
+    "kind-126",   "kind-127",
+};
+_Static_assert(IPS2_EV_KIND_COUNT == 19, "name every kind in kind_names");
+
+const char *ips2_kind_name(unsigned kind)
+{
+    return kind <= IPS2_EV_KIND_MAX ? kind_names[kind] : "kind-invalid";
+}
