@@ -212,7 +212,10 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         t->lost = 0;
         put(t, IPS2_EV_LOST, now, 0, 0, lost, NULL, 0);
     }
-    if (ips2_proc.cpu_method != IPS2_CPU_INTERP) {
+    /* Interaction and lifecycle events carry an exact reading in every
+     * method; procedure events only where the method says so. */
+    if (ips2_proc.cpu_method != IPS2_CPU_INTERP ||
+        (kind != IPS2_EV_ENTER && kind != IPS2_EV_EXIT)) {
         has_cpu = 1;
         cpu = ips2_thread_cpu_ns();
         if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
@@ -298,6 +301,7 @@ int ips2_thread_open(struct ips2_thread *t)
     t->stream = s;
     t->cur = (uintptr_t)s->window;
     t->sync_limit = 0;
+    t->addr_base = 0;
     t->state = IPS2_THREAD_TRACING;
     sync_point(t);
     return 0;

@@ -604,14 +604,24 @@ static uint64_t wall_of(const struct ips2_reader *r, uint64_t timer)
     return (uint64_t)w;
 }
 
-/* CPU time at timer t, between readings (t0, c0) and (t1, c1), clamped. */
-static uint64_t interp(uint64_t t0, uint64_t c0, uint64_t t1, uint64_t c1, uint64_t t)
+/* CPU time at timer t, between the readings (t0, c0) and (t1, c1).  The
+ * writer takes a reading whenever an event comes more than one sync
+ * period after the last one, so t is within that period of t0; the thread
+ * is taken to have run from t0 until it blocked: c0 plus the wall time
+ * since t0, at most c1.  This is exact unless the thread blocked between
+ * t0 and t, while spreading c1 - c0 evenly over [t0, t1] would charge a
+ * procedure for the sleep of the one after it. */
+static uint64_t derive_cpu(const struct ips2_reader *r, uint64_t t0, uint64_t c0, uint64_t t1,
+                           uint64_t c1, uint64_t t)
 {
     if (c1 <= c0 || t <= t0)
         return c0;
     if (t >= t1)
         return c1;
-    return c0 + (uint64_t)((unsigned __int128)(c1 - c0) * (t - t0) / (t1 - t0));
+    unsigned __int128 ran = t - t0;
+    if (r->hdr.timer != IPS2_TIMER_MONOTONIC)
+        ran = ran * 1000000000u / r->hdr.tsc_hz;
+    return ran < c1 - c0 ? c0 + (uint64_t)ran : c1;
 }
 
 /* Resolves every queued event: against the reading (t1, c1) if next, else
@@ -620,7 +630,8 @@ static void queue_resolve(struct ips2_reader *r, bool next, uint64_t t1, uint64_
 {
     for (size_t i = 0; i < r->qn; i++) {
         struct qent *e = &r->q[i];
-        e->cpu = next ? interp(r->exact_timer, r->exact_cpu, t1, c1, e->timer) : r->exact_cpu;
+        e->cpu =
+            next ? derive_cpu(r, r->exact_timer, r->exact_cpu, t1, c1, e->timer) : r->exact_cpu;
     }
     r->qready = r->qn;
     r->qpos = 0;

@@ -555,23 +555,23 @@ static void test_cpu_interp(void **state)
     const struct spec s[] = {
         {IPS2_EV_ENTER, 100, 0, 0, 0x10, 0, {0}, NULL},          /* before any reading */
         {IPS2_EV_SYNC, 1000, 1, 5000, 0, 1, {1000}, NULL},       /* exact */
-        {IPS2_EV_ENTER, 1250, 0, 0, 0x20, 0, {0}, NULL},         /* 6000 */
-        {IPS2_EV_ENTER, 1500, 0, 0, 0x30, 0, {0}, NULL},         /* 7000 */
-        {IPS2_EV_MODULE, 1999, 0, 0, 1, 2, {2, 3}, "x"},         /* 8996, extras kept */
+        {IPS2_EV_ENTER, 1250, 0, 0, 0x20, 0, {0}, NULL},         /* 5250: ran since */
+        {IPS2_EV_ENTER, 1500, 0, 0, 0x30, 0, {0}, NULL},         /* 5500 */
+        {IPS2_EV_MODULE, 1999, 0, 0, 1, 2, {2, 3}, "x"},         /* 5999, extras kept */
         {IPS2_EV_SYNC, 2000, 1, 9000, 0, 1, {2000}, NULL},       /* exact */
         {IPS2_EV_EXIT, 2000, 0, 0, 0x30, 0, {0}, NULL},          /* 9000: no CPU progress */
         {IPS2_EV_THREAD_CREATE, 3000, 1, 9000, 1, 0, {0}, NULL}, /* any kind is a reading */
         {IPS2_EV_EXIT, 3100, 0, 0, 0x20, 0, {0}, NULL},          /* 9000: next goes back */
         {IPS2_EV_FORK, 3200, 1, 8000, 77, 0, {0}, NULL},         /* exact, backwards */
         {IPS2_EV_ENTER, 3100, 0, 0, 0x20, 0, {0}, NULL},         /* 8000: before prev */
-        {IPS2_EV_ENTER, 3300, 0, 0, 0x20, 0, {0}, NULL},         /* 9000 */
+        {IPS2_EV_ENTER, 3300, 0, 0, 0x20, 0, {0}, NULL},         /* 8100 */
         {IPS2_EV_ENTER, 3500, 0, 0, 0x20, 0, {0}, NULL},         /* 10000: after next */
         {IPS2_EV_SYNC, 3400, 1, 10000, 0, 1, {3400}, NULL},      /* exact */
         {IPS2_EV_EXIT, 3500, 0, 0, 0x20, 0, {0}, NULL},          /* 10000: no next reading */
         {IPS2_EV_EXIT, 3600, 0, 0, 0x20, 0, {0}, NULL},          /* 10000 */
     };
-    const uint64_t want[] = {0,    5000, 6000, 7000, 8996,  9000,  9000,  9000,
-                             9000, 8000, 8000, 9000, 10000, 10000, 10000, 10000};
+    const uint64_t want[] = {0,    5000, 5250, 5500, 5999,  9000,  9000,  9000,
+                             9000, 8000, 8000, 8100, 10000, 10000, 10000, 10000};
     const bool exact[] = {0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0};
     const size_t n = sizeof(s) / sizeof(s[0]);
     char raw[512], packed[512];
@@ -598,7 +598,7 @@ static void test_cpu_interp(void **state)
 }
 
 /* More events between two readings than the queue holds: the first 65536
- * get the previous reading, the rest are interpolated. */
+ * get the previous reading, the rest are derived (ran since the reading). */
 static void test_cpu_interp_cap(void **state)
 {
     const unsigned gap = 70000, cap = 65536;
@@ -634,7 +634,7 @@ static void test_cpu_interp_cap(void **state)
             assert_int_equal(ev->payload, i);
             assert_int_equal(ev->timer, 1000 + i);
             assert_false(ev->cpu_exact);
-            assert_int_equal(ev->cpu_ns, i <= cap ? 1000 : 1000 + 2 * i);
+            assert_int_equal(ev->cpu_ns, i <= cap ? 1000 : 1000 + i);
             assert_int_equal(ev->nextra, i % 2 ? 0 : 1);
             if (i % 2 == 0)
                 assert_int_equal(ev->extra[0], i);
@@ -818,10 +818,10 @@ static void test_short_records(void **state)
         uint64_t timer, payload, cpu, offset;
     } want[] = {
         {IPS2_EV_SYNC, 1000000, 0, 100, 4096},
-        {IPS2_EV_ENTER, 1000005, 0x401000, 100, 4128},
-        {IPS2_EV_ENTER, 1000100, 0x7f1234567890ull, 100, 4136},
-        {IPS2_EV_ENTER, 1000200, 0x7f1200000010ull, 100, 4152},
-        {IPS2_EV_EXIT, 1000000 + 33554431, 0x7f12ffffffffull, 168, 4160},
+        {IPS2_EV_ENTER, 1000005, 0x401000, 105, 4128},
+        {IPS2_EV_ENTER, 1000100, 0x7f1234567890ull, 200, 4136},
+        {IPS2_EV_ENTER, 1000200, 0x7f1200000010ull, 200, 4152},
+        {IPS2_EV_EXIT, 1000000 + 33554431, 0x7f12ffffffffull, 200, 4160},
         {IPS2_EV_SYNC, 50000000, 0, 200, 4168},
         {IPS2_EV_EXIT, 50000007, 0x7f1234567890ull, 200, 4200},
         {IPS2_EV_EXIT, 50000100, 0x401000, 200, 4208},

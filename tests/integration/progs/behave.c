@@ -11,7 +11,7 @@
 
 static volatile sig_atomic_t got;
 
-__attribute__((noinline)) static int helper(int x)
+__attribute__((noipa)) static int helper(int x)
 {
     return x * 3;
 }

@@ -6,12 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-__attribute__((noinline)) int child_work(int x)
+__attribute__((noipa)) int child_work(int x)
 {
     return x * 2;
 }
 
-__attribute__((noinline)) int second_work(int x)
+__attribute__((noipa)) int second_work(int x)
 {
     return x + 3;
 }

@@ -3,7 +3,7 @@
  * know a lower bound of what the trace must hold. */
 #include <stdio.h>
 
-__attribute__((noinline)) long step(long x)
+__attribute__((noipa)) long step(long x)
 {
     return x + 1;
 }

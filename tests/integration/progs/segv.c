@@ -1,12 +1,12 @@
 /* segv.c - calls ok() twice, then crash() dereferences NULL. */
 #include <stdio.h>
 
-__attribute__((noinline)) int ok(int x)
+__attribute__((noipa)) int ok(int x)
 {
     return x + 1;
 }
 
-__attribute__((noinline)) int crash(volatile int *p)
+__attribute__((noipa)) int crash(volatile int *p)
 {
     return *p;
 }

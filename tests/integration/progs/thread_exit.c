@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-__attribute__((noinline)) void finish(void)
+__attribute__((noipa)) void finish(void)
 {
     fflush(stdout);
     exit(3);

@@ -4,7 +4,7 @@
 
 #define NTHREADS 8
 
-__attribute__((noinline)) long work(long x)
+__attribute__((noipa)) long work(long x)
 {
     return x * 7 + 1;
 }
