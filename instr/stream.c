@@ -260,39 +260,51 @@ void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, co
     ips2_emit_slow(t, kind, payload, words, npre + n);
 }
 
-static void stream_path(char *buf, size_t size, pid_t tid, unsigned k)
+/* <pid>.<image>.<tid>[.<k>].raw for a thread, <pid>.<k>.proc.raw for the
+ * process stream of image k. */
+static void stream_path(char *buf, size_t size, unsigned kind, pid_t tid, unsigned k)
 {
-    if (k == 0)
-        snprintf(buf, size, "%s/%d.%u.%d.raw", ips2_proc.dir, (int)ips2_proc.pid, ips2_proc.image,
-                 (int)tid);
+    const char *dir = ips2_proc.dir;
+    int pid = (int)ips2_proc.pid;
+
+    if (kind == IPS2_STREAM_PROCESS)
+        snprintf(buf, size, "%s/%d.%u.proc.raw", dir, pid, k);
+    else if (k == 0)
+        snprintf(buf, size, "%s/%d.%u.%d.raw", dir, pid, ips2_proc.image, (int)tid);
     else
-        snprintf(buf, size, "%s/%d.%u.%d.%u.raw", ips2_proc.dir, (int)ips2_proc.pid,
-                 ips2_proc.image, (int)tid, k);
+        snprintf(buf, size, "%s/%d.%u.%d.%u.raw", dir, pid, ips2_proc.image, (int)tid, k);
 }
 
-int ips2_thread_open(struct ips2_thread *t)
+/* Creates a stream file under the first name not taken, counting *k up
+ * from 0 (a thread's suffix, or the process image number). */
+static struct ips2_stream *stream_new(unsigned kind, pid_t tid, unsigned *k)
 {
     char path[PATH_MAX + 64];
     struct ips2_stream *s = calloc(1, sizeof(*s));
 
+    if (s == NULL)
+        return NULL;
+    s->tid = tid;
+    for (*k = 0; *k < 1000; (*k)++) {
+        stream_path(path, sizeof(path), kind, tid, *k);
+        if (stream_create(s, path, kind, tid) == 0)
+            return s;
+        if (errno != EEXIST)
+            break;
+    }
+    free(s);
+    return NULL;
+}
+
+int ips2_thread_open(struct ips2_thread *t)
+{
+    unsigned k;
+    struct ips2_stream *s = stream_new(IPS2_STREAM_THREAD, gettid(), &k);
+
     t->state = IPS2_THREAD_DONE;
     if (s == NULL)
         return -1;
-    s->tid = gettid();
     s->owner = t;
-    for (unsigned k = 0; k < 100; k++) {
-        stream_path(path, sizeof(path), s->tid, k);
-        if (stream_create(s, path, IPS2_STREAM_THREAD, s->tid) == 0)
-            break;
-        if (errno != EEXIST) {
-            free(s);
-            return -1;
-        }
-    }
-    if (s->window == NULL) {
-        free(s);
-        return -1;
-    }
     pthread_mutex_lock(&ips2_proc.lock);
     s->next = ips2_proc.streams;
     ips2_proc.streams = s;
@@ -336,25 +348,10 @@ void ips2_thread_close(struct ips2_thread *t)
 
 int ips2_process_stream_open(void)
 {
-    char path[PATH_MAX + 64];
-    struct ips2_stream *s = calloc(1, sizeof(*s));
+    struct ips2_stream *s = stream_new(IPS2_STREAM_PROCESS, 0, &ips2_proc.image);
 
     if (s == NULL)
         return -1;
-    for (ips2_proc.image = 0; ips2_proc.image < 1000; ips2_proc.image++) {
-        snprintf(path, sizeof(path), "%s/%d.%u.proc.raw", ips2_proc.dir, (int)ips2_proc.pid,
-                 ips2_proc.image);
-        if (stream_create(s, path, IPS2_STREAM_PROCESS, 0) == 0)
-            break;
-        if (errno != EEXIST) {
-            free(s);
-            return -1;
-        }
-    }
-    if (s->window == NULL) {
-        free(s);
-        return -1;
-    }
     ips2_proc.proc_stream = s;
     memset(&ips2_proc.proc_writer, 0, sizeof(ips2_proc.proc_writer));
     ips2_proc.proc_writer.stream = s;

@@ -20,8 +20,8 @@
 
 #define IPS2_MAGIC           "IPS2TRC" /* 8 bytes with the NUL */
 #define IPS2_MAGIC_LEN       8
-#define IPS2_VERSION         1 /* what this code writes */
-#define IPS2_VERSION_MIN     1 /* the oldest it reads */
+#define IPS2_VERSION         1    /* what this code writes */
+#define IPS2_VERSION_MIN     1    /* the oldest it reads */
 #define IPS2_RAW_HEADER_SIZE 4096 /* raw records start page-aligned */
 
 enum ips2_encoding {
@@ -58,10 +58,10 @@ enum ips2_feature_bit {
     IPS2_FEAT_PROC_EVENTS_BIT = 0, /* procedure entry/exit present */
     IPS2_FEAT_TRUNCATED_BIT = 32,  /* the writer lost records */
 };
-#define IPS2_FEAT_PROC_EVENTS  (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
-#define IPS2_FEAT_TRUNCATED    (1ULL << IPS2_FEAT_TRUNCATED_BIT)
+#define IPS2_FEAT_PROC_EVENTS   (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
+#define IPS2_FEAT_TRUNCATED     (1ULL << IPS2_FEAT_TRUNCATED_BIT)
 #define IPS2_FEAT_REQUIRED_MASK 0xffffffffULL
-#define IPS2_FEAT_KNOWN        (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_TRUNCATED)
+#define IPS2_FEAT_KNOWN         (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_TRUNCATED)
 
 /* Event groups whose measured instrumentation cost the header carries. */
 enum ips2_cost_group {
@@ -77,24 +77,24 @@ enum ips2_cost_group {
 struct ips2_file_header {
     char magic[IPS2_MAGIC_LEN]; /* IPS2_MAGIC */
     uint16_t version;
-    uint16_t header_size;  /* bytes before the first record/block */
-    uint8_t endian;        /* 1 = little */
-    uint8_t encoding;      /* enum ips2_encoding */
-    uint8_t stream_kind;   /* enum ips2_stream_kind */
-    uint8_t cpu_method;    /* enum ips2_cpu_method */
-    uint32_t cpu_param;    /* interp: sync period in us; tick: ms */
-    uint32_t timer;        /* enum ips2_timer */
-    uint64_t features;     /* IPS2_FEAT_* */
-    uint32_t pid, tid;     /* tid = 0 for a process stream */
-    uint32_t ppid;         /* parent at stream start */
-    uint32_t image;        /* exec generation of this pid: 0, 1, ... */
-    uint64_t tsc_hz;       /* timer ticks per second */
-    uint64_t ref_tsc;      /* calibration reference: timer value ... */
-    uint64_t ref_mono_ns;  /* ... and CLOCK_MONOTONIC at the same instant */
-    uint64_t ref_real_ns;  /* ... and CLOCK_REALTIME (cross-machine offset) */
-    uint32_t state;        /* enum ips2_stream_state */
-    uint32_t sync_records; /* interp: a sync at least every N records */
-    uint64_t data_bytes;   /* raw: bytes of records when closed, else 0 */
+    uint16_t header_size;               /* bytes before the first record/block */
+    uint8_t endian;                     /* 1 = little */
+    uint8_t encoding;                   /* enum ips2_encoding */
+    uint8_t stream_kind;                /* enum ips2_stream_kind */
+    uint8_t cpu_method;                 /* enum ips2_cpu_method */
+    uint32_t cpu_param;                 /* interp: sync period in us; tick: ms */
+    uint32_t timer;                     /* enum ips2_timer */
+    uint64_t features;                  /* IPS2_FEAT_* */
+    uint32_t pid, tid;                  /* tid = 0 for a process stream */
+    uint32_t ppid;                      /* parent at stream start */
+    uint32_t image;                     /* exec generation of this pid: 0, 1, ... */
+    uint64_t tsc_hz;                    /* timer ticks per second */
+    uint64_t ref_tsc;                   /* calibration reference: timer value ... */
+    uint64_t ref_mono_ns;               /* ... and CLOCK_MONOTONIC at the same instant */
+    uint64_t ref_real_ns;               /* ... and CLOCK_REALTIME (cross-machine offset) */
+    uint32_t state;                     /* enum ips2_stream_state */
+    uint32_t sync_records;              /* interp: a sync at least every N records */
+    uint64_t data_bytes;                /* raw: bytes of records when closed, else 0 */
     uint32_t cost_ns[IPS2_COST_GROUPS]; /* measured cost per event group */
     char host[IPS2_HOST_MAX];           /* NUL-terminated */
     char app[IPS2_APP_MAX];             /* application id, NUL-terminated */
@@ -106,15 +106,15 @@ struct ips2_file_header {
  * Kinds are 7 bits wide.  The payload is 48 bits; extra words follow.
  */
 enum ips2_kind {
-    IPS2_EV_NONE = 0,      /* raw: end of the written records */
-    IPS2_EV_PAD = 1,       /* raw: skip payload bytes (window tail) */
-    IPS2_EV_SYNC = 2,      /* extra: mono_ns; carries exact CPU time */
-    IPS2_EV_ENTER = 3,     /* payload: procedure address */
-    IPS2_EV_EXIT = 4,      /* payload: procedure address */
-    IPS2_EV_PROC_START = 5,  /* payload: how (ips2_start_how); extra: ppid */
-    IPS2_EV_PROC_EXIT = 6,   /* payload: how (ips2_exit_how); extra: status or signal */
-    IPS2_EV_THREAD_START = 7, /* payload: creator tid; extra: create seq, pthread_t */
-    IPS2_EV_THREAD_EXIT = 8,  /* payload: how (ips2_exit_how) */
+    IPS2_EV_NONE = 0,          /* raw: end of the written records */
+    IPS2_EV_PAD = 1,           /* raw: skip payload bytes (window tail) */
+    IPS2_EV_SYNC = 2,          /* extra: mono_ns; carries exact CPU time */
+    IPS2_EV_ENTER = 3,         /* payload: procedure address */
+    IPS2_EV_EXIT = 4,          /* payload: procedure address */
+    IPS2_EV_PROC_START = 5,    /* payload: how (ips2_start_how); extra: ppid */
+    IPS2_EV_PROC_EXIT = 6,     /* payload: how (ips2_exit_how); extra: status or signal */
+    IPS2_EV_THREAD_START = 7,  /* payload: creator tid; extra: create seq, pthread_t */
+    IPS2_EV_THREAD_EXIT = 8,   /* payload: how (ips2_exit_how) */
     IPS2_EV_THREAD_CREATE = 9, /* payload: create seq (child's THREAD_START) */
     IPS2_EV_JOIN_BEGIN = 10,   /* payload: create seq of the joined thread */
     IPS2_EV_JOIN_END = 11,     /* payload: create seq; extra: result (0 ok) */
@@ -169,18 +169,18 @@ enum ips2_exit_how {
 #define IPS2_SHORT_DELTA_BITS 25
 #define IPS2_SHORT_WORD(kind, delta, offset)                                                       \
     ((uint64_t)(kind) | ((uint64_t)(delta) << 7) | ((uint64_t)(offset) << 32))
-#define IPS2_SHORT_DELTA(w)  (((uint64_t)(w) >> 7) & ((1u << IPS2_SHORT_DELTA_BITS) - 1))
-#define IPS2_SHORT_OFFSET(w) ((uint64_t)(w) >> 32)
+#define IPS2_SHORT_DELTA(w)   (((uint64_t)(w) >> 7) & ((1u << IPS2_SHORT_DELTA_BITS) - 1))
+#define IPS2_SHORT_OFFSET(w)  ((uint64_t)(w) >> 32)
 #define IPS2_SHORT_BASE(addr) ((uint64_t)(addr) & ~0xffffffffull)
-#define IPS2_RAW_KIND(w)    ((unsigned)((w) & 0x7f))
-#define IPS2_RAW_HAS_CPU(w) ((unsigned)(((w) >> 7) & 1))
-#define IPS2_RAW_NEXTRA(w)  ((unsigned)(((w) >> 8) & 0xff))
-#define IPS2_RAW_PAYLOAD(w) ((uint64_t)(w) >> 16)
+#define IPS2_RAW_KIND(w)      ((unsigned)((w)&0x7f))
+#define IPS2_RAW_HAS_CPU(w)   ((unsigned)(((w) >> 7) & 1))
+#define IPS2_RAW_NEXTRA(w)    ((unsigned)(((w) >> 8) & 0xff))
+#define IPS2_RAW_PAYLOAD(w)   ((uint64_t)(w) >> 16)
 #define IPS2_RAW_WORD0(kind, has_cpu, nextra, payload)                                             \
     ((uint64_t)(kind) | ((uint64_t)(has_cpu) << 7) | ((uint64_t)(nextra) << 8) |                   \
      ((uint64_t)(payload) << 16))
-#define IPS2_PAYLOAD_MASK   ((1ULL << 48) - 1)
-#define IPS2_RAW_MAX_EXTRA  255
+#define IPS2_PAYLOAD_MASK  ((1ULL << 48) - 1)
+#define IPS2_RAW_MAX_EXTRA 255
 
 /*
  * Packed block: a 32-byte header, then comp_len bytes of zlib data that
@@ -198,9 +198,9 @@ enum ips2_exit_how {
  * is appended while the table holds fewer than IPS2_PACK_DICT_MAX entries.
  * For packed events nextra does not count the CPU word.
  */
-#define IPS2_BLOCK_MAGIC     0x314b4c42u /* "BLK1" */
-#define IPS2_BLOCK_RAW_MAX   (256u * 1024u)
-#define IPS2_PACK_DICT_MAX   4096u
+#define IPS2_BLOCK_MAGIC   0x314b4c42u /* "BLK1" */
+#define IPS2_BLOCK_RAW_MAX (256u * 1024u)
+#define IPS2_PACK_DICT_MAX 4096u
 
 struct ips2_block_header {
     uint32_t magic;    /* IPS2_BLOCK_MAGIC */

@@ -21,15 +21,15 @@
 struct ips2_reader;
 
 struct ips2_event {
-    unsigned kind;          /* enum ips2_kind */
-    bool cpu_exact;         /* cpu_ns was read, not derived */
-    uint64_t timer;         /* raw timer value */
-    uint64_t wall_ns;       /* CLOCK_MONOTONIC ns on the writer's machine */
-    uint64_t cpu_ns;        /* thread CPU time, exact or derived */
-    uint64_t payload;       /* 48 bits: address or small argument */
-    unsigned nextra;        /* words in extra[], CPU word not included */
-    const uint64_t *extra;  /* kind-specific words; valid until next call */
-    uint64_t offset;        /* byte offset of the record (raw) or block (packed) */
+    unsigned kind;         /* enum ips2_kind */
+    bool cpu_exact;        /* cpu_ns was read, not derived */
+    uint64_t timer;        /* raw timer value */
+    uint64_t wall_ns;      /* CLOCK_MONOTONIC ns on the writer's machine */
+    uint64_t cpu_ns;       /* thread CPU time, exact or derived */
+    uint64_t payload;      /* 48 bits: address or small argument */
+    unsigned nextra;       /* words in extra[], CPU word not included */
+    const uint64_t *extra; /* kind-specific words; valid until next call */
+    uint64_t offset;       /* byte offset of the record (raw) or block (packed) */
 };
 
 /* Opens a stream.  Returns NULL and fills err (IPS2_ERR_MAX bytes) on failure. */

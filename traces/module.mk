@@ -2,7 +2,8 @@
 # and ips2-dump.  Built position-independent so that the master's Tcl
 # extension can link it too.
 
-TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c
+TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
+              traces/error.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 TRACE_LIB  := $(B)/lib/libips2trace.a
 TRACE_LIBS := $(TRACE_LIB) -lelf -lz

@@ -36,6 +36,7 @@
 #include <zlib.h>
 
 #include "ips2_pack.h"
+#include "error.h"
 #include "ips2_record.h"
 #include "reader_internal.h"
 #include "varint.h"
@@ -69,19 +70,6 @@ struct packer {
     uLong comp_cap;
 };
 
-static void set_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(char *err, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, IPS2_ERR_MAX, fmt, ap);
-    va_end(ap);
-}
-
 static int write_out(struct packer *p, const void *data, size_t len)
 {
     const unsigned char *c = data;
@@ -91,8 +79,8 @@ static int write_out(struct packer *p, const void *data, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            set_err(p->err, "%s: byte %llu: cannot write: %s", p->tmp, (unsigned long long)p->off,
-                    n < 0 ? strerror(errno) : "short write");
+            ips2_set_error(p->err, "%s: byte %llu: cannot write: %s", p->tmp,
+                           (unsigned long long)p->off, n < 0 ? strerror(errno) : "short write");
             return -1;
         }
         c += n;
@@ -121,8 +109,8 @@ static int flush_block(struct packer *p)
         return 0;
     int zrc = compress2(p->comp, &clen, p->raw, p->used, IPS2_PACK_LEVEL);
     if (zrc != Z_OK) {
-        set_err(p->err, "%s: byte %llu: cannot compress a block: %s", p->tmp,
-                (unsigned long long)p->off, zError(zrc));
+        ips2_set_error(p->err, "%s: byte %llu: cannot compress a block: %s", p->tmp,
+                       (unsigned long long)p->off, zError(zrc));
         return -1;
     }
     memset(&bh, 0, sizeof(bh));
@@ -226,7 +214,7 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
         p->comp_cap = compressBound(IPS2_BLOCK_RAW_MAX);
     }
     if (!p || !tmp || !(p->comp = malloc(p->comp_cap))) {
-        set_err(err, "%s: byte 0: cannot pack it: out of memory", raw_path);
+        ips2_set_error(err, "%s: byte 0: cannot pack it: out of memory", raw_path);
         goto out;
     }
     strcpy(tmp, packed_path);
@@ -235,7 +223,7 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
     p->err = err;
     p->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (p->fd < 0) {
-        set_err(err, "%s: byte 0: cannot create: %s", tmp, strerror(errno));
+        ips2_set_error(err, "%s: byte 0: cannot create: %s", tmp, strerror(errno));
         goto out;
     }
 
@@ -259,18 +247,19 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
         goto fail;
     if (close(p->fd) < 0) {
         p->fd = -1;
-        set_err(err, "%s: byte %llu: cannot close: %s", tmp, (unsigned long long)p->off,
-                strerror(errno));
+        ips2_set_error(err, "%s: byte %llu: cannot close: %s", tmp, (unsigned long long)p->off,
+                       strerror(errno));
         goto fail;
     }
     p->fd = -1;
     if (rename(tmp, packed_path) < 0) {
-        set_err(err, "%s: byte 0: cannot rename to %s: %s", tmp, packed_path, strerror(errno));
+        ips2_set_error(err, "%s: byte 0: cannot rename to %s: %s", tmp, packed_path,
+                       strerror(errno));
         goto fail;
     }
     if (rrc < 0) {
         /* Packed up to the corrupt record; still report it. */
-        set_err(err, "%s", ips2_reader_error(r));
+        ips2_set_error(err, "%s", ips2_reader_error(r));
         goto out;
     }
     rc = 0;

@@ -18,6 +18,7 @@
  * unreadable module is kept without names, and its error names the path.
  */
 #include "ips2_symbols.h"
+#include "error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,19 +53,6 @@ struct ips2_symtab {
     struct module *mods; /* sorted by start, not overlapping */
     size_t nmods, cap;
 };
-
-static void set_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(char *err, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, IPS2_ERR_MAX, fmt, ap);
-    va_end(ap);
-}
 
 struct ips2_symtab *ips2_symtab_new(void)
 {
@@ -132,11 +120,11 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
     size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 
     if (!data || entsize == 0) {
-        set_err(err, "%s: cannot read symbol table: %s", path, elf_errmsg(-1));
+        ips2_set_error(err, "%s: cannot read symbol table: %s", path, elf_errmsg(-1));
         return -1;
     }
     if (shdr->sh_link == 0 || !elf_getscn(elf, shdr->sh_link)) {
-        set_err(err, "%s: symbol table links to no string table", path);
+        ips2_set_error(err, "%s: symbol table links to no string table", path);
         return -1;
     }
     size_t n = data->d_size / entsize;
@@ -220,7 +208,7 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
 nomem:
     free(syms);
     free(name_off);
-    set_err(err, "%s: out of memory reading symbols", path);
+    ips2_set_error(err, "%s: out of memory reading symbols", path);
     return -1;
 }
 
@@ -231,11 +219,11 @@ static int load_elf(struct module *m, const char *path, char *err)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
     if (fd < 0) {
-        set_err(err, "%s: cannot open: %s", path, strerror(errno));
+        ips2_set_error(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        set_err(err, "%s: not a regular file", path);
+        ips2_set_error(err, "%s: not a regular file", path);
         close(fd);
         return -1;
     }
@@ -243,11 +231,11 @@ static int load_elf(struct module *m, const char *path, char *err)
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
     int rc = -1;
     if (!elf) {
-        set_err(err, "%s: not an ELF file: %s", path, elf_errmsg(-1));
+        ips2_set_error(err, "%s: not an ELF file: %s", path, elf_errmsg(-1));
         goto out;
     }
     if (elf_kind(elf) != ELF_K_ELF) {
-        set_err(err, "%s: not an ELF file", path);
+        ips2_set_error(err, "%s: not an ELF file", path);
         goto out;
     }
 
@@ -267,7 +255,7 @@ static int load_elf(struct module *m, const char *path, char *err)
         }
     }
     if (!symtab && !dynsym) {
-        set_err(err, "%s: no symbol table", path);
+        ips2_set_error(err, "%s: no symbol table", path);
         goto out;
     }
     long n = 0;
@@ -302,13 +290,13 @@ int ips2_symtab_add_module(struct ips2_symtab *s, uint64_t bias, uint64_t start,
     if (!path)
         path = "";
     if (end <= start) {
-        set_err(err, "%s: empty address range 0x%llx-0x%llx", path, (unsigned long long)start,
-                (unsigned long long)end);
+        ips2_set_error(err, "%s: empty address range 0x%llx-0x%llx", path,
+                       (unsigned long long)start, (unsigned long long)end);
         return -1;
     }
     m.path = strdup(path);
     if (!m.path) {
-        set_err(err, "%s: out of memory", path);
+        ips2_set_error(err, "%s: out of memory", path);
         return -1;
     }
     const char *slash = strrchr(m.path, '/');
@@ -331,7 +319,7 @@ int ips2_symtab_add_module(struct ips2_symtab *s, uint64_t bias, uint64_t start,
         struct module *mods = realloc(s->mods, cap * sizeof(*mods));
         if (!mods) {
             module_free(&m);
-            set_err(err, "%s: out of memory", path);
+            ips2_set_error(err, "%s: out of memory", path);
             return -1;
         }
         s->mods = mods;
@@ -356,7 +344,7 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
     if (err)
         err[0] = '\0';
     if (!r) {
-        set_err(err, "%s", rerr);
+        ips2_set_error(err, "%s", rerr);
         return -1;
     }
     merr[0] = '\0';
@@ -364,8 +352,9 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
         if (ev->kind != IPS2_EV_MODULE)
             continue;
         if (ev->nextra < 2) {
-            set_err(err, "%s: byte %llu: module event with %u extra words, expected at least 2",
-                    proc_stream_path, (unsigned long long)ev->offset, ev->nextra);
+            ips2_set_error(err,
+                           "%s: byte %llu: module event with %u extra words, expected at least 2",
+                           proc_stream_path, (unsigned long long)ev->offset, ev->nextra);
             ips2_reader_close(r);
             return -1;
         }
@@ -380,7 +369,7 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
         count++;
     }
     if (rc < 0) {
-        set_err(err, "%s", ips2_reader_error(r));
+        ips2_set_error(err, "%s", ips2_reader_error(r));
         ips2_reader_close(r);
         return -1;
     }

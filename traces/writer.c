@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ips2_reader.h"
+#include "error.h"
 #include "ips2_record.h"
 #include "ips2_writer.h"
 
@@ -33,19 +34,6 @@ struct ips2_writer {
     char err[IPS2_ERR_MAX];
     unsigned char buf[WRITER_BUF];
 };
-
-static void set_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(char *err, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, IPS2_ERR_MAX, fmt, ap);
-    va_end(ap);
-}
 
 /* Writes all of len bytes at off; returns 0 or -1 with errno set. */
 static int write_all(int fd, const void *p, size_t len, uint64_t off)
@@ -77,8 +65,8 @@ static int flush_buf(struct ips2_writer *w)
     if (w->used == 0)
         return 0;
     if (write_all(w->fd, w->buf, w->used, off) < 0) {
-        set_err(w->err, "%s: byte %llu: cannot write records: %s", w->path, (unsigned long long)off,
-                strerror(errno));
+        ips2_set_error(w->err, "%s: byte %llu: cannot write records: %s", w->path,
+                       (unsigned long long)off, strerror(errno));
         return -1;
     }
     w->used = 0;
@@ -92,7 +80,7 @@ static int write_header(struct ips2_writer *w)
     memset(page, 0, sizeof(page));
     memcpy(page, &w->hdr, sizeof(w->hdr));
     if (write_all(w->fd, page, sizeof(page), 0) < 0) {
-        set_err(w->err, "%s: byte 0: cannot write the header: %s", w->path, strerror(errno));
+        ips2_set_error(w->err, "%s: byte 0: cannot write the header: %s", w->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -104,7 +92,7 @@ struct ips2_writer *ips2_writer_create(const char *path, const struct ips2_file_
     struct ips2_writer *w = calloc(1, sizeof(*w));
 
     if (!w || !(w->path = strdup(path))) {
-        set_err(err, "%s: byte 0: cannot create a writer: out of memory", path);
+        ips2_set_error(err, "%s: byte 0: cannot create a writer: out of memory", path);
         free(w);
         return NULL;
     }
@@ -122,7 +110,7 @@ struct ips2_writer *ips2_writer_create(const char *path, const struct ips2_file_
 
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
-        set_err(err, "%s: byte 0: cannot create: %s", path, strerror(errno));
+        ips2_set_error(err, "%s: byte 0: cannot create: %s", path, strerror(errno));
         free(w->path);
         free(w);
         return NULL;
@@ -159,11 +147,12 @@ int ips2_writer_emit(struct ips2_writer *w, unsigned kind, uint64_t timer, int h
         return -1;
     if (kind > IPS2_EV_KIND_MAX || kind == IPS2_EV_ENTER_SHORT || kind == IPS2_EV_EXIT_SHORT ||
         nextra + cpu > IPS2_RAW_MAX_EXTRA || payload > IPS2_PAYLOAD_MASK || (nextra && !extra)) {
-        set_err(w->err,
-                "%s: byte %llu: cannot emit kind %u with %u extra words and payload 0x%llx: "
-                "expected a long record kind <= %u, extra words <= %u, payload < 2^48",
-                w->path, (unsigned long long)off, kind, nextra + cpu, (unsigned long long)payload,
-                (unsigned)IPS2_EV_KIND_MAX, (unsigned)IPS2_RAW_MAX_EXTRA);
+        ips2_set_error(w->err,
+                       "%s: byte %llu: cannot emit kind %u with %u extra words and payload 0x%llx: "
+                       "expected a long record kind <= %u, extra words <= %u, payload < 2^48",
+                       w->path, (unsigned long long)off, kind, nextra + cpu,
+                       (unsigned long long)payload, (unsigned)IPS2_EV_KIND_MAX,
+                       (unsigned)IPS2_RAW_MAX_EXTRA);
         return -1;
     }
     ips2_record_put(rec, kind, timer, cpu, cpu_ns, payload, extra, nextra);
@@ -195,10 +184,11 @@ int ips2_writer_close(struct ips2_writer *w, char *err)
         w->hdr.state = IPS2_STATE_CLOSED;
         w->hdr.data_bytes = w->data_bytes;
         if (write_all(w->fd, &w->hdr, sizeof(w->hdr), 0) < 0)
-            set_err(w->err, "%s: byte 0: cannot rewrite the header: %s", w->path, strerror(errno));
+            ips2_set_error(w->err, "%s: byte 0: cannot rewrite the header: %s", w->path,
+                           strerror(errno));
     }
     if (close(w->fd) < 0 && !w->err[0])
-        set_err(w->err, "%s: byte 0: cannot close: %s", w->path, strerror(errno));
+        ips2_set_error(w->err, "%s: byte 0: cannot close: %s", w->path, strerror(errno));
     if (w->err[0]) {
         if (err)
             memcpy(err, w->err, IPS2_ERR_MAX);

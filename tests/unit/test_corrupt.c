@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "scratch.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,37 +32,17 @@
 #include "ips2_writer.h"
 #include "varint.h"
 
-static char tmpdir[64];
 static char P[512];  /* the file of the current case */
 static char P2[512]; /* a second one */
 
 static int setup_dir(void **state)
 {
     (void)state;
-    strcpy(tmpdir, "/tmp/ips2-test-corrupt-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (scratch_make("corrupt") < 0)
         return -1;
-    snprintf(P, sizeof(P), "%s/t.raw", tmpdir);
-    snprintf(P2, sizeof(P2), "%s/t.ips2", tmpdir);
+    snprintf(P, sizeof(P), "%s/t.raw", scratch_dir);
+    snprintf(P2, sizeof(P2), "%s/t.ips2", scratch_dir);
     return 0;
-}
-
-static int remove_dir(void **state)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    char p[600];
-
-    (void)state;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    return rmdir(tmpdir);
 }
 
 /* ---- file helpers ---------------------------------------------------- */
@@ -228,7 +210,7 @@ static void test_not_a_stream(void **state)
     char err[IPS2_ERR_MAX];
 
     (void)state;
-    snprintf(path, sizeof(path), "%s/missing.raw", tmpdir);
+    snprintf(path, sizeof(path), "%s/missing.raw", scratch_dir);
     assert_null(ips2_reader_open(path, err));
     assert_string_equal(err,
                         msg(path, "byte 0: expected a readable file, cannot open: No such file "
@@ -907,5 +889,5 @@ int main(void)
         cmocka_unit_test(test_packed_bad_blocks), cmocka_unit_test(test_packed_bad_events),
         cmocka_unit_test(test_random_damage),
     };
-    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+    return cmocka_run_group_tests(tests, setup_dir, scratch_remove);
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "scratch.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,36 +31,15 @@
 #include "ips2_writer.h"
 #include "varint.h"
 
-static char tmpdir[64];
-
 static int setup_dir(void **state)
 {
     (void)state;
-    strcpy(tmpdir, "/tmp/ips2-test-format-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *e;
-    char p[512];
-
-    (void)state;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    return rmdir(tmpdir);
+    return scratch_make("format");
 }
 
 static const char *tpath(char *buf, const char *name)
 {
-    snprintf(buf, 512, "%s/%s", tmpdir, name);
+    snprintf(buf, 512, "%s/%s", scratch_dir, name);
     return buf;
 }
 
@@ -936,5 +917,5 @@ int main(void)
         cmocka_unit_test(test_closed_bounds),
         cmocka_unit_test(test_empty_stream),
     };
-    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+    return cmocka_run_group_tests(tests, setup_dir, scratch_remove);
 }
