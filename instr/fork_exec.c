@@ -20,7 +20,8 @@ IPS2_EXPORT pid_t fork(void)
 
     if (pid != 0 && ips2_proc.initialized) {
         int saved_errno = errno;
-        ips2_emit_slow(&ips2_self, IPS2_EV_FORK, pid > 0 ? (uint64_t)pid : 0, NULL, 0);
+        ips2_emit_slow(&ips2_self, IPS2_EV_FORK, pid > 0 ? (uint64_t)pid : 0, NULL, 0,
+                       IPS2_CPU_READ);
         errno = saved_errno;
     }
     return pid;
@@ -46,7 +47,8 @@ static int exec_failed(int result)
 
     if (own_process()) {
         ips2_streams_unseal();
-        ips2_emit_slow(&ips2_self, IPS2_EV_EXEC_FAILED, (uint64_t)saved_errno, NULL, 0);
+        ips2_emit_slow(&ips2_self, IPS2_EV_EXEC_FAILED, (uint64_t)saved_errno, NULL, 0,
+                       IPS2_CPU_READ);
     }
     errno = saved_errno;
     return result;

@@ -86,7 +86,7 @@ static void process_begin(int how, pid_t parent)
     }
     ips2_record_modules();
     ips2_proc.initialized = 1;
-    ips2_emit_slow(&ips2_self, IPS2_EV_PROC_START, (uint64_t)how, &ppid, 1);
+    ips2_emit_slow(&ips2_self, IPS2_EV_PROC_START, (uint64_t)how, &ppid, 1, IPS2_CPU_READ);
 }
 
 static void after_fork_in_child(void)
@@ -139,7 +139,7 @@ void ips2_process_end(int how, int status, int in_signal)
     if (!ips2_proc.initialized || getpid() != ips2_proc.pid || atomic_exchange(&process_ended, 1))
         return;
     if (t->state == IPS2_THREAD_TRACING)
-        ips2_emit_slow(t, IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1);
+        ips2_emit_slow(t, IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1, IPS2_CPU_READ);
     else
         ips2_process_stream_emit(IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1, !in_signal);
     if (in_signal)

@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) void record_proc(unsigned kind, uns
         *(uint64_t *)p = IPS2_SHORT_WORD(short_kind, delta, offset);
         return;
     }
-    ips2_emit_slow(t, kind, (uintptr_t)fn, NULL, 0);
+    ips2_emit_slow(t, kind, (uintptr_t)fn, NULL, 0, IPS2_CPU_DERIVED);
 }
 
 IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -110,9 +110,18 @@ static inline uint64_t ips2_timer_now(void)
     return ips2_mono_ns();
 }
 
+/* How an event gets its CPU time, beyond what IPS2_CPUCLOCK asks for:
+ * IPS2_CPU_READ reads the thread's CPU clock (a system call, ~0.4 us) for
+ * events after which the thread may have blocked, or that end a wait;
+ * IPS2_CPU_DERIVED leaves it to readers (cheap events that never block). */
+enum ips2_emit_flags {
+    IPS2_CPU_DERIVED = 0,
+    IPS2_CPU_READ = 1,
+};
+
 /* stream.c */
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
-                    unsigned nextra);
+                    unsigned nextra, unsigned flags);
 void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,
                       unsigned npre, const char *s);
 int ips2_thread_open(struct ips2_thread *t);
@@ -124,6 +133,28 @@ void ips2_streams_seal(void);
 void ips2_streams_unseal(void);
 void ips2_streams_close_all(void);
 void ips2_streams_forget(void);
+
+/* Records an event of the calling thread.  With IPS2_CPU_DERIVED and room
+ * in the window it is a plain append, like a procedure event: no errno, no
+ * lock, no system call (wrappers of cheap calls such as an uncontended
+ * mutex use it); everything else goes through ips2_emit_slow(). */
+static inline void ips2_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
+                             unsigned nextra, unsigned flags)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t now = ips2_timer_now();
+    size_t bytes = 8 * ips2_record_words(0, nextra);
+    uintptr_t p = t->cur;
+
+    if (likely(flags == IPS2_CPU_DERIVED && p + bytes <= t->limit &&
+               now - t->last_sync < ips2_proc.hot_ticks)) {
+        t->cur = p + bytes;
+        ips2_compiler_barrier();
+        ips2_record_put((uint64_t *)p, kind, now, 0, 0, payload, extra, nextra);
+        return;
+    }
+    ips2_emit_slow(t, kind, payload, extra, nextra, flags);
+}
 
 /* process.c */
 void ips2_process_end(int how, int status, int in_signal);

@@ -198,7 +198,7 @@ static void set_limit(struct ips2_thread *t)
 }
 
 static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
-                        const uint64_t *extra, unsigned nextra)
+                        const uint64_t *extra, unsigned nextra, unsigned flags)
 {
     uint64_t now = ips2_timer_now(), cpu = 0;
     int has_cpu = 0;
@@ -212,10 +212,7 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         t->lost = 0;
         put(t, IPS2_EV_LOST, now, 0, 0, lost, NULL, 0);
     }
-    /* Interaction and lifecycle events carry an exact reading in every
-     * method; procedure events only where the method says so. */
-    if (ips2_proc.cpu_method != IPS2_CPU_INTERP ||
-        (kind != IPS2_EV_ENTER && kind != IPS2_EV_EXIT)) {
+    if (ips2_proc.cpu_method != IPS2_CPU_INTERP || (flags & IPS2_CPU_READ)) {
         has_cpu = 1;
         cpu = ips2_thread_cpu_ns();
         if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
@@ -229,7 +226,7 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
 }
 
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
-                    unsigned nextra)
+                    unsigned nextra, unsigned flags)
 {
     int saved_errno = errno;
 
@@ -243,7 +240,7 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
     if (t->state == IPS2_THREAD_NEW && ips2_proc.initialized)
         ips2_thread_open(t);
     if (t->state == IPS2_THREAD_TRACING)
-        write_event(t, kind, payload, extra, nextra);
+        write_event(t, kind, payload, extra, nextra, flags);
     set_limit(t);
     t->busy = 0;
     errno = saved_errno;
@@ -257,7 +254,7 @@ void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, co
 
     memcpy(words, pre, npre * sizeof(uint64_t));
     unsigned n = ips2_string_words(words + npre, max - npre, s);
-    ips2_emit_slow(t, kind, payload, words, npre + n);
+    ips2_emit_slow(t, kind, payload, words, npre + n, IPS2_CPU_READ);
 }
 
 /* <pid>.<image>.<tid>[.<k>].raw for a thread, <pid>.<k>.proc.raw for the

@@ -83,7 +83,7 @@ static void record_thread_exit(int how)
 
     if (t->state == IPS2_THREAD_TRACING && !t->exit_recorded) {
         t->exit_recorded = 1;
-        ips2_emit_slow(t, IPS2_EV_THREAD_EXIT, (uint64_t)how, NULL, 0);
+        ips2_emit_slow(t, IPS2_EV_THREAD_EXIT, (uint64_t)how, NULL, 0, IPS2_CPU_READ);
     }
 }
 
@@ -109,7 +109,7 @@ static void *thread_start(void *p)
     free(p);
     ips2_self.create_seq = a.seq;
     seq_put(pthread_self(), a.seq);
-    ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_START, (uint64_t)a.creator, extra, 2);
+    ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_START, (uint64_t)a.creator, extra, 2, IPS2_CPU_READ);
     pthread_setspecific(exit_key, &ips2_self);
     void *result = a.start(a.arg);
     record_thread_exit(IPS2_EXIT_RETURN);
@@ -127,7 +127,7 @@ IPS2_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     a->arg = arg;
     a->seq = atomic_fetch_add(&ips2_proc.thread_seq, 1) + 1;
     a->creator = gettid();
-    ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_CREATE, a->seq, NULL, 0);
+    ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_CREATE, a->seq, NULL, 0, IPS2_CPU_READ);
     int rc = IPS2_REAL(pthread_create)(thread, attr, thread_start, a);
     if (rc != 0)
         free(a);
@@ -145,11 +145,11 @@ IPS2_EXPORT int pthread_join(pthread_t thread, void **result)
 {
     uint64_t seq = seq_get(thread, 0);
 
-    ips2_emit_slow(&ips2_self, IPS2_EV_JOIN_BEGIN, seq, NULL, 0);
+    ips2_emit_slow(&ips2_self, IPS2_EV_JOIN_BEGIN, seq, NULL, 0, IPS2_CPU_READ);
     int rc = IPS2_REAL(pthread_join)(thread, result);
     uint64_t status = (uint64_t)rc;
     if (rc == 0)
         seq_get(thread, 1);
-    ips2_emit_slow(&ips2_self, IPS2_EV_JOIN_END, seq, &status, 1);
+    ips2_emit_slow(&ips2_self, IPS2_EV_JOIN_END, seq, &status, 1, IPS2_CPU_READ);
     return rc;
 }

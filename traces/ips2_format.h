@@ -125,7 +125,13 @@ enum ips2_kind {
     IPS2_EV_LOST = 16,         /* payload: records lost before this point */
     IPS2_EV_ENTER_SHORT = 17,  /* raw only: one-word ENTER, see below */
     IPS2_EV_EXIT_SHORT = 18,   /* raw only: one-word EXIT, see below */
-    IPS2_EV_KIND_COUNT,
+
+    /* 19-39: synchronisation (FORMAT.md "Synchronisation") */
+
+    /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
+
+    /* 70-89: processes and PVM (FORMAT.md "Processes and PVM") */
+
     IPS2_EV_KIND_MAX = 127,
 };
 

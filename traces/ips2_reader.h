@@ -50,7 +50,10 @@ bool ips2_reader_unclosed(const struct ips2_reader *r);
 /* Copies a NUL-padded string from extra words (skipping `skip` words) into buf. */
 void ips2_event_string(const struct ips2_event *ev, unsigned skip, char *buf, size_t size);
 
-/* Kind name for printing ("enter", "exit", ...), or "kind-N". */
+/* Kind name for printing ("enter", "exit", ...), or "unknown". */
 const char *ips2_kind_name(unsigned kind);
+
+/* True for the kinds this version of the format defines. */
+bool ips2_kind_known(unsigned kind);
 
 #endif /* IPS2_READER_H */

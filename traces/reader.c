@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,10 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "ips2 streams are little-endian");
 _Static_assert(sizeof(struct ips2_block_header) == 32, "block header is 32 bytes");
 
-#define READ_BUF         (1u << 20)     /* input window; holds any header, record or block */
+#define READ_BUF (1u << 20) /* input window; holds any header, record or block */
+#define READ_BUF_MIN                                                                               \
+    (64u << 10)                         /* ... or the whole file, if smaller (a raw record         \
+                                           of a live file is at most 2 KiB) */
 #define QUEUE_MAX_EVENTS 65536u         /* events waiting for the next exact CPU reading */
 #define QUEUE_MAX_WORDS  (256u * 1024u) /* their extra words (2 MiB) */
 #define BLOCK_HDR        sizeof(struct ips2_block_header)
@@ -65,6 +69,7 @@ struct ips2_reader {
     /* input window: buf[0 .. len) holds file bytes [base, base + len) */
     unsigned char *buf;
     size_t len;
+    size_t cap; /* bytes of buf */
     uint64_t base;
     uint64_t pos;      /* next byte to decode */
     bool closed;       /* header state CLOSED */
@@ -162,7 +167,7 @@ static ssize_t ensure(struct ips2_reader *r, size_t n)
     }
     r->base = r->pos;
     while (r->len < n) {
-        ssize_t got = pread(r->fd, r->buf + r->len, READ_BUF - r->len, (off_t)(r->base + r->len));
+        ssize_t got = pread(r->fd, r->buf + r->len, r->cap - r->len, (off_t)(r->base + r->len));
         if (got < 0) {
             if (errno == EINTR)
                 continue;
@@ -332,9 +337,8 @@ static int raw_next(struct ips2_reader *r)
             r->pos = off + 8;
             return 1;
         }
-        if (kind == IPS2_EV_NONE || kind >= IPS2_EV_KIND_COUNT)
-            return fail(r, off, "expected a known record kind (1 to %u), found kind %u",
-                        IPS2_EV_KIND_COUNT - 1, kind);
+        if (kind == IPS2_EV_NONE || !ips2_kind_known(kind))
+            return fail(r, off, "expected a known record kind, found kind %u", kind);
 
         unsigned has_cpu = IPS2_RAW_HAS_CPU(w0);
         unsigned nextra = IPS2_RAW_NEXTRA(w0);
@@ -409,7 +413,7 @@ static int block_event(struct ips2_reader *r)
     c->kind = tag & 0x7f;
     c->has_cpu = tag >> 7;
     c->offset = r->boff;
-    if (c->kind < IPS2_EV_SYNC || c->kind >= IPS2_EV_KIND_COUNT || c->kind == IPS2_EV_ENTER_SHORT ||
+    if (c->kind < IPS2_EV_SYNC || !ips2_kind_known(c->kind) || c->kind == IPS2_EV_ENTER_SHORT ||
         c->kind == IPS2_EV_EXIT_SHORT)
         return fail(r, r->boff,
                     "block event %u at decoded byte %zu: expected a packed event kind (not "
@@ -800,8 +804,9 @@ int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
 struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, char *err)
 {
     struct ips2_reader *r = calloc(1, sizeof(*r));
+    struct stat st;
 
-    if (!r || !(r->path = strdup(path)) || !(r->buf = malloc(READ_BUF))) {
+    if (!r || !(r->path = strdup(path))) {
         if (err)
             snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected to open it, out of memory", path);
         if (r)
@@ -815,10 +820,18 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
         if (err)
             snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a readable file, cannot open: %s",
                      path, strerror(errno));
-        free(r->buf);
         free(r->path);
         free(r);
         return NULL;
+    }
+    /* A small file gets a small window: many small streams are common (one
+     * per thread) and a fuzzer opens thousands a second. */
+    r->cap = READ_BUF;
+    if (fstat(r->fd, &st) == 0 && st.st_size < (off_t)READ_BUF)
+        r->cap = st.st_size > (off_t)READ_BUF_MIN ? (size_t)st.st_size : READ_BUF_MIN;
+    if (!(r->buf = malloc(r->cap))) {
+        fail(r, 0, "expected to open it, out of memory");
+        goto bad;
     }
     if (read_header(r) < 0)
         goto bad;
@@ -884,24 +897,4 @@ void ips2_event_string(const struct ips2_event *ev, unsigned skip, char *buf, si
         memcpy(buf, p, n);
     }
     buf[n] = '\0';
-}
-
-#define K10(t)                                                                                     \
-    "kind-" #t "0", "kind-" #t "1", "kind-" #t "2", "kind-" #t "3", "kind-" #t "4",                \
-        "kind-" #t "5", "kind-" #t "6", "kind-" #t "7", "kind-" #t "8", "kind-" #t "9"
-
-static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
-    "none",       "pad",          "sync",        "enter",         "exit",       "proc-start",
-    "proc-exit",  "thread-start", "thread-exit", "thread-create", "join-begin", "join-end",
-    "fork",       "exec",         "exec-failed", "module",        "lost",       "enter-short",
-    "exit-short", "kind-19",      K10(2),        K10(3),          K10(4),       K10(5),
-    K10(6),       K10(7),         K10(8),        K10(9),          K10(10),      K10(11),
-    "kind-120",   "kind-121",     "kind-122",    "kind-123",      "kind-124",   "kind-125",
-    "kind-126",   "kind-127",
-};
-_Static_assert(IPS2_EV_KIND_COUNT == 19, "name every kind in kind_names");
-
-const char *ips2_kind_name(unsigned kind)
-{
-    return kind <= IPS2_EV_KIND_MAX ? kind_names[kind] : "kind-invalid";
 }

@@ -347,14 +347,14 @@ static void test_raw_unknown_kind(void **state)
     assert_int_equal(ips2_writer_emit(w, IPS2_EV_ENTER, 5000, 0, 0, 1, NULL, 0), 0);
     close_writer(w);
     expect_events_then(P, 3, 1,
-                       msg(P, "byte 4144: expected a known record kind (1 to 18), found kind 99"));
+                       msg(P, "byte 4144: expected a known record kind, found kind 99"));
 
     /* Kind 0 (NONE) in a nonzero word is not an end marker. */
     w = make_raw(P, 1, IPS2_CPU_EXACT, 1);
     assert_int_equal(ips2_writer_emit_word(w, IPS2_RAW_WORD0(0, 0, 0, 5)), 0);
     close_writer(w);
     expect_events_then(P, 1, 1,
-                       msg(P, "byte 4112: expected a known record kind (1 to 18), found kind 0"));
+                       msg(P, "byte 4112: expected a known record kind, found kind 0"));
 }
 
 static void test_raw_bad_records(void **state)
@@ -497,7 +497,7 @@ static void test_error_after_queued_events(void **state)
     }
     assert_int_equal(ips2_reader_next(r, &ev), -1);
     assert_string_equal(ips2_reader_error(r),
-                        msg(P, "byte 4176: expected a known record kind (1 to 18), found kind "
+                        msg(P, "byte 4176: expected a known record kind, found kind "
                                "120"));
     assert_int_equal(ips2_reader_next(r, &ev), -1);
     ips2_reader_close(r);
@@ -515,7 +515,7 @@ static void test_pack_corrupt_raw(void **state)
     close_writer(w);
     assert_int_equal(ips2_pack_file(P, P2, err), -1);
     assert_string_equal(err,
-                        msg(P, "byte 4176: expected a known record kind (1 to 18), found kind 77"));
+                        msg(P, "byte 4176: expected a known record kind, found kind 77"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", P2);
     assert_int_equal(access(tmp, F_OK), -1);
     expect_events_then(P2, 5, 1, NULL);

@@ -1,0 +1,45 @@
+/*
+ * kinds.c - the names of the event kinds, which are also the list of kinds
+ * this version of the format knows (readers reject the others).
+ */
+#include <stddef.h>
+
+#include "ips2_reader.h"
+
+static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
+    [IPS2_EV_NONE] = "none",
+    [IPS2_EV_PAD] = "pad",
+    [IPS2_EV_SYNC] = "sync",
+    [IPS2_EV_ENTER] = "enter",
+    [IPS2_EV_EXIT] = "exit",
+    [IPS2_EV_PROC_START] = "proc-start",
+    [IPS2_EV_PROC_EXIT] = "proc-exit",
+    [IPS2_EV_THREAD_START] = "thread-start",
+    [IPS2_EV_THREAD_EXIT] = "thread-exit",
+    [IPS2_EV_THREAD_CREATE] = "thread-create",
+    [IPS2_EV_JOIN_BEGIN] = "join-begin",
+    [IPS2_EV_JOIN_END] = "join-end",
+    [IPS2_EV_FORK] = "fork",
+    [IPS2_EV_EXEC] = "exec",
+    [IPS2_EV_EXEC_FAILED] = "exec-failed",
+    [IPS2_EV_MODULE] = "module",
+    [IPS2_EV_LOST] = "lost",
+    [IPS2_EV_ENTER_SHORT] = "enter-short",
+    [IPS2_EV_EXIT_SHORT] = "exit-short",
+
+    /* 19-39: synchronisation */
+
+    /* 40-69: messages and file I/O */
+
+    /* 70-89: processes and PVM */
+};
+
+const char *ips2_kind_name(unsigned kind)
+{
+    return ips2_kind_known(kind) ? kind_names[kind] : "unknown";
+}
+
+bool ips2_kind_known(unsigned kind)
+{
+    return kind <= IPS2_EV_KIND_MAX && kind_names[kind] != NULL;
+}
