@@ -1,5 +1,5 @@
 /*
- * calls.c - the call-overhead benchmark program (bench/run-bench).
+ * calls.c - the call-overhead benchmark program (bench/run-calls).
  *
  *   calls [N]        N even, default 10000000
  *

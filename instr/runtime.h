@@ -57,6 +57,7 @@ struct ips2_thread {
     uint64_t addr_base;   /* base of short records' address offsets */
     uintptr_t sync_limit; /* forced sync when cur reaches this (interp) */
     int busy;             /* inside the slow path */
+    int quiet;            /* runtime work in progress: wrappers pass through */
     int state;            /* enum ips2_thread_state */
     int exit_recorded;    /* THREAD_EXIT written */
     uint64_t lost;        /* records dropped since the last LOST record */
@@ -133,6 +134,26 @@ void ips2_streams_seal(void);
 void ips2_streams_unseal(void);
 void ips2_streams_close_all(void);
 void ips2_streams_forget(void);
+
+/* True when a wrapper must call straight through and record nothing: the
+ * runtime is not set up, or the call comes from the runtime's own work (its
+ * slow path, start-up, shutdown, fork and exec handling), or from inside a
+ * call whose inner traffic is not the program's (PVM's own sockets). */
+static inline int ips2_passthrough(void)
+{
+    return !ips2_proc.initialized || ips2_self.busy || ips2_self.quiet;
+}
+
+/* Brackets runtime work so that wrappers pass its calls through. */
+static inline void ips2_quiet_begin(void)
+{
+    ips2_self.quiet++;
+}
+
+static inline void ips2_quiet_end(void)
+{
+    ips2_self.quiet--;
+}
 
 /* Records an event of the calling thread.  With IPS2_CPU_DERIVED and room
  * in the window it is a plain append, like a procedure event: no errno, no

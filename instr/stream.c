@@ -332,6 +332,7 @@ void ips2_thread_close(struct ips2_thread *t)
 
     if (t->state != IPS2_THREAD_TRACING)
         return;
+    ips2_quiet_begin();
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
     pthread_mutex_lock(&ips2_proc.lock);
@@ -341,6 +342,7 @@ void ips2_thread_close(struct ips2_thread *t)
     free(s);
     t->stream = NULL;
     t->cur = 0;
+    ips2_quiet_end();
 }
 
 int ips2_process_stream_open(void)
@@ -377,13 +379,15 @@ void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *e
  * cutting anything: safe in a signal handler, before exec and in _exit. */
 void ips2_streams_seal(void)
 {
-    if (pthread_mutex_trylock(&ips2_proc.lock) != 0)
-        return;
-    for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next)
-        stream_finish(s, __atomic_load_n(&s->owner->cur, __ATOMIC_RELAXED), 0);
-    if (ips2_proc.proc_stream)
-        stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 0);
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_quiet_begin();
+    if (pthread_mutex_trylock(&ips2_proc.lock) == 0) {
+        for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next)
+            stream_finish(s, __atomic_load_n(&s->owner->cur, __ATOMIC_RELAXED), 0);
+        if (ips2_proc.proc_stream)
+            stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 0);
+        pthread_mutex_unlock(&ips2_proc.lock);
+    }
+    ips2_quiet_end();
 }
 
 /* Undoes ips2_streams_seal (after an exec that failed). */
@@ -392,6 +396,7 @@ void ips2_streams_unseal(void)
     uint64_t data = 0;
     uint32_t state = IPS2_STATE_OPEN;
 
+    ips2_quiet_begin();
     pthread_mutex_lock(&ips2_proc.lock);
     for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next) {
         pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
@@ -403,6 +408,7 @@ void ips2_streams_unseal(void)
         pwrite(fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
     }
     pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_quiet_end();
 }
 
 /* At a normal process end: the calling thread's stream and the process
@@ -410,6 +416,7 @@ void ips2_streams_unseal(void)
  * their streams are sealed at the length they have now and stay mapped. */
 void ips2_streams_close_all(void)
 {
+    ips2_quiet_begin();
     ips2_thread_close(&ips2_self);
     ips2_streams_seal();
     pthread_mutex_lock(&ips2_proc.lock);
@@ -420,6 +427,7 @@ void ips2_streams_close_all(void)
         ips2_proc.proc_writer.state = IPS2_THREAD_DONE;
     }
     pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_quiet_end();
 }
 
 /* In a forked child: the inherited streams are the parent's; let go of

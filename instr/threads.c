@@ -37,6 +37,7 @@ static size_t slot_of(pthread_t th)
 
 static void seq_put(pthread_t th, uint64_t seq)
 {
+    ips2_quiet_begin();
     pthread_mutex_lock(&seq_lock);
     for (size_t i = slot_of(th), n = 0; n < SEQ_SLOTS; i = (i + 1) % SEQ_SLOTS, n++) {
         if (seq_table[i].seq == 0 || pthread_equal(seq_table[i].thread, th)) {
@@ -46,6 +47,7 @@ static void seq_put(pthread_t th, uint64_t seq)
         }
     }
     pthread_mutex_unlock(&seq_lock);
+    ips2_quiet_end();
 }
 
 /* Looks up (and with take, removes) the sequence number of th. */
@@ -53,6 +55,7 @@ static uint64_t seq_get(pthread_t th, int take)
 {
     uint64_t seq = 0;
 
+    ips2_quiet_begin();
     pthread_mutex_lock(&seq_lock);
     for (size_t i = slot_of(th), n = 0; n < SEQ_SLOTS && seq_table[i].seq != 0;
          i = (i + 1) % SEQ_SLOTS, n++) {
@@ -74,6 +77,7 @@ static uint64_t seq_get(pthread_t th, int take)
         break;
     }
     pthread_mutex_unlock(&seq_lock);
+    ips2_quiet_end();
     return seq;
 }
 
