@@ -17,7 +17,7 @@ TEST_BINS += $(UNIT_BINS)
 .SECONDARY: $(UNIT_SRCS:%.c=$(B)/obj/%.o)
 
 check: all $(TEST_BINS)
-	@sh tests/run-all
+	@B=$(B) IPS2_BUILD=$(abspath $(B)) sh tests/run-all
 
 FUZZ_TIME ?= 300
 FUZZ_BIN  := $(B)/fuzz/fuzz_reader

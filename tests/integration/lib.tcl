@@ -19,7 +19,9 @@ package require tcltest 2.5
 
 namespace eval ::ips2test {
     variable root    [file dirname [file dirname [file dirname [file normalize [info script]]]]]
-    variable build   [file join $root build]
+    # IPS2_BUILD (set by `make B=DIR check`) names another build directory
+    variable build   [file normalize [expr {[info exists ::env(IPS2_BUILD)]
+                                           ? $::env(IPS2_BUILD) : [file join $root build]}]]
     variable bindir  [file join $build bin]
     variable libdir  [file join $build lib]
     variable progs   [file join $root tests integration progs]
@@ -34,7 +36,7 @@ namespace eval ::ips2test {
     # A test inherits no ips2 settings from the shell that ran it, and no
     # make flags from `make check` (the tests run make themselves).
     foreach name [array names ::env] {
-        if {([string match IPS2_* $name] && $name ni {IPS2_TEST_TIMEOUT IPS2_KEEP_TMP})
+        if {([string match IPS2_* $name] && $name ni {IPS2_TEST_TIMEOUT IPS2_KEEP_TMP IPS2_BUILD})
                 || $name in {MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES}} {
             unset ::env($name)
         }

@@ -1,0 +1,171 @@
+/*
+ * ips2_reductions.h - what a slave analyst makes of one machine's traces,
+ * and all that the master ever sees of them (DESIGN.md §2: data stays on
+ * its machine; only reductions travel).
+ *
+ * A reduction covers one machine of one session, optionally restricted to a
+ * phase.  It is written to <session>/reductions/<machine>.red, travels to
+ * the master as the bytes of that file, and is loaded there into the arrays
+ * below.  Strings are indices into a string table; times are nanoseconds
+ * on the session's time base (0 = the session's start; see ANALYSTS.md
+ * "Time base"), so reductions of different machines line up.
+ *
+ * The file layout is private to slave/reductions.c; it is versioned and
+ * its reader checks every count and index (a reductions file is as
+ * untrusted as a trace).
+ */
+#ifndef IPS2_REDUCTIONS_H
+#define IPS2_REDUCTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IPS2_RED_NONE UINT32_MAX /* "no string", "no procedure" */
+
+/* Per-procedure (and per-thread) metrics.  Values are counts, bytes or ns.
+ * Interaction metrics are charged to the procedure active when the
+ * interaction happened (its exclusive share), like CPU self time. */
+enum ips2_metric {
+    IPS2_M_CPU = 0,     /* process (CPU) time, ns */
+    IPS2_M_WALL,        /* elapsed time, ns */
+    IPS2_M_CALLS,       /* procedure calls */
+    IPS2_M_SYNC_WAIT,   /* waiting for locks, barriers, semaphores, conditions, joins, ns */
+    IPS2_M_SPIN,        /* CPU spent while waiting (spinning), ns */
+    IPS2_M_MSGS_SENT,   /* messages (sends) */
+    IPS2_M_MSGS_RECV,   /* messages (receives) */
+    IPS2_M_BYTES_SENT,  /* message bytes */
+    IPS2_M_BYTES_RECV,  /* message bytes */
+    IPS2_M_MSG_WAIT,    /* blocked in receives, accepts, connects, poll/select, ns */
+    IPS2_M_IO_TIME,     /* file I/O time, ns */
+    IPS2_M_IO_OPS,      /* file I/O operations */
+    IPS2_M_IO_BYTES,    /* file I/O bytes */
+    IPS2_M_SEEK_TIME,   /* lseek time, ns */
+    IPS2_M_PAGE_FAULTS, /* from collectors */
+    IPS2_M_CTX_SWITCHES,/* from collectors */
+    IPS2_M_COUNT,
+};
+
+struct ips2_red_process {
+    uint32_t app;              /* string: application id */
+    uint32_t exe;              /* string: executable path */
+    uint32_t command;          /* string: command line as run, or IPS2_RED_NONE */
+    uint32_t pid, ppid, image; /* image: exec generation */
+    int64_t start_ns, end_ns;  /* first and last event */
+    int32_t exit_how;          /* enum ips2_exit_how, or -1 if no exit was recorded */
+    int32_t exit_status;       /* status, or the signal for IPS2_EXIT_SIGNAL */
+    uint32_t problem;          /* string naming what went wrong, or IPS2_RED_NONE */
+    uint32_t first_thread, nthreads;
+};
+
+struct ips2_red_thread {
+    uint32_t process; /* index */
+    uint32_t tid;
+    uint64_t create_seq; /* 0 for a process's first thread */
+    int64_t start_ns, end_ns;
+    uint64_t m[IPS2_M_COUNT]; /* totals of the thread (CALLS: all calls) */
+    uint32_t first_proc, nprocs; /* its rows of procs[] */
+};
+
+/* One procedure in one thread. */
+struct ips2_red_proc {
+    uint32_t thread; /* index */
+    uint32_t name;   /* string: procedure name (or "0x..." if unresolved) */
+    uint64_t incl_cpu, incl_wall; /* inclusive times, ns (recursion counted once) */
+    uint64_t m[IPS2_M_COUNT];     /* exclusive (self) values; CALLS = calls */
+};
+
+/* A call-graph arc in one thread, as gprof has them. */
+struct ips2_red_arc {
+    uint32_t thread;
+    uint32_t caller; /* string, or IPS2_RED_NONE for <spontaneous> */
+    uint32_t callee; /* string */
+    uint64_t count;
+    uint64_t child_cpu; /* callee's inclusive CPU over these calls, ns */
+};
+
+/* A time histogram: one metric of one thread, or of one procedure in it.
+ * Bucket i covers [start_ns + i * width_ns, start_ns + (i + 1) * width_ns).
+ * A slave starts with the session's sample interval and, when a histogram
+ * would need more than IPS2_HIST_MAX_BUCKETS, doubles the width and folds
+ * pairs of buckets together. */
+#define IPS2_HIST_MAX_BUCKETS 1024
+struct ips2_red_hist {
+    uint32_t thread; /* index */
+    uint32_t proc;   /* index into procs[], or IPS2_RED_NONE for the thread */
+    uint32_t metric; /* enum ips2_metric */
+    int64_t start_ns;
+    uint64_t width_ns;
+    uint32_t nbuckets;
+    double *v;
+};
+
+/* Waiting per synchronisation object, per thread. */
+struct ips2_red_object {
+    uint32_t thread;
+    uint32_t kind;     /* an object kind of FORMAT.md §9.1 */
+    uint64_t id;       /* object id as in the trace */
+    uint64_t waits, wait_ns, spin_ns;
+};
+
+struct ips2_reductions {
+    uint32_t machine;         /* string: the machine's name in the workload */
+    uint32_t host;            /* string: the host it ran on */
+    int64_t phase_start_ns;   /* the phase reduced, or INT64_MIN..INT64_MAX */
+    int64_t phase_end_ns;
+    uint64_t interval_ns;     /* histograms' initial sample interval */
+    uint64_t events;          /* events read */
+    uint64_t trace_bytes;     /* bytes of trace read */
+
+    char **strings;
+    size_t nstrings;
+    struct ips2_red_process *processes;
+    size_t nprocesses;
+    struct ips2_red_thread *threads;
+    size_t nthreads;
+    struct ips2_red_proc *procs;
+    size_t nprocs;
+    struct ips2_red_arc *arcs;
+    size_t narcs;
+    struct ips2_red_hist *hists;
+    size_t nhists;
+    struct ips2_red_object *objects;
+    size_t nobjects;
+    uint32_t *problems; /* strings: what went wrong on this machine */
+    size_t nproblems;
+};
+
+/* What to reduce and how. */
+struct ips2_reduce_options {
+    const char *machine;         /* its name in the workload */
+    int64_t session_start_real;  /* CLOCK_REALTIME ns of the session's time 0 */
+    int64_t phase_start_ns;      /* session time; INT64_MIN for "from the start" */
+    int64_t phase_end_ns;        /* INT64_MAX for "to the end" */
+    uint64_t interval_ns;        /* histogram sample interval, 0 = 100 ms */
+    /* called now and then with events read so far and an estimate of all */
+    void (*progress)(void *arg, uint64_t done, uint64_t total);
+    void *progress_arg;
+};
+
+/* Reduces every stream (raw or packed) of a machine's trace directory in
+ * one streaming pass per thread.  A stream that cannot be read is reduced
+ * up to the damage and named in problems[]; the rest goes on.  Returns the
+ * reductions, or NULL with err (IPS2_ERR_MAX bytes) set if nothing at all
+ * could be done (no such directory). */
+struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
+                                        const struct ips2_reduce_options *options, char *err);
+
+/* Serialises reductions into a malloc'd buffer (*size bytes); NULL on OOM. */
+void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size);
+
+/* Loads reductions from bytes (a file's contents or a PVM message); NULL
+ * with err naming the byte offset and what was expected on bad input. */
+struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, const char *name,
+                                               char *err);
+
+void ips2_reductions_free(struct ips2_reductions *r);
+
+/* Name of a metric ("cpu", "wall", "calls", ...) and its unit ("ns", "", "bytes"). */
+const char *ips2_metric_name(unsigned metric);
+const char *ips2_metric_unit(unsigned metric);
+
+#endif /* IPS2_REDUCTIONS_H */
