@@ -32,6 +32,7 @@ include instr/module.mk
 include tests/module.mk
 include bench/module.mk
 include examples/module.mk
+include tk/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES) $(HEADERS)
 

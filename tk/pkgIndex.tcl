@@ -1,0 +1,4 @@
+# pkgIndex.tcl - the Tcl packages of ips2's front end (tk/), installed together
+# in one directory on auto_path.  The master package `ips2` (master/) has its own.
+package ifneeded ips2::dsl      1.0 [list source [file join $dir dsl.tcl]]
+package ifneeded ips2::workload 1.0 [list source [file join $dir workload.tcl]]
