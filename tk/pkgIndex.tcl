@@ -2,3 +2,4 @@
 # in one directory on auto_path.  The master package `ips2` (master/) has its own.
 package ifneeded ips2::dsl      1.0 [list source [file join $dir dsl.tcl]]
 package ifneeded ips2::workload 1.0 [list source [file join $dir workload.tcl]]
+package ifneeded ips2::manifest 1.0 [list source [file join $dir manifest.tcl]]

@@ -1,0 +1,272 @@
+# manifest.tcl - a session's manifest.tcl (docs/ANALYSTS.md §3): the
+# resolved workload and what happened, as data.  Written as one command per
+# line; read back in a safe interpreter (dsl.tcl) that knows only these
+# commands, so a manifest never runs code, and a bad one is reported as
+# "FILE:LINE: expected ...".
+#
+#   ips2::manifest::read FILE       -> MANIFEST
+#   ips2::manifest::format MANIFEST -> the text of manifest.tcl
+#   ips2::manifest::write FILE MANIFEST     (atomically: FILE.tmp, then rename)
+#
+# MANIFEST, a dict (every key present; read returns them in this order):
+#
+#   version       1
+#   session       START-REAL-NS (CLOCK_REALTIME of the session's time 0)
+#   machines      {NAME {host HOST offset REAL-MINUS-MONO-NS} ...}
+#   applications  {NAME {mode active|replay|comparison source DIR-OR-""} ...}
+#   processes     {{app A machine M index I pid P command {WORD ...}
+#                   status {exited N}|{signal N}|{failed TEXT}|timeout} ...}
+#   replayed      {APP {session DIR shift NS} ...}
+#   phases        {NAME {start NS end NS} ...}
+#
+# read checks every word (integers, modes, statuses) and that processes,
+# replayed applications and phases name what the manifest declares.
+
+package require Tcl 8.6
+package require ips2::dsl 1.0
+package provide ips2::manifest 1.0
+
+namespace eval ::ips2::manifest {
+    namespace export read format write
+    variable Version 1
+    # Reading(SLAVE): the manifest being read, plus "lines" (where each
+    # process, replayed and phase entry came from, for the checks at the end).
+    variable Reading
+    array set Reading {}
+}
+
+proc ::ips2::manifest::read {file} {
+    variable Reading
+    set slave [ips2::dsl::create $file]
+    set Reading($slave) [dict create version "" session "" machines {} applications {} \
+                             processes {} replayed {} phases {} lines {}]
+    try {
+        foreach name {ips2-session session machine application process replayed phase} {
+            ips2::dsl::command $slave $name \
+                [list ::ips2::manifest::Cmd[string map {- {}} [string totitle $name]] $slave]
+        }
+        ips2::dsl::source $slave
+        return [Finish $slave $file]
+    } finally {
+        unset -nocomplain Reading($slave)
+        ips2::dsl::destroy $slave
+    }
+}
+
+proc ::ips2::manifest::format {m} {
+    set lines [list "# ips2 session manifest (docs/ANALYSTS.md §3): data, read in a safe interpreter"]
+    lappend lines [list ips2-session [dict get $m version]]
+    lappend lines [list session [dict get $m session]]
+    dict for {name mach} [dict get $m machines] {
+        lappend lines [list machine $name [dict get $mach host] [dict get $mach offset]]
+    }
+    dict for {name app} [dict get $m applications] {
+        lappend lines [list application $name [dict get $app mode] [dict get $app source]]
+    }
+    foreach p [dict get $m processes] {
+        lappend lines [list process [dict get $p app] [dict get $p machine] [dict get $p index] \
+                           [dict get $p pid] [dict get $p command] {*}[dict get $p status]]
+    }
+    dict for {app r} [dict get $m replayed] {
+        lappend lines [list replayed $app [dict get $r session] [dict get $r shift]]
+    }
+    dict for {name ph} [dict get $m phases] {
+        lappend lines [list phase $name [dict get $ph start] [dict get $ph end]]
+    }
+    return [join $lines \n]\n
+}
+
+proc ::ips2::manifest::write {file m} {
+    set tmp $file.tmp
+    set f [open $tmp w]
+    try {
+        fconfigure $f -encoding utf-8 -translation lf
+        puts -nonewline $f [format $m]
+    } on error {message options} {
+        close $f
+        file delete $tmp
+        return -options $options $message
+    }
+    close $f
+    file rename -force $tmp $file
+}
+
+# --- reading ------------------------------------------------------------------
+
+proc ::ips2::manifest::Fail {slave message} {
+    ips2::dsl::fail $slave $message
+}
+
+proc ::ips2::manifest::Args {slave command n usage args} {
+    if {[llength $args] != $n} { Fail $slave "expected \"$command $usage\"" }
+}
+
+proc ::ips2::manifest::Started {slave command} {
+    variable Reading
+    if {[dict get $Reading($slave) version] eq ""} {
+        Fail $slave "expected \"ips2-session 1\" before \"$command\""
+    }
+}
+
+# Integer: a decimal integer (negative if allowed) as a number.
+proc ::ips2::manifest::Integer {slave what value {negative 1}} {
+    set re [expr {$negative ? {^-?[0-9]+$} : {^[0-9]+$}}]
+    if {![regexp $re $value]} {
+        set kind [expr {$negative ? "an integer" : "a non-negative integer"}]
+        Fail $slave "expected $what as $kind, got \"$value\""
+    }
+    scan $value %lld n
+    return $n
+}
+
+proc ::ips2::manifest::Once {slave key name what} {
+    variable Reading
+    if {[dict exists $Reading($slave) $key $name]} {
+        Fail $slave "expected $what \"$name\" once"
+    }
+}
+
+proc ::ips2::manifest::CmdIps2session {slave args} {
+    variable Reading
+    variable Version
+    Args $slave ips2-session 1 VERSION {*}$args
+    if {[dict get $Reading($slave) version] ne ""} { Fail $slave "expected \"ips2-session\" once" }
+    if {[lindex $args 0] ne $Version} {
+        Fail $slave "expected manifest version $Version, got \"[lindex $args 0]\""
+    }
+    dict set Reading($slave) version $Version
+    return
+}
+
+proc ::ips2::manifest::CmdSession {slave args} {
+    variable Reading
+    Started $slave session
+    Args $slave session 1 START-REAL-NS {*}$args
+    if {[dict get $Reading($slave) session] ne ""} { Fail $slave "expected \"session\" once" }
+    dict set Reading($slave) session [Integer $slave "the session's start in ns" [lindex $args 0] 0]
+    return
+}
+
+proc ::ips2::manifest::CmdMachine {slave args} {
+    variable Reading
+    Started $slave machine
+    Args $slave machine 3 "NAME HOST REAL-MINUS-MONO-NS" {*}$args
+    lassign $args name host offset
+    if {$name eq ""} { Fail $slave "expected a machine name, got \"\"" }
+    Once $slave machines $name machine
+    set offset [Integer $slave "the machine's clock offset in ns" $offset]
+    dict set Reading($slave) machines $name [dict create host $host offset $offset]
+    return
+}
+
+proc ::ips2::manifest::CmdApplication {slave args} {
+    variable Reading
+    Started $slave application
+    Args $slave application 3 "NAME MODE SOURCE" {*}$args
+    lassign $args name mode source
+    if {$name eq ""} { Fail $slave "expected an application name, got \"\"" }
+    Once $slave applications $name application
+    if {$mode ni {active replay comparison}} {
+        Fail $slave "expected a mode, active, replay or comparison, got \"$mode\""
+    }
+    if {$mode eq "active" && $source ne ""} {
+        Fail $slave "expected no source session for active application \"$name\", got \"$source\""
+    }
+    dict set Reading($slave) applications $name [dict create mode $mode source $source]
+    return
+}
+
+proc ::ips2::manifest::CmdProcess {slave args} {
+    variable Reading
+    Started $slave process
+    if {[llength $args] < 6} { Fail $slave "expected \"process APP MACHINE INDEX PID {COMMAND ...} STATUS\"" }
+    set status [lassign $args app machine index pid command]
+    set index [Integer $slave "the process's index" $index 0]
+    set pid [Integer $slave "the process's pid" $pid 0]
+    if {[catch {llength $command}]} {
+        Fail $slave "expected the command as a list {WORD ...}, got \"$command\""
+    }
+    set how [lindex $status 0]
+    switch -- $how {
+        exited - signal {
+            if {[llength $status] != 2} { Fail $slave "expected \"$how N\" as the process's status" }
+            set status [list $how [Integer $slave "the $how status" [lindex $status 1] 0]]
+        }
+        failed {
+            if {[llength $status] != 2} { Fail $slave "expected \"failed TEXT\" as the process's status" }
+        }
+        timeout {
+            if {[llength $status] != 1} { Fail $slave "expected \"timeout\" alone as the process's status" }
+        }
+        default {
+            Fail $slave "expected a status, exited N, signal N, failed TEXT or timeout, got \"$status\""
+        }
+    }
+    set key [list $app $index]
+    if {[dict exists $Reading($slave) lines process $key]} {
+        Fail $slave "expected process $index of application \"$app\" once\
+            (it was at line [dict get $Reading($slave) lines process $key])"
+    }
+    dict set Reading($slave) lines process $key [ips2::dsl::line $slave]
+    dict lappend Reading($slave) processes [dict create app $app machine $machine index $index \
+                                               pid $pid command $command status $status]
+    return
+}
+
+proc ::ips2::manifest::CmdReplayed {slave args} {
+    variable Reading
+    Started $slave replayed
+    Args $slave replayed 3 "APP SESSION-DIR SHIFT-NS" {*}$args
+    lassign $args app session shift
+    Once $slave replayed $app "replayed application"
+    set shift [Integer $slave "the time shift in ns" $shift]
+    dict set Reading($slave) lines replayed $app [ips2::dsl::line $slave]
+    dict set Reading($slave) replayed $app [dict create session $session shift $shift]
+    return
+}
+
+proc ::ips2::manifest::CmdPhase {slave args} {
+    variable Reading
+    Started $slave phase
+    Args $slave phase 3 "NAME START-NS END-NS" {*}$args
+    lassign $args name start end
+    if {$name eq ""} { Fail $slave "expected a phase name, got \"\"" }
+    Once $slave phases $name phase
+    set start [Integer $slave "the phase's start in ns" $start]
+    set end [Integer $slave "the phase's end in ns" $end]
+    if {$end < $start} { Fail $slave "expected the phase's end ($end) not before its start ($start)" }
+    dict set Reading($slave) phases $name [dict create start $start end $end]
+    return
+}
+
+# Finish: what only the whole file can tell.
+proc ::ips2::manifest::Finish {slave file} {
+    variable Reading
+    set m $Reading($slave)
+    set lines [dict get $m lines]
+    if {[dict get $m version] eq ""} {
+        ips2::dsl::failat $file 1 "expected \"ips2-session 1\": not an ips2 session manifest"
+    }
+    if {[dict get $m session] eq ""} {
+        ips2::dsl::failat $file 1 "expected a \"session START-REAL-NS\" line"
+    }
+    foreach p [dict get $m processes] {
+        set line [dict get $lines process [list [dict get $p app] [dict get $p index]]]
+        if {![dict exists $m applications [dict get $p app]]} {
+            ips2::dsl::failat $file $line "expected a declared application, got \"[dict get $p app]\""
+        }
+        if {![dict exists $m machines [dict get $p machine]]} {
+            ips2::dsl::failat $file $line "expected a declared machine, got \"[dict get $p machine]\""
+        }
+    }
+    dict for {app r} [dict get $m replayed] {
+        set line [dict get $lines replayed $app]
+        if {![dict exists $m applications $app]} {
+            ips2::dsl::failat $file $line "expected a declared application, got \"$app\""
+        }
+        if {[dict get $m applications $app mode] eq "active"} {
+            ips2::dsl::failat $file $line "expected a replayed application, got active \"$app\""
+        }
+    }
+    dict remove $m lines
+}
