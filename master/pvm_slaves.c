@@ -1,0 +1,405 @@
+/*
+ * pvm_slaves.c - spawning and supervising the slaves, and PVM in the Tcl
+ * event loop (see pvm_slaves.h).
+ *
+ * Spawning: pvm_spawn() of the absolute path of ips2slave with
+ * PvmTaskHost ("." for the local host, so several machines played by one
+ * host all land there), after pvm_addhosts() for a host not yet in the VM.
+ * Variables the slaves must see are passed with pvm_export() (PVM passes
+ * no environment otherwise).  Each slave's task exit (PvmTaskExit) and its
+ * host's deletion (PvmHostDelete) come back as messages with the tags of
+ * ips2_proto.h's 900 range.
+ *
+ * Event loop: the pvmd socket (pvm_getfds) gets a Tcl file handler, so
+ * the master never blocks waiting for slaves and a GUI stays live.  libpvm
+ * may read incoming messages into its own queue while it sends, which the
+ * socket then no longer shows; so every send also schedules an idle drain.
+ * A drain takes every queued message with pvm_nrecv() and dispatches it by
+ * tag to the callbacks.  A callback may free the set: the set is
+ * Tcl_Preserve'd around dispatching and freed with Tcl_EventuallyFree.
+ */
+#include <pvm3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tcl.h>
+
+#include "ips2_proto.h"
+#include "pvm_slaves.h"
+
+struct slave {
+    char *machine, *host;
+    int tid;
+    int host_tid;
+    bool alive, quitting;
+};
+
+struct ips2_slaves {
+    struct ips2_vm *vm;
+    char *path;
+    struct ips2_slave_events ev;
+    void *arg;
+    int fd;
+    bool closed, drain_pending;
+    struct slave *v;
+    int n, cap;
+};
+
+static void drain(struct ips2_slaves *s);
+
+static void file_proc(ClientData cd, int mask)
+{
+    (void)mask;
+    drain(cd);
+}
+
+static void idle_proc(ClientData cd)
+{
+    struct ips2_slaves *s = cd;
+    s->drain_pending = false;
+    drain(s);
+}
+
+/* After a send: messages may wait in libpvm's queue. */
+static void want_drain(struct ips2_slaves *s)
+{
+    if (!s->drain_pending && !s->closed) {
+        s->drain_pending = true;
+        Tcl_DoWhenIdle(idle_proc, s);
+    }
+}
+
+struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
+                                    const struct ips2_slave_events *ev, void *arg, char *err,
+                                    size_t errsize)
+{
+    struct ips2_slaves *s = (struct ips2_slaves *)Tcl_Alloc(sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->vm = vm;
+    s->path = strdup(slave_path);
+    s->ev = *ev;
+    s->arg = arg;
+    int *fds = NULL;
+    if (s->path == NULL || pvm_getfds(&fds) < 1) {
+        snprintf(err, errsize, "no PVM socket to listen on");
+        free(s->path);
+        Tcl_Free((char *)s);
+        return NULL;
+    }
+    s->fd = fds[0];
+    Tcl_CreateFileHandler(s->fd, TCL_READABLE, file_proc, s);
+    /* the test hook of slave_main.c travels with every spawn */
+    if (getenv("IPS2SLAVE_HOLD") != NULL)
+        pvm_export("IPS2SLAVE_HOLD");
+    return s;
+}
+
+static void free_proc(char *cd)
+{
+    struct ips2_slaves *s = (struct ips2_slaves *)cd;
+    for (int i = 0; i < s->n; i++) {
+        free(s->v[i].machine);
+        free(s->v[i].host);
+    }
+    free(s->v);
+    free(s->path);
+    Tcl_Free((char *)s);
+}
+
+void ips2_slaves_free(struct ips2_slaves *s)
+{
+    if (s == NULL || s->closed)
+        return;
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].alive && !s->v[i].quitting)
+            ips2_slaves_quit(s, i);
+    s->closed = true;
+    Tcl_DeleteFileHandler(s->fd);
+    if (s->drain_pending)
+        Tcl_CancelIdleCall(idle_proc, s);
+    Tcl_EventuallyFree(s, free_proc);
+}
+
+int ips2_slaves_alive(const struct ips2_slaves *s, int slave)
+{
+    return slave >= 0 && slave < s->n && s->v[slave].alive;
+}
+
+/* Adds host to the VM if no pvmd of that name is in it.  0 or -1. */
+static int ensure_host(const char *host, char *err, size_t errsize)
+{
+    struct pvmhostinfo *hi = NULL;
+    int nhost = 0, narch = 0;
+    if (pvm_config(&nhost, &narch, &hi) >= 0)
+        for (int i = 0; i < nhost; i++)
+            if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0)
+                return 0;
+    char *hosts[] = {(char *)host, NULL};
+    int info = 0;
+    int rc = pvm_addhosts(hosts, 1, &info);
+    if (rc < 1) {
+        int code = rc < 0 ? rc : info;
+        snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)", host,
+                 ips2_vm_strerror(code), code);
+        return -1;
+    }
+    return 0;
+}
+
+int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *host, char *err,
+                      size_t errsize)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        struct slave *v = realloc(s->v, (size_t)cap * sizeof *v);
+        if (v == NULL) {
+            snprintf(err, errsize, "out of memory");
+            return -1;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    bool local = ips2_vm_is_local(s->vm, host);
+    if (!local && ensure_host(host, err, errsize) != 0)
+        return -1;
+    char *argv[] = {"-m", (char *)machine, NULL};
+    int tid = 0;
+    int n = pvm_spawn(s->path, argv, PvmTaskHost, local ? "." : (char *)host, 1, &tid);
+    if (n < 1) {
+        int code = n < 0 ? n : tid;
+        snprintf(err, errsize, "cannot start %s on %s: %s (%d)", s->path, host,
+                 ips2_vm_strerror(code), code);
+        return -1;
+    }
+    struct slave *sl = &s->v[s->n];
+    memset(sl, 0, sizeof *sl);
+    sl->machine = strdup(machine);
+    sl->host = strdup(host);
+    sl->tid = tid;
+    sl->host_tid = pvm_tidtohost(tid);
+    sl->alive = true;
+    pvm_notify(PvmTaskExit, IPS2_TAG_TASK_EXIT, 1, &tid);
+    pvm_notify(PvmHostDelete, IPS2_TAG_HOST_DELETE, 1, &sl->host_tid);
+    want_drain(s);
+    return s->n++;
+}
+
+static int by_tid(const struct ips2_slaves *s, int tid)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].tid == tid)
+            return i;
+    return -1;
+}
+
+/* A slave's task ended or its host went away. */
+static void gone(struct ips2_slaves *s, int i, const char *why)
+{
+    if (!s->v[i].alive)
+        return;
+    s->v[i].alive = false;
+    if (!s->v[i].quitting && s->ev.died != NULL)
+        s->ev.died(s->arg, i, why);
+}
+
+/* Unpacks and dispatches one message; the active receive buffer is it. */
+static void dispatch(struct ips2_slaves *s, int tag, int src)
+{
+    if (tag == IPS2_TAG_TASK_EXIT) {
+        int32_t tid = 0;
+        if (ips2_upk_i32(&tid) >= 0 && (src = by_tid(s, tid)) >= 0)
+            gone(s, src, "its task ended");
+        return;
+    }
+    if (tag == IPS2_TAG_HOST_DELETE) {
+        int32_t htid = 0;
+        if (ips2_upk_i32(&htid) < 0)
+            return;
+        for (int i = 0; i < s->n && !s->closed; i++)
+            if (s->v[i].host_tid == htid)
+                gone(s, i, "its host left the virtual machine");
+        return;
+    }
+    int i = by_tid(s, src);
+    if (i < 0)
+        return;
+    char *a = NULL, *b = NULL;
+    int32_t x = 0, y = 0, z = 0, w = 0;
+    int64_t l1 = 0, l2 = 0;
+    uint32_t u = 0;
+    int rc = 0;
+    switch (tag) {
+    case IPS2_TAG_HELLO:
+        if ((rc = ips2_upk_u32(&u)) >= 0 && (rc = ips2_upk_str(&a)) >= 0 &&
+            (rc = ips2_upk_str(&b)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
+            (rc = ips2_upk_i64(&l1)) >= 0 && s->ev.hello != NULL)
+            s->ev.hello(s->arg, i, b, x, l1);
+        break;
+    case IPS2_TAG_STARTED:
+        if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
+            (rc = ips2_upk_i32(&y)) >= 0 && s->ev.started != NULL)
+            s->ev.started(s->arg, i, a, x, y);
+        break;
+    case IPS2_TAG_EXITED:
+        if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
+            (rc = ips2_upk_i32(&y)) >= 0 && (rc = ips2_upk_i32(&z)) >= 0 &&
+            (rc = ips2_upk_i32(&w)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 && s->ev.exited != NULL)
+            s->ev.exited(s->arg, i, a, x, y, z, w, b);
+        break;
+    case IPS2_TAG_PROGRESS:
+        if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i64(&l1)) >= 0 &&
+            (rc = ips2_upk_i64(&l2)) >= 0 && s->ev.progress != NULL)
+            s->ev.progress(s->arg, i, a, l1, l2);
+        break;
+    case IPS2_TAG_PROBLEM:
+        if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.problem != NULL)
+            s->ev.problem(s->arg, i, a);
+        break;
+    case IPS2_TAG_REDUCTIONS: {
+        void *data = NULL;
+        size_t size = 0;
+        if ((rc = ips2_upk_i32(&x)) >= 0 &&
+            (rc = ips2_upk_blob(&data, &size, (size_t)1 << 40)) >= 0) {
+            if (s->ev.reductions != NULL)
+                s->ev.reductions(s->arg, i, x, data, size);
+            else
+                free(data);
+        }
+        break;
+    }
+    case IPS2_TAG_DONE:
+        if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_i32(&y)) >= 0 && s->ev.done != NULL)
+            s->ev.done(s->arg, i, x, y);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0 && s->ev.problem != NULL && !s->closed) {
+        char text[128];
+        snprintf(text, sizeof text, "bad message (tag %d) from its slave: %s", tag,
+                 ips2_vm_strerror(rc));
+        s->ev.problem(s->arg, i, text);
+    }
+    free(a);
+    free(b);
+}
+
+static void drain(struct ips2_slaves *s)
+{
+    Tcl_Preserve(s);
+    int buf = 0;
+    while (!s->closed && (buf = pvm_nrecv(-1, -1)) > 0) {
+        int len = 0, tag = 0, src = 0;
+        pvm_bufinfo(buf, &len, &tag, &src);
+        dispatch(s, tag, src);
+    }
+    if (buf < 0 && buf != PvmNoBuf && !s->closed) {
+        /* the pvmd is gone: so is every slave, and the socket would stay
+         * readable for ever */
+        Tcl_DeleteFileHandler(s->fd);
+        for (int i = 0; i < s->n && !s->closed; i++)
+            gone(s, i, "the pvmd went away");
+    }
+    Tcl_Release(s);
+}
+
+/* --- sending ------------------------------------------------------------- */
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
+    } while (0)
+
+static int send_to(struct ips2_slaves *s, int slave, int tag)
+{
+    if (slave < 0 || slave >= s->n || !s->v[slave].alive)
+        return PvmNoTask;
+    int rc = pvm_send(s->v[slave].tid, tag);
+    want_drain(s);
+    return rc;
+}
+
+int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir,
+                       const char *machine, const char *host, int64_t session_start,
+                       int64_t interval_ns, int64_t grace_ms)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_u32(IPS2_PROTO_VERSION));
+    TRY(ips2_pk_str(session_dir));
+    TRY(ips2_pk_str(machine));
+    TRY(ips2_pk_str(host));
+    TRY(ips2_pk_i64(session_start));
+    TRY(ips2_pk_i64(interval_ns));
+    TRY(ips2_pk_i64(grace_ms));
+    return send_to(s, slave, IPS2_TAG_CONFIG);
+}
+
+int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int index,
+                        const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,
+                        int nenv, const char *const *env_names, const char *const *env_values)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_str(app));
+    TRY(ips2_pk_i32(index));
+    TRY(ips2_pk_str(cwd));
+    TRY(ips2_pk_i64(timeout_ms));
+    TRY(ips2_pk_u32((uint32_t)argc));
+    for (int i = 0; i < argc; i++)
+        TRY(ips2_pk_str(argv[i]));
+    TRY(ips2_pk_u32((uint32_t)nenv));
+    for (int i = 0; i < nenv; i++) {
+        TRY(ips2_pk_str(env_names[i]));
+        TRY(ips2_pk_str(env_values[i]));
+    }
+    return send_to(s, slave, IPS2_TAG_PROCESS);
+}
+
+int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, const char *trace_dir,
+                       const char *prefix, int napps, const char *const *apps, int nexpected,
+                       const char *const *expected_apps, const int *expected_pids)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_str(session));
+    TRY(ips2_pk_str(trace_dir));
+    TRY(ips2_pk_str(prefix));
+    TRY(ips2_pk_u32((uint32_t)napps));
+    for (int i = 0; i < napps; i++)
+        TRY(ips2_pk_str(apps[i]));
+    TRY(ips2_pk_u32((uint32_t)nexpected));
+    for (int i = 0; i < nexpected; i++) {
+        TRY(ips2_pk_str(expected_apps[i]));
+        TRY(ips2_pk_i32(expected_pids[i]));
+    }
+    return send_to(s, slave, IPS2_TAG_REPLAY);
+}
+
+int ips2_slaves_go(struct ips2_slaves *s, int slave)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    return send_to(s, slave, IPS2_TAG_GO);
+}
+
+int ips2_slaves_phase(struct ips2_slaves *s, int slave, int query, int64_t start, int64_t end,
+                      int nshifts, const int64_t *shifts)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_i64(start));
+    TRY(ips2_pk_i64(end));
+    TRY(ips2_pk_u32((uint32_t)nshifts));
+    for (int i = 0; i < nshifts; i++)
+        TRY(ips2_pk_i64(shifts[i]));
+    return send_to(s, slave, IPS2_TAG_PHASE);
+}
+
+int ips2_slaves_quit(struct ips2_slaves *s, int slave)
+{
+    if (slave < 0 || slave >= s->n)
+        return PvmNoTask;
+    s->v[slave].quitting = true;
+    TRY(pvm_initsend(PvmDataDefault));
+    return send_to(s, slave, IPS2_TAG_QUIT);
+}

@@ -1,0 +1,47 @@
+/*
+ * pvm_vm.h - the master's PVM virtual machine: join the user's pvmd or
+ * start a private one (pvm_vm.c).  libpvm keeps one connection per
+ * process, so there is at most one open VM per process; the handle makes
+ * that explicit and remembers what to undo.
+ */
+#ifndef IPS2_PVM_VM_H
+#define IPS2_PVM_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum ips2_vm_mode {
+    IPS2_VM_AUTO = 0, /* join a running pvmd if one answers, else start a private one */
+    IPS2_VM_JOIN,     /* join the user's pvmd (PVM_TMP, PVM_VMID as set) or fail */
+    IPS2_VM_PRIVATE,  /* start a private pvmd in a new PVM_TMP, halted by close */
+};
+
+struct ips2_vm {
+    enum ips2_vm_mode mode; /* JOIN or PRIVATE once open */
+    int mytid;
+    char host[256];               /* the local pvmd's host name in the VM */
+    char *tmpdir;                 /* PRIVATE: the private PVM_TMP */
+    pid_t pvmd_pid;               /* PRIVATE: the pvmd started */
+    char *saved_tmp, *saved_vmid; /* env values before a private VM, to restore */
+    bool had_tmp, had_vmid;
+};
+
+/* Opens the VM.  Returns NULL with err set when no pvmd can be joined or
+ * started.  Sets PVM_ALLOW_ROOT and PVM_ROOT (when unset), which PVM
+ * needs to run as root and to find its pvmd. */
+struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize);
+
+/* Leaves the VM; a private one is halted (its pvmd and any task still in
+ * it end) and its PVM_TMP removed, after copying the pvmd's log to
+ * keep_log if that is not NULL. */
+void ips2_vm_close(struct ips2_vm *vm, const char *keep_log);
+
+/* Whether host names the local pvmd's host ("", ".", "localhost", the
+ * host's own names). */
+bool ips2_vm_is_local(const struct ips2_vm *vm, const char *host);
+
+/* PVM's message for an error code. */
+const char *ips2_vm_strerror(int code);
+
+#endif /* IPS2_PVM_VM_H */

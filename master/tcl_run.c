@@ -1,0 +1,775 @@
+/*
+ * tcl_run.c -- the ips2::run command: runs a workload through the slaves.
+ *
+ *	ips2::run WORKLOAD ?-session DIR? ?-progress CMD? ?-done CMD?
+ *	          ?-pvm auto|join|private? ?-slave PATH? ?-vars {NAME VALUE ...}?
+ *	          ?-grace MS?
+ *
+ *	WORKLOAD is a workload dict (ips2::workload::read's) or a workload
+ *	file.  The run makes the session directory (default
+ *	sessions/YYYY-MM-DD-a, -b, ... under the working directory), writes
+ *	its manifest, joins or starts a pvmd (pvm_vm.c), spawns one slave per
+ *	machine (pvm_slaves.c) and sends each its configuration, processes
+ *	and replays, then lets the event loop carry the slaves' reports:
+ *	process starts and ends, problems, progress, reductions (written to
+ *	SESSION/reductions/MACHINE.red) and the end of each slave's work.  A
+ *	slave that dies is named in SESSION/log ("MACHINE: slave died while
+ *	reducing"); the other machines' results stand.  When every machine is
+ *	done or failed, the comparison shifts are computed, the manifest is
+ *	written again with what happened, the slaves are told to quit and a
+ *	private pvmd is halted.
+ *
+ *	With -done, ips2::run returns the session directory at once and the
+ *	run goes on in the event loop; at its end CMD is called with one
+ *	more argument, the result dict:
+ *	    session DIR  problems {"MACHINE: text" ...}  notes {...}
+ *	    machines {NAME {host H state done|failed stage S} ...}
+ *	Without -done it waits (serving the event loop, so a GUI stays live)
+ *	and returns [ips2::open DIR] when the master's model package provides
+ *	ips2::open, else the session directory.
+ *
+ *	-progress CMD is called with one more argument, an event dict:
+ *	    machine M event spawned|started|exited|stage|problem|reductions|
+ *	    done|died  and per event: host; app index pid; app index pid
+ *	    status; stage done total; text; bytes; ok; stage.
+ *
+ *	libpvm holds one connection per process, so one run at a time.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ips2_proto.h"
+#include "ips2_reader.h" /* IPS2_ERR_MAX */
+#include "run.h"
+#include "tcl_run.h"
+
+#define ASSOC_KEY "ips2::run"
+
+/* Per-interpreter state: the run in progress, if any. */
+typedef struct RunAssoc {
+    struct run *active;
+} RunAssoc;
+
+static void Progress(struct run *run, const char *machine, const char *event, Tcl_Obj *kv);
+static void MaybeFinish(struct run *run);
+
+/* --- helpers --------------------------------------------------------------- */
+
+static Tcl_Obj *Str(const char *s)
+{
+    return Tcl_NewStringObj(s ? s : "", -1);
+}
+
+static void Put(Tcl_Obj *d, const char *k, Tcl_Obj *v)
+{
+    Tcl_DictObjPut(NULL, d, Str(k), v);
+}
+
+static void Release(Tcl_Obj **o)
+{
+    if (*o != NULL)
+        Tcl_DecrRefCount(*o);
+    *o = NULL;
+}
+
+static void FreeRun(struct run *run)
+{
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        Release(&p->app);
+        Release(&p->command);
+        Release(&p->cwd);
+        Release(&p->env);
+        Release(&p->status);
+    }
+    for (int i = 0; i < run->nreplays; i++) {
+        struct run_replay *r = &run->replays[i];
+        Release(&r->session);
+        Release(&r->prefix);
+        Release(&r->apps);
+    }
+    for (int i = 0; i < run->nmachines; i++) {
+        struct run_machine *m = &run->machines[i];
+        free(m->name);
+        free(m->host);
+        Tcl_Free((char *)m->replays);
+        ips2_reductions_free(m->red);
+    }
+    Tcl_Free((char *)run->procs);
+    Tcl_Free((char *)run->replays);
+    Tcl_Free((char *)run->machines);
+    Release(&run->workload_file);
+    Release(&run->session);
+    Release(&run->slave_path);
+    Release(&run->progress_cmd);
+    Release(&run->done_cmd);
+    Release(&run->apps);
+    Release(&run->problems);
+    Release(&run->notes);
+    Tcl_Free((char *)run);
+}
+
+/* The machine of slave index i. */
+static struct run_machine *BySlave(struct run *run, int slave)
+{
+    for (int i = 0; i < run->nmachines; i++)
+        if (run->machines[i].slave == slave)
+            return &run->machines[i];
+    return NULL;
+}
+
+static struct run_proc *FindProc(struct run *run, const struct run_machine *m, const char *app,
+                                 int index)
+{
+    int mi = (int)(m - run->machines);
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay < 0 && p->machine == mi && p->index == index &&
+            strcmp(Tcl_GetString(p->app), app) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* A machine's work is over, one way or the other. */
+static void MachineOver(struct run *run, struct run_machine *m, enum machine_state state)
+{
+    if (m->state == M_DONE || m->state == M_FAILED)
+        return;
+    m->state = state;
+    MaybeFinish(run);
+}
+
+/* --- the slaves' reports ---------------------------------------------------- */
+
+static void OnHello(void *arg, int slave, const char *host, int pid, int64_t offset)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    m->offset = offset;
+    m->has_offset = true;
+    (void)host;
+    (void)pid;
+}
+
+static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    struct run_proc *p = m ? FindProc(run, m, app, index) : NULL;
+    if (p == NULL)
+        return;
+    p->pid = pid;
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "app", Str(app));
+    Put(kv, "index", Tcl_NewIntObj(index));
+    Put(kv, "pid", Tcl_NewIntObj(pid));
+    Progress(run, m->name, "started", kv);
+}
+
+static void OnExited(void *arg, int slave, const char *app, int index, int pid, int how, int code,
+                     const char *text)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    struct run_proc *p = m ? FindProc(run, m, app, index) : NULL;
+    if (p == NULL)
+        return;
+    if (pid > 0)
+        p->pid = pid;
+    Tcl_Obj *status = Tcl_NewListObj(0, NULL);
+    char who[256];
+    if (pid > 0)
+        snprintf(who, sizeof who, "%s.%d (pid %d)", app, index, pid);
+    else
+        snprintf(who, sizeof who, "%s.%d", app, index);
+    switch (how) {
+    case IPS2_PROC_EXITED:
+        Tcl_ListObjAppendElement(NULL, status, Str("exited"));
+        Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
+        if (code != 0)
+            Ips2RunProblem(run, m->name, "%s exited with status %d", who, code);
+        break;
+    case IPS2_PROC_SIGNALED: {
+        const char *abbrev = sigabbrev_np(code);
+        Tcl_ListObjAppendElement(NULL, status, Str("signal"));
+        Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
+        Ips2RunProblem(run, m->name, "%s killed by signal %d (SIG%s)", who, code,
+                       abbrev ? abbrev : "?");
+        break;
+    }
+    case IPS2_PROC_FAILED:
+        Tcl_ListObjAppendElement(NULL, status, Str("failed"));
+        Tcl_ListObjAppendElement(NULL, status, Str(text));
+        Ips2RunProblem(run, m->name, "%s did not start: %s", who, text);
+        break;
+    default: {
+        const char *abbrev = sigabbrev_np(code);
+        Tcl_ListObjAppendElement(NULL, status, Str("timeout"));
+        Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
+        break;
+    }
+    }
+    Release(&p->status);
+    p->status = status;
+    Tcl_IncrRefCount(status);
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "app", Str(app));
+    Put(kv, "index", Tcl_NewIntObj(index));
+    Put(kv, "pid", Tcl_NewIntObj(pid));
+    Put(kv, "status", status);
+    Progress(run, m->name, "exited", kv);
+}
+
+static void OnProgress(void *arg, int slave, const char *stage, int64_t done, int64_t total)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    snprintf(m->stage, sizeof m->stage, "%s", stage);
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "stage", Str(stage));
+    Put(kv, "done", Tcl_NewWideIntObj(done));
+    Put(kv, "total", Tcl_NewWideIntObj(total));
+    Progress(run, m->name, "stage", kv);
+}
+
+static void OnProblem(void *arg, int slave, const char *text)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    Ips2RunProblem(run, m->name, "%s", text);
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "text", Str(text));
+    Progress(run, m->name, "problem", kv);
+}
+
+/* Writes data to path through path.tmp; 0 or -1. */
+static int WriteFile(const char *path, const void *data, size_t size)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL)
+        return -1;
+    int ok = fwrite(data, 1, size, f) == size;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static void OnReductions(void *arg, int slave, int query, void *data, size_t size)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL || query != 0) {
+        free(data);
+        return;
+    }
+    char path[PATH_MAX], err[IPS2_ERR_MAX];
+    snprintf(path, sizeof path, "%s/reductions/%s.red", Tcl_GetString(run->session), m->name);
+    if (WriteFile(path, data, size) != 0)
+        Ips2RunProblem(run, m->name, "cannot write %s", path);
+    err[0] = '\0';
+    struct ips2_reductions *r = ips2_reductions_decode(data, size, path, err);
+    if (r == NULL) {
+        char bad[PATH_MAX + 8];
+        snprintf(bad, sizeof bad, "%s.bad", path);
+        rename(path, bad);
+        Ips2RunProblem(run, m->name, "its reductions are unreadable (kept as %s): %s", bad, err);
+    } else {
+        ips2_reductions_free(m->red);
+        m->red = r;
+        for (size_t i = 0; i < r->nproblems; i++)
+            if (r->problems[i] < r->nstrings)
+                Ips2RunProblem(run, m->name, "%s", r->strings[r->problems[i]]);
+    }
+    free(data);
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "bytes", Tcl_NewWideIntObj((Tcl_WideInt)size));
+    Progress(run, m->name, "reductions", kv);
+}
+
+static void OnDone(void *arg, int slave, int query, int ok)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL || query != 0)
+        return;
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "ok", Tcl_NewIntObj(ok));
+    Progress(run, m->name, "done", kv);
+    MachineOver(run, m, ok ? M_DONE : M_FAILED);
+}
+
+static void OnDied(void *arg, int slave, const char *why)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL || m->state == M_DONE || m->state == M_FAILED)
+        return;
+    Ips2RunProblem(run, m->name, "slave died while %s (%s)", m->stage, why);
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "stage", Str(m->stage));
+    Put(kv, "text", Str(why));
+    Progress(run, m->name, "died", kv);
+    MachineOver(run, m, M_FAILED);
+}
+
+static const struct ips2_slave_events Events = {
+    .hello = OnHello,
+    .started = OnStarted,
+    .exited = OnExited,
+    .progress = OnProgress,
+    .problem = OnProblem,
+    .reductions = OnReductions,
+    .done = OnDone,
+    .died = OnDied,
+};
+
+/* --- callbacks into Tcl ------------------------------------------------------ */
+
+/* Calls the -progress command with the event dict (kv is consumed). */
+static void Progress(struct run *run, const char *machine, const char *event, Tcl_Obj *kv)
+{
+    Tcl_IncrRefCount(kv);
+    if (run->progress_cmd != NULL) {
+        Tcl_Obj *ev = Tcl_NewDictObj();
+        Put(ev, "machine", Str(machine));
+        Put(ev, "event", Str(event));
+        Tcl_DictSearch s;
+        Tcl_Obj *k, *v;
+        int done;
+        Tcl_DictObjFirst(NULL, kv, &s, &k, &v, &done);
+        for (; !done; Tcl_DictObjNext(&s, &k, &v, &done))
+            Tcl_DictObjPut(NULL, ev, k, v);
+        Tcl_DictObjDone(&s);
+        Tcl_Obj *cmd = Tcl_DuplicateObj(run->progress_cmd);
+        Tcl_IncrRefCount(cmd);
+        Tcl_ListObjAppendElement(NULL, cmd, ev);
+        Tcl_Preserve(run->interp);
+        if (Tcl_EvalObjEx(run->interp, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
+            Tcl_BackgroundException(run->interp, TCL_ERROR);
+        Tcl_Release(run->interp);
+        Tcl_DecrRefCount(cmd);
+    }
+    Tcl_DecrRefCount(kv);
+}
+
+static Tcl_Obj *ResultDict(struct run *run)
+{
+    static const char *const states[] = {"planned", "running", "done", "failed"};
+    Tcl_Obj *d = Tcl_NewDictObj(), *machines = Tcl_NewDictObj();
+    Put(d, "session", run->session);
+    Put(d, "problems", run->problems);
+    Put(d, "notes", run->notes);
+    for (int i = 0; i < run->nmachines; i++) {
+        const struct run_machine *m = &run->machines[i];
+        Tcl_Obj *md = Tcl_NewDictObj();
+        Put(md, "host", Str(m->host));
+        Put(md, "state", Str(states[m->state]));
+        Put(md, "stage", Str(m->stage));
+        Tcl_DictObjPut(NULL, machines, Str(m->name), md);
+    }
+    Put(d, "machines", machines);
+    return d;
+}
+
+/* Everything is in: shifts, manifest, quit the slaves, leave PVM. */
+static void Finish(ClientData cd)
+{
+    struct run *run = cd;
+    Tcl_Interp *interp = run->interp;
+    Ips2RunShifts(run);
+    run->finished = true;
+    ips2_slaves_free(run->slaves);
+    run->slaves = NULL;
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/output/pvmd.log", Tcl_GetString(run->session));
+    ips2_vm_close(run->vm, log);
+    run->vm = NULL;
+    if (Ips2RunWriteManifest(run) != TCL_OK) {
+        Ips2RunProblem(run, "master", "cannot write the manifest: %s",
+                       Tcl_GetString(Tcl_GetObjResult(interp)));
+        Tcl_ResetResult(interp);
+    }
+    RunAssoc *assoc = Tcl_GetAssocData(interp, ASSOC_KEY, NULL);
+    if (assoc != NULL && assoc->active == run)
+        assoc->active = NULL;
+    if (run->done_cmd != NULL) {
+        Tcl_Obj *cmd = Tcl_DuplicateObj(run->done_cmd);
+        Tcl_IncrRefCount(cmd);
+        Tcl_ListObjAppendElement(NULL, cmd, ResultDict(run));
+        Tcl_Preserve(interp);
+        if (Tcl_EvalObjEx(interp, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
+            Tcl_BackgroundException(interp, TCL_ERROR);
+        Tcl_Release(interp);
+        Tcl_DecrRefCount(cmd);
+        FreeRun(run);
+    }
+    /* without -done, RunObjCmd is waiting for run->finished and frees it */
+}
+
+static void MaybeFinish(struct run *run)
+{
+    for (int i = 0; i < run->nmachines; i++)
+        if (run->machines[i].state != M_DONE && run->machines[i].state != M_FAILED)
+            return;
+    Tcl_DoWhenIdle(Finish, run);
+}
+
+/* --- starting ---------------------------------------------------------------- */
+
+/* Sends a machine's slave everything it has to do. */
+static void SendWork(struct run *run, struct run_machine *m)
+{
+    int mi = (int)(m - run->machines);
+    struct ips2_slaves *s = run->slaves;
+    ips2_slaves_config(s, m->slave, Tcl_GetString(run->session), m->name, m->host, run->start,
+                       run->interval_ns, run->grace_ms);
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay >= 0 || p->machine != mi)
+            continue;
+        Tcl_Size argc = 0, nenv = 0;
+        Tcl_Obj **argv = NULL, **env = NULL;
+        Tcl_ListObjGetElements(NULL, p->command, &argc, &argv);
+        Tcl_ListObjGetElements(NULL, p->env, &nenv, &env);
+        const char **a = (const char **)Tcl_Alloc((unsigned)(argc + 1) * sizeof *a);
+        const char **names = (const char **)Tcl_Alloc((unsigned)(nenv / 2 + 1) * sizeof *a);
+        const char **values = (const char **)Tcl_Alloc((unsigned)(nenv / 2 + 1) * sizeof *a);
+        for (Tcl_Size k = 0; k < argc; k++)
+            a[k] = Tcl_GetString(argv[k]);
+        for (Tcl_Size k = 0; k + 1 < nenv; k += 2) {
+            names[k / 2] = Tcl_GetString(env[k]);
+            values[k / 2] = Tcl_GetString(env[k + 1]);
+        }
+        ips2_slaves_process(s, m->slave, Tcl_GetString(p->app), p->index, Tcl_GetString(p->cwd),
+                            (int64_t)(p->timeout_s * 1000.0 + 0.5), (int)argc, a, (int)(nenv / 2),
+                            names, values);
+        Tcl_Free((char *)a);
+        Tcl_Free((char *)names);
+        Tcl_Free((char *)values);
+    }
+    for (int k = 0; k < m->nreplays; k++) {
+        struct run_replay *rp = &run->replays[m->replays[k]];
+        Tcl_Size napps = 0;
+        Tcl_Obj **av = NULL;
+        Tcl_ListObjGetElements(NULL, rp->apps, &napps, &av);
+        const char **apps = (const char **)Tcl_Alloc((unsigned)(napps + 1) * sizeof *apps);
+        for (Tcl_Size i = 0; i < napps; i++)
+            apps[i] = Tcl_GetString(av[i]);
+        /* the old session's processes of these applications on this machine */
+        int nexp = 0;
+        const char **eapps = (const char **)Tcl_Alloc((unsigned)(run->nprocs + 1) * sizeof *eapps);
+        int *epids = (int *)Tcl_Alloc((unsigned)(run->nprocs + 1) * sizeof *epids);
+        size_t plen = strlen(Tcl_GetString(rp->prefix));
+        for (int i = 0; i < run->nprocs; i++) {
+            struct run_proc *p = &run->procs[i];
+            if (p->replay != m->replays[k] || p->machine != mi || p->pid <= 0)
+                continue;
+            eapps[nexp] = Tcl_GetString(p->app) + plen; /* its old name */
+            epids[nexp++] = p->pid;
+        }
+        Tcl_Obj *dir = Tcl_ObjPrintf("%s/traces/%s", Tcl_GetString(rp->session), m->name);
+        Tcl_IncrRefCount(dir);
+        ips2_slaves_replay(s, m->slave, Tcl_GetString(rp->session), Tcl_GetString(dir),
+                           Tcl_GetString(rp->prefix), (int)napps, apps, nexp, eapps, epids);
+        Tcl_DecrRefCount(dir);
+        Tcl_Free((char *)apps);
+        Tcl_Free((char *)eapps);
+        Tcl_Free((char *)epids);
+    }
+    ips2_slaves_go(s, m->slave);
+}
+
+/* The path of ips2slave: bin/ beside the lib/ holding this library. */
+static Tcl_Obj *DefaultSlavePath(void)
+{
+    const char *env = getenv("IPS2_SLAVE");
+    if (env != NULL && env[0] != '\0')
+        return Str(env);
+    Dl_info info;
+    char buf[PATH_MAX];
+    if (dladdr((void *)DefaultSlavePath, &info) != 0 && info.dli_fname != NULL &&
+        realpath(info.dli_fname, buf) != NULL) {
+        for (int up = 0; up < 3; up++) { /* .../lib/ips2/libips2tcl.so -> ... */
+            char *slash = strrchr(buf, '/');
+            if (slash == NULL)
+                break;
+            *slash = '\0';
+        }
+        return Tcl_ObjPrintf("%s/bin/ips2slave", buf);
+    }
+    return Str("ips2slave");
+}
+
+/* sessions/YYYY-MM-DD-a (b, c, ...) in the working directory. */
+static Tcl_Obj *DefaultSession(void)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char date[32];
+    localtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    for (int i = 0;; i++) {
+        char name[64];
+        if (i < 26)
+            snprintf(name, sizeof name, "sessions/%s-%c", date, 'a' + i);
+        else
+            snprintf(name, sizeof name, "sessions/%s-%d", date, i);
+        if (access(name, F_OK) != 0)
+            return Str(name);
+    }
+}
+
+/* The workload dict: WORKLOAD itself, or ips2::workload::read of it. */
+static Tcl_Obj *ReadWorkload(Tcl_Interp *interp, Tcl_Obj *w, Tcl_Obj *vars)
+{
+    Tcl_Obj *apps = NULL;
+    Tcl_Size n = 0;
+    if (Tcl_ListObjLength(NULL, w, &n) == TCL_OK && n % 2 == 0 && n > 0 &&
+        Tcl_DictObjGet(NULL, w, Str("applications"), &apps) == TCL_OK && apps != NULL)
+        return w;
+    if (Tcl_EvalEx(interp, "package require ips2::workload", -1, TCL_EVAL_GLOBAL) != TCL_OK)
+        return NULL;
+    Tcl_Obj *cmd[4] = {Str("::ips2::workload::read"), w, Str("-vars"), vars ? vars : Tcl_NewObj()};
+    for (int i = 0; i < 4; i++)
+        Tcl_IncrRefCount(cmd[i]);
+    int rc = Tcl_EvalObjv(interp, 4, cmd, TCL_EVAL_GLOBAL);
+    for (int i = 0; i < 4; i++)
+        Tcl_DecrRefCount(cmd[i]);
+    return rc == TCL_OK ? Tcl_GetObjResult(interp) : NULL;
+}
+
+/* Starts the slaves; TCL_ERROR only if no PVM could be had. */
+static int Start(struct run *run)
+{
+    Tcl_Interp *interp = run->interp;
+    char err[1024];
+    run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    if (run->vm == NULL) {
+        Ips2RunProblem(run, "master", "%s", err);
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("ips2::run: %s", err));
+        Tcl_SetErrorCode(interp, "IPS2", "RUN", "PVM", NULL);
+        return TCL_ERROR;
+    }
+    run->slaves =
+        ips2_slaves_new(run->vm, Tcl_GetString(run->slave_path), &Events, run, err, sizeof err);
+    if (run->slaves == NULL) {
+        ips2_vm_close(run->vm, NULL);
+        run->vm = NULL;
+        Ips2RunProblem(run, "master", "%s", err);
+        Tcl_SetObjResult(interp, Tcl_ObjPrintf("ips2::run: %s", err));
+        Tcl_SetErrorCode(interp, "IPS2", "RUN", "PVM", NULL);
+        return TCL_ERROR;
+    }
+    for (int i = 0; i < run->nmachines; i++) {
+        struct run_machine *m = &run->machines[i];
+        m->slave = ips2_slaves_spawn(run->slaves, m->name, m->host, err, sizeof err);
+        if (m->slave < 0) {
+            snprintf(m->stage, sizeof m->stage, "starting");
+            Ips2RunProblem(run, m->name, "%s", err);
+            m->state = M_FAILED;
+            continue;
+        }
+        m->state = M_RUNNING;
+        Tcl_Obj *kv = Tcl_NewDictObj();
+        Put(kv, "host", Str(m->host));
+        Progress(run, m->name, "spawned", kv);
+        SendWork(run, m);
+    }
+    MaybeFinish(run); /* when no slave could start at all */
+    return TCL_OK;
+}
+
+static void DeleteAssoc(ClientData cd, Tcl_Interp *interp)
+{
+    (void)interp;
+    Tcl_Free((char *)cd);
+}
+
+/*
+ *----------------------------------------------------------------------
+ *
+ * RunObjCmd --
+ *
+ *	Implements ips2::run (see the top of this file).
+ *
+ * Results:
+ *	A standard Tcl result: the session (without -done) or its
+ *	directory (with -done).
+ *
+ * Side effects:
+ *	Makes the session directory, starts or joins a pvmd, runs the
+ *	workload's processes through the slaves.
+ *
+ *----------------------------------------------------------------------
+ */
+static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
+                     Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    RunAssoc *assoc = cd;
+    static const char *const options[] = {"-session", "-progress", "-done",  "-pvm",
+                                          "-slave",   "-vars",     "-grace", NULL};
+    enum { O_SESSION, O_PROGRESS, O_DONE, O_PVM, O_SLAVE, O_VARS, O_GRACE };
+    static const char *const modes[] = {"auto", "join", "private", NULL};
+
+    if (objc < 2 || objc % 2 != 0) {
+        Tcl_WrongNumArgs(interp, 1, objv,
+                         "workload ?-session dir? ?-progress cmd? ?-done cmd? "
+                         "?-pvm auto|join|private? ?-slave path? ?-vars {name value ...}? "
+                         "?-grace ms?");
+        return TCL_ERROR;
+    }
+    if (assoc->active != NULL) {
+        Tcl_SetObjResult(interp, Str("ips2::run: a run is in progress (one at a time)"));
+        Tcl_SetErrorCode(interp, "IPS2", "RUN", "BUSY", NULL);
+        return TCL_ERROR;
+    }
+    Tcl_Obj *session = NULL, *progress = NULL, *done = NULL, *slave = NULL, *vars = NULL;
+    int mode = IPS2_VM_AUTO, grace = 2000;
+    for (int i = 2; i < objc; i += 2) {
+        int index;
+        if (Tcl_GetIndexFromObj(interp, objv[i], options, "option", 0, &index) != TCL_OK)
+            return TCL_ERROR;
+        Tcl_Obj *v = objv[i + 1];
+        switch (index) {
+        case O_SESSION:
+            session = v;
+            break;
+        case O_PROGRESS:
+            progress = v;
+            break;
+        case O_DONE:
+            done = v;
+            break;
+        case O_PVM:
+            if (Tcl_GetIndexFromObj(interp, v, modes, "pvm mode", 0, &mode) != TCL_OK)
+                return TCL_ERROR;
+            break;
+        case O_SLAVE:
+            slave = v;
+            break;
+        case O_VARS:
+            vars = v;
+            break;
+        case O_GRACE:
+            if (Tcl_GetIntFromObj(interp, v, &grace) != TCL_OK)
+                return TCL_ERROR;
+            break;
+        }
+    }
+
+    Tcl_Obj *workload = ReadWorkload(interp, objv[1], vars);
+    if (workload == NULL)
+        return TCL_ERROR;
+    Tcl_IncrRefCount(workload);
+
+    struct run *run = (struct run *)Tcl_Alloc(sizeof *run);
+    memset(run, 0, sizeof *run);
+    run->interp = interp;
+    run->grace_ms = grace < 0 ? 0 : grace;
+    run->vm_mode = (enum ips2_vm_mode)mode;
+    if (progress != NULL && Tcl_GetCharLength(progress) > 0) {
+        run->progress_cmd = progress;
+        Tcl_IncrRefCount(progress);
+    }
+    if (done != NULL && Tcl_GetCharLength(done) > 0) {
+        run->done_cmd = done;
+        Tcl_IncrRefCount(done);
+    }
+    run->slave_path = slave ? slave : DefaultSlavePath();
+    Tcl_IncrRefCount(run->slave_path);
+
+    int rc = Ips2RunPlan(run, workload);
+    Tcl_DecrRefCount(workload);
+    if (rc == TCL_OK) {
+        Tcl_Obj *dir = session ? session : DefaultSession();
+        Tcl_IncrRefCount(dir);
+        Tcl_Obj *norm = Tcl_FSGetNormalizedPath(interp, dir);
+        run->session = norm ? Tcl_DuplicateObj(norm) : NULL;
+        Tcl_DecrRefCount(dir);
+        if (run->session == NULL) {
+            rc = TCL_ERROR;
+        } else {
+            Tcl_IncrRefCount(run->session);
+            Ips2RunPickStart(run);
+            rc = Ips2RunMakeSession(run);
+        }
+    }
+    if (rc == TCL_OK)
+        rc = Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL);
+    if (rc == TCL_OK) {
+        /* problems found while planning (replays) go to the log now */
+        Tcl_Size n;
+        Tcl_Obj **pv;
+        Tcl_ListObjGetElements(NULL, run->problems, &n, &pv);
+        if (n > 0) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/log", Tcl_GetString(run->session));
+            FILE *f = fopen(path, "a");
+            for (Tcl_Size i = 0; f != NULL && i < n; i++)
+                fprintf(f, "%s\n", Tcl_GetString(pv[i]));
+            if (f != NULL)
+                fclose(f);
+        }
+        rc = Ips2RunWriteManifest(run);
+    }
+    if (rc == TCL_OK)
+        rc = Start(run);
+    if (rc != TCL_OK) {
+        if (run->slaves != NULL)
+            ips2_slaves_free(run->slaves);
+        if (run->vm != NULL)
+            ips2_vm_close(run->vm, NULL);
+        FreeRun(run);
+        return TCL_ERROR;
+    }
+    assoc->active = run;
+
+    if (run->done_cmd != NULL) {
+        Tcl_SetObjResult(interp, run->session);
+        return TCL_OK;
+    }
+    while (!run->finished)
+        Tcl_DoOneEvent(TCL_ALL_EVENTS);
+    Tcl_Obj *dir = run->session;
+    Tcl_IncrRefCount(dir);
+    FreeRun(run);
+    rc = TCL_OK;
+    if (Tcl_FindCommand(interp, "::ips2::open", NULL, TCL_GLOBAL_ONLY) != NULL) {
+        Tcl_Obj *cmd[2] = {Str("::ips2::open"), dir};
+        Tcl_IncrRefCount(cmd[0]);
+        rc = Tcl_EvalObjv(interp, 2, cmd, TCL_EVAL_GLOBAL);
+        Tcl_DecrRefCount(cmd[0]);
+    } else {
+        Tcl_SetObjResult(interp, dir);
+    }
+    Tcl_DecrRefCount(dir);
+    return rc;
+}
+
+int Ips2RunInit(Tcl_Interp *interp)
+{
+    RunAssoc *assoc = (RunAssoc *)Tcl_Alloc(sizeof *assoc);
+    assoc->active = NULL;
+    Tcl_SetAssocData(interp, ASSOC_KEY, DeleteAssoc, assoc);
+    if (Tcl_CreateObjCommand(interp, "::ips2::run", RunObjCmd, assoc, NULL) == NULL)
+        return TCL_ERROR;
+    return TCL_OK;
+}

@@ -1,0 +1,134 @@
+/*
+ * ips2_proto.h - the PVM protocol between the master analyst and its
+ * slaves (ANALYSTS.md §5).  This is the ONE header that documents every
+ * PVM message tag ips2 uses; other protocols (cpa/) take their tags from
+ * the ranges reserved here.
+ *
+ * Encoding.  Messages are packed with PvmDataDefault (XDR), so hosts of
+ * different byte orders can talk.  Because PVM's XDR packs a long in 4
+ * bytes (it truncates 64-bit longs) and pvm_upkstr() cannot bound the
+ * buffer it writes, the fields below are packed as:
+ *
+ *   u32   pvm_pkuint(&v, 1, 1)
+ *   i32   pvm_pkint(&v, 1, 1)
+ *   i64   two u32: the high word, then the low word
+ *   str   a u32 length (bytes, no NUL), then pvm_pkbyte of those bytes;
+ *         at most IPS2_PROTO_STR_MAX bytes
+ *   blob  an i64 length, then pvm_pkbyte in chunks of at most
+ *         IPS2_PROTO_CHUNK bytes (all in the same message)
+ *
+ * A conversation (one slave per machine):
+ *
+ *   master                               slave
+ *   pvm_spawn(ips2slave -m MACHINE) ---->
+ *   pvm_notify(PvmTaskExit, TASK_EXIT)
+ *   CONFIG ----------------------------->
+ *                                  <---- HELLO
+ *   PROCESS* REPLAY* GO ---------------->
+ *                                  <---- STARTED / EXITED per process,
+ *                                        PROBLEM*, PROGRESS*
+ *                                  <---- REDUCTIONS (query 0)
+ *                                  <---- DONE (query 0), after packing
+ *   PHASE (query q) ------------------->
+ *                                  <---- REDUCTIONS (query q), DONE (q)
+ *   QUIT ------------------------------>   (slave kills what still runs, exits)
+ *
+ * A slave that loses its master (pvm_parent() gone, or the master's task
+ * exit) kills its processes and exits.  A slave never sends raw traces.
+ */
+#ifndef IPS2_PROTO_H
+#define IPS2_PROTO_H
+
+#define IPS2_PROTO_VERSION 1
+#define IPS2_PROTO_STR_MAX (64 * 1024)
+#define IPS2_PROTO_CHUNK   (1024 * 1024)
+
+/* Message tags, in ranges per protocol. */
+enum ips2_tag {
+    /* 100-199: master to slave */
+    IPS2_TAG_CONFIG = 100,  /* u32 version, str session dir, str machine, str host,
+                               i64 session start (CLOCK_REALTIME ns), i64 sample
+                               interval ns, i64 kill grace ms (SIGTERM -> SIGKILL) */
+    IPS2_TAG_PROCESS = 101, /* str app, i32 index, str cwd, i64 timeout ms (0: none),
+                               u32 argc, argc x str, u32 nenv, nenv x (str name, str value) */
+    IPS2_TAG_REPLAY = 102,  /* str old session dir, str trace dir to reduce, str prefix,
+                               u32 napps, napps x str app (none: all applications),
+                               u32 npids, npids x (str app, i32 pid): the processes the
+                               old manifest lists, each of which should have a trace */
+    IPS2_TAG_GO = 103,      /* empty: start the processes, then reduce */
+    IPS2_TAG_PHASE = 104,   /* i32 query (> 0), i64 start ns, i64 end ns, u32 nshift,
+                               nshift x i64: for each REPLAY in the order sent, the time
+                               shift of its applications (the phase is reduced there
+                               as [start - shift, end - shift)) */
+    IPS2_TAG_QUIT = 105,    /* empty */
+
+    /* 200-299: slave to master */
+    IPS2_TAG_HELLO = 200,      /* u32 version, str machine, str host (gethostname), i32 pid,
+                                  i64 CLOCK_REALTIME - CLOCK_MONOTONIC ns */
+    IPS2_TAG_STARTED = 201,    /* str app, i32 index, i32 pid */
+    IPS2_TAG_EXITED = 202,     /* str app, i32 index, i32 pid (0 if it never started),
+                                  i32 how (enum ips2_proc_how), i32 code, str text */
+    IPS2_TAG_PROGRESS = 203,   /* str stage (enum ips2_stage name), i64 done, i64 total */
+    IPS2_TAG_PROBLEM = 204,    /* str text: what went wrong (the master logs
+                                  "MACHINE: text") */
+    IPS2_TAG_REDUCTIONS = 205, /* i32 query, blob: the bytes of an ips2_reductions_encode()
+                                  (slave/ips2_reductions.h) */
+    IPS2_TAG_DONE = 206,       /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
+
+    /* 300-399: critical-path diffusion between slaves (cpa/) */
+    IPS2_TAG_CPA_FIRST = 300,
+    IPS2_TAG_CPA_LAST = 399,
+
+    /* 900-999: PVM notifications the master asks for */
+    IPS2_TAG_TASK_EXIT = 900,   /* PvmTaskExit: body i32 tid of the exited task */
+    IPS2_TAG_HOST_DELETE = 901, /* PvmHostDelete: body i32 tid of the pvmd */
+};
+
+/* How a process ended (EXITED.how). */
+enum ips2_proc_how {
+    IPS2_PROC_EXITED = 0,   /* code = exit status */
+    IPS2_PROC_SIGNALED = 1, /* code = signal number */
+    IPS2_PROC_FAILED = 2,   /* never ran: text says why (code = errno) */
+    IPS2_PROC_TIMEOUT = 3,  /* killed after its timeout; code = the signal that ended it */
+};
+
+/* What a slave is doing (PROGRESS.stage); the master names a dead slave
+ * by the stage it was in ("slave died while reducing"). */
+enum ips2_stage {
+    IPS2_STAGE_STARTING = 0, /* spawned, configuring */
+    IPS2_STAGE_RUNNING,      /* processes running: done = ended, total = all */
+    IPS2_STAGE_REDUCING,     /* done/total events */
+    IPS2_STAGE_PACKING,      /* done/total streams */
+    IPS2_STAGE_IDLE,         /* reductions sent; answering queries */
+    IPS2_STAGE_COUNT,
+};
+
+static inline const char *ips2_stage_name(int stage)
+{
+    static const char *const names[IPS2_STAGE_COUNT] = {"starting", "running", "reducing",
+                                                        "packing", "idle"};
+    return stage >= 0 && stage < IPS2_STAGE_COUNT ? names[stage] : "unknown";
+}
+
+/*
+ * Packing and unpacking of the field types above (slave/proto_pack.c),
+ * into PVM's active send buffer / from its active receive buffer.  Each
+ * returns 0, or a negative PVM error code (PvmNoData at the end of a
+ * message, PvmNoMem, or PvmBadMsg for a length above its bound).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+int ips2_pk_u32(uint32_t v);
+int ips2_pk_i32(int32_t v);
+int ips2_pk_i64(int64_t v);
+int ips2_pk_str(const char *s); /* NULL packs as "" */
+int ips2_pk_blob(const void *data, size_t size);
+
+int ips2_upk_u32(uint32_t *v);
+int ips2_upk_i32(int32_t *v);
+int ips2_upk_i64(int64_t *v);
+int ips2_upk_str(char **s);                               /* *s is malloc'd and NUL-terminated */
+int ips2_upk_blob(void **data, size_t *size, size_t max); /* *data malloc'd */
+
+#endif /* IPS2_PROTO_H */

@@ -1,0 +1,426 @@
+/*
+ * slave_main.c - ips2slave, the slave analyst: one PVM task per machine,
+ * spawned by the master (master/pvm_slaves.c) as
+ *
+ *   ips2slave -m MACHINE
+ *
+ * It takes its work from the master (ips2_proto.h): CONFIG, then the
+ * processes to run and the old trace directories to replay, then GO.  It
+ * starts the processes (slave_run.c), reports each start and end, waits
+ * for all of them, reduces the traces of the machine (slave_analysis.c),
+ * sends the reductions, packs the raw streams (slave_pack.c) and stays to
+ * answer phase queries until QUIT, or until its master goes away.
+ *
+ * One single-threaded loop: poll() on the PVM socket and the runner's
+ * SIGCHLD descriptor, with the runner's next timeout as the poll timeout.
+ * PVM may have read messages into its own buffers during a send, so the
+ * loop drains pvm_nrecv() before every poll.  The slave writes its own
+ * diagnostics to SESSION/output/MACHINE/ips2slave.log once it knows the
+ * session (before that, stderr goes to the pvmd's log).
+ *
+ * Test hook (no sleeps in tests): if IPS2SLAVE_HOLD names a directory that
+ * holds MACHINE.hold, the slave, about to reduce its run, writes its pid to
+ * MACHINE.pid there, reports "reducing", and waits (inotify) until
+ * MACHINE.go appears.  The tests kill it there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pvm3.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ips2_proto.h"
+#include "slave_analysis.h"
+#include "slave_proto.h"
+#include "slave_run.h"
+
+struct slave {
+    int master;
+    int pvmfd;
+    bool configured, go, reduced, quit;
+    struct slave_config cfg;
+    char host[256];
+    char *trace_dir, *output_dir;
+    struct slave_runner *runner;
+    struct slave_process *procs;
+    size_t nprocs, cap_procs;
+    struct slave_replay *replays;
+    size_t nreplays, cap_replays;
+    int ended;
+    int64_t last_progress; /* mono ns of the last PROGRESS sent while reducing */
+    int stage;
+};
+
+static int64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void problem(void *arg, const char *text)
+{
+    struct slave *s = arg;
+    fprintf(stderr, "ips2slave %s: %s\n", s->cfg.machine ? s->cfg.machine : "?", text);
+    slave_send_problem(s->master, text);
+}
+
+static void progress(struct slave *s, int stage, int64_t done, int64_t total)
+{
+    s->stage = stage;
+    slave_send_progress(s->master, stage, done, total);
+}
+
+/* ips2_reduce_dir() progress: at most ~4 messages a second. */
+static void reduce_progress(void *arg, uint64_t done, uint64_t total)
+{
+    struct slave *s = arg;
+    int64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (now - s->last_progress < 250000000 && done < total)
+        return;
+    s->last_progress = now;
+    progress(s, IPS2_STAGE_REDUCING, (int64_t)done, (int64_t)total);
+}
+
+static void pack_progress(void *arg, uint64_t done, uint64_t total)
+{
+    progress(arg, IPS2_STAGE_PACKING, (int64_t)done, (int64_t)total);
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 3;
+    char *s = malloc(n);
+    if (s != NULL)
+        snprintf(s, n, "%s/%s/%s", a, b, c);
+    return s;
+}
+
+/* The test hook described at the top. */
+static void hold(struct slave *s)
+{
+    const char *dir = getenv("IPS2SLAVE_HOLD");
+    char path[PATH_MAX], tmp[PATH_MAX];
+    if (dir == NULL || dir[0] == '\0')
+        return;
+    snprintf(path, sizeof path, "%s/%s.hold", dir, s->cfg.machine);
+    if (access(path, F_OK) != 0)
+        return;
+    snprintf(tmp, sizeof tmp, "%s/%s.pid.tmp", dir, s->cfg.machine);
+    snprintf(path, sizeof path, "%s/%s.pid", dir, s->cfg.machine);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    rename(tmp, path);
+    int in = inotify_init1(IN_CLOEXEC);
+    if (in >= 0)
+        inotify_add_watch(in, dir, IN_CREATE | IN_MOVED_TO);
+    progress(s, IPS2_STAGE_REDUCING, 0, 0);
+    snprintf(path, sizeof path, "%s/%s.go", dir, s->cfg.machine);
+    char buf[4096];
+    while (access(path, F_OK) != 0 && in >= 0 && read(in, buf, sizeof buf) > 0)
+        continue;
+    if (in >= 0)
+        close(in);
+}
+
+/* Reduces for query q over [start, end) and sends REDUCTIONS; 1 if sent. */
+static int reduce_and_send(struct slave *s, int q, int64_t start, int64_t end,
+                           const int64_t *shifts, size_t nshifts)
+{
+    struct slave_analysis a = {
+        .machine = s->cfg.machine,
+        .host = s->host,
+        .trace_dir = s->trace_dir,
+        .session_start = s->cfg.session_start,
+        .interval_ns = s->cfg.interval_ns,
+        .replays = s->replays,
+        .nreplays = s->nreplays,
+        .progress = reduce_progress,
+        .progress_arg = s,
+    };
+    char err[512];
+    size_t size = 0;
+    s->last_progress = 0;
+    progress(s, IPS2_STAGE_REDUCING, 0, 0);
+    void *bytes = slave_analyse(&a, start, end, shifts, nshifts, &size, err, sizeof err);
+    if (bytes == NULL) {
+        problem(s, err);
+        return 0;
+    }
+    int rc = slave_send_reductions(s->master, q, bytes, size);
+    free(bytes);
+    if (rc < 0) {
+        fprintf(stderr, "ips2slave %s: cannot send reductions: %d\n", s->cfg.machine, rc);
+        return 0;
+    }
+    return 1;
+}
+
+/* Everything after the last process ended: reduce, send, pack, DONE. */
+static void finish_run(struct slave *s)
+{
+    s->reduced = true;
+    hold(s);
+    int ok = reduce_and_send(s, 0, INT64_MIN, INT64_MAX, NULL, 0);
+    slave_pack_dir(s->trace_dir, pack_progress, problem, s);
+    progress(s, IPS2_STAGE_IDLE, 0, 0);
+    slave_send_done(s->master, 0, ok);
+}
+
+static void on_end(void *arg, const struct slave_proc_end *end)
+{
+    struct slave *s = arg;
+    slave_send_exited(s->master, end);
+    s->ended++;
+    progress(s, IPS2_STAGE_RUNNING, s->ended, (int64_t)s->nprocs);
+}
+
+static void configure(struct slave *s)
+{
+    if (slave_upk_config(&s->cfg) < 0 || s->cfg.version != IPS2_PROTO_VERSION) {
+        fprintf(stderr, "ips2slave: bad CONFIG message (protocol %u, want %d)\n", s->cfg.version,
+                IPS2_PROTO_VERSION);
+        s->quit = true;
+        return;
+    }
+    if (s->cfg.interval_ns <= 0)
+        s->cfg.interval_ns = 100000000;
+    if (s->cfg.grace_ms < 0)
+        s->cfg.grace_ms = 0;
+    s->trace_dir = join(s->cfg.session_dir, "traces", s->cfg.machine);
+    s->output_dir = join(s->cfg.session_dir, "output", s->cfg.machine);
+    s->configured = true;
+    char err[512] = "out of memory";
+    if (s->trace_dir != NULL && s->output_dir != NULL)
+        s->runner = slave_runner_new(s->trace_dir, s->output_dir, s->cfg.grace_ms, err, sizeof err);
+    if (s->runner != NULL) {
+        char log[PATH_MAX];
+        snprintf(log, sizeof log, "%s/ips2slave.log", s->output_dir);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
+    }
+    slave_send_hello(s->master, s->cfg.machine, s->host, (int)getpid(),
+                     clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+    if (s->runner == NULL) {
+        problem(s, err);
+        slave_send_done(s->master, 0, 0);
+        s->reduced = true; /* nothing to do but wait for QUIT */
+    }
+}
+
+static void add_process(struct slave *s)
+{
+    if (s->nprocs == s->cap_procs) {
+        size_t cap = s->cap_procs ? 2 * s->cap_procs : 16;
+        struct slave_process *v = realloc(s->procs, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        s->procs = v;
+        s->cap_procs = cap;
+    }
+    struct slave_process *p = &s->procs[s->nprocs];
+    if (slave_upk_process(p) < 0) {
+        problem(s, "bad PROCESS message");
+        slave_process_free(p);
+        return;
+    }
+    s->nprocs++;
+}
+
+static void add_replay(struct slave *s)
+{
+    if (s->nreplays == s->cap_replays) {
+        size_t cap = s->cap_replays ? 2 * s->cap_replays : 4;
+        struct slave_replay *v = realloc(s->replays, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        s->replays = v;
+        s->cap_replays = cap;
+    }
+    struct slave_replay *r = &s->replays[s->nreplays];
+    if (slave_upk_replay(r) < 0) {
+        problem(s, "bad REPLAY message");
+        slave_replay_free(r);
+        return;
+    }
+    s->nreplays++;
+}
+
+static void start_all(struct slave *s)
+{
+    s->go = true;
+    if (s->runner == NULL)
+        return;
+    progress(s, IPS2_STAGE_RUNNING, 0, (int64_t)s->nprocs);
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct slave_process *p = &s->procs[i];
+        struct slave_proc_spec spec = {
+            .app = p->app,
+            .index = p->index,
+            .cwd = p->cwd,
+            .argv = p->argv,
+            .env = p->env,
+            .timeout_ms = p->timeout_ms,
+        };
+        pid_t pid = slave_runner_start(s->runner, &spec);
+        if (pid > 0)
+            slave_send_started(s->master, p->app, p->index, (int)pid);
+    }
+}
+
+static void phase_query(struct slave *s)
+{
+    struct slave_phase q;
+    if (slave_upk_phase(&q) < 0) {
+        problem(s, "bad PHASE message");
+    } else if (s->runner != NULL) {
+        int ok = reduce_and_send(s, q.query, q.start, q.end, q.shifts, q.nshifts);
+        progress(s, IPS2_STAGE_IDLE, 0, 0);
+        slave_send_done(s->master, q.query, ok);
+    } else {
+        slave_send_done(s->master, q.query, 0);
+    }
+    slave_phase_free(&q);
+}
+
+/* Handles one received message. */
+static void handle(struct slave *s, int buf)
+{
+    int len, tag, src;
+    pvm_bufinfo(buf, &len, &tag, &src);
+    if (tag == IPS2_TAG_TASK_EXIT || tag == IPS2_TAG_HOST_DELETE) {
+        s->quit = true; /* the master is gone */
+        return;
+    }
+    if (src != s->master)
+        return;
+    if (!s->configured && tag != IPS2_TAG_CONFIG && tag != IPS2_TAG_QUIT)
+        return;
+    switch (tag) {
+    case IPS2_TAG_CONFIG:
+        if (!s->configured)
+            configure(s);
+        break;
+    case IPS2_TAG_PROCESS:
+        if (!s->go)
+            add_process(s);
+        break;
+    case IPS2_TAG_REPLAY:
+        if (!s->go)
+            add_replay(s);
+        break;
+    case IPS2_TAG_GO:
+        if (!s->go)
+            start_all(s);
+        break;
+    case IPS2_TAG_PHASE:
+        phase_query(s);
+        break;
+    case IPS2_TAG_QUIT:
+        s->quit = true;
+        break;
+    default:
+        break;
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: ips2slave -m MACHINE\n"
+                    "  The ips2 slave analyst.  It runs as a PVM task spawned by the master\n"
+                    "  analyst (ips2 run), which sends it its work; it is not run by hand.\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage();
+        return 0;
+    }
+    if (argc != 3 || strcmp(argv[1], "-m") != 0)
+        return usage();
+    signal(SIGPIPE, SIG_IGN);
+
+    struct slave s;
+    memset(&s, 0, sizeof s);
+    pvm_setopt(PvmAutoErr, 0);
+    if (pvm_mytid() < 0) {
+        fprintf(stderr, "ips2slave: cannot join PVM (is a pvmd running?)\n");
+        return 1;
+    }
+    s.master = pvm_parent();
+    if (s.master < 0) {
+        fprintf(stderr, "ips2slave: no master (spawn me from the master analyst)\n");
+        pvm_exit();
+        return usage();
+    }
+    gethostname(s.host, sizeof s.host - 1);
+    pvm_notify(PvmTaskExit, IPS2_TAG_TASK_EXIT, 1, &s.master);
+    int *fds = NULL;
+    if (pvm_getfds(&fds) < 1) {
+        fprintf(stderr, "ips2slave: no PVM socket\n");
+        pvm_exit();
+        return 1;
+    }
+    s.pvmfd = fds[0];
+
+    while (!s.quit) {
+        int buf = 0;
+        while (!s.quit && (buf = pvm_nrecv(-1, -1)) > 0)
+            handle(&s, buf);
+        if (buf < 0 && buf != PvmNoBuf) { /* the pvmd went away */
+            fprintf(stderr, "ips2slave: lost the pvmd (%d)\n", buf);
+            break;
+        }
+        if (s.quit)
+            break;
+        if (s.runner != NULL && s.go) {
+            int running = slave_runner_step(s.runner, on_end, &s);
+            if (running == 0 && !s.reduced) {
+                finish_run(&s);
+                continue;
+            }
+        }
+        struct pollfd pfd[2] = {{s.pvmfd, POLLIN, 0}, {-1, POLLIN, 0}};
+        int timeout = -1;
+        if (s.runner != NULL && s.go) {
+            pfd[1].fd = slave_runner_fd(s.runner);
+            timeout = slave_runner_wait_ms(s.runner);
+        }
+        if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+            break;
+        if (pfd[0].revents & (POLLHUP | POLLERR)) {
+            fprintf(stderr, "ips2slave: lost the pvmd\n");
+            break;
+        }
+    }
+
+    slave_runner_free(s.runner); /* kills what still runs */
+    for (size_t i = 0; i < s.nprocs; i++)
+        slave_process_free(&s.procs[i]);
+    free(s.procs);
+    for (size_t i = 0; i < s.nreplays; i++)
+        slave_replay_free(&s.replays[i]);
+    free(s.replays);
+    free(s.trace_dir);
+    free(s.output_dir);
+    slave_config_free(&s.cfg);
+    pvm_exit();
+    return 0;
+}

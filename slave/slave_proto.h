@@ -1,0 +1,73 @@
+/*
+ * slave_proto.h - ips2slave's side of the master/slave protocol
+ * (ips2_proto.h): the messages it receives, unpacked into structs, and
+ * the ones it sends.  Every function works on PVM's active buffers and
+ * returns 0 or a negative PVM error code.
+ */
+#ifndef IPS2_SLAVE_PROTO_H
+#define IPS2_SLAVE_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slave_run.h"
+
+struct slave_config {
+    uint32_t version;
+    char *session_dir, *machine, *host;
+    int64_t session_start; /* CLOCK_REALTIME ns */
+    int64_t interval_ns;
+    int64_t grace_ms;
+};
+
+struct slave_process {
+    char *app;
+    int32_t index;
+    char *cwd;
+    int64_t timeout_ms;
+    char **argv; /* NULL-terminated */
+    char **env;  /* NAME=VALUE, NULL-terminated */
+};
+
+struct slave_expected {
+    char *app;
+    int32_t pid;
+};
+
+struct slave_replay {
+    char *session, *trace_dir, *prefix;
+    char **apps; /* NULL-terminated; none: all */
+    size_t napps;
+    struct slave_expected *expected;
+    size_t nexpected;
+};
+
+struct slave_phase {
+    int32_t query;
+    int64_t start, end;
+    int64_t *shifts;
+    size_t nshifts;
+};
+
+/* Unpack the message in the active receive buffer. */
+int slave_upk_config(struct slave_config *c);
+int slave_upk_process(struct slave_process *p);
+int slave_upk_replay(struct slave_replay *r);
+int slave_upk_phase(struct slave_phase *q);
+
+void slave_config_free(struct slave_config *c);
+void slave_process_free(struct slave_process *p);
+void slave_replay_free(struct slave_replay *r);
+void slave_phase_free(struct slave_phase *q);
+
+/* Send to the master. */
+int slave_send_hello(int master, const char *machine, const char *host, int pid,
+                     int64_t real_minus_mono);
+int slave_send_started(int master, const char *app, int index, int pid);
+int slave_send_exited(int master, const struct slave_proc_end *end);
+int slave_send_progress(int master, int stage, int64_t done, int64_t total);
+int slave_send_problem(int master, const char *text);
+int slave_send_reductions(int master, int query, const void *data, size_t size);
+int slave_send_done(int master, int query, int ok);
+
+#endif /* IPS2_SLAVE_PROTO_H */
