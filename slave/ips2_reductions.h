@@ -26,22 +26,22 @@
  * Interaction metrics are charged to the procedure active when the
  * interaction happened (its exclusive share), like CPU self time. */
 enum ips2_metric {
-    IPS2_M_CPU = 0,     /* process (CPU) time, ns */
-    IPS2_M_WALL,        /* elapsed time, ns */
-    IPS2_M_CALLS,       /* procedure calls */
-    IPS2_M_SYNC_WAIT,   /* waiting for locks, barriers, semaphores, conditions, joins, ns */
-    IPS2_M_SPIN,        /* CPU spent while waiting (spinning), ns */
-    IPS2_M_MSGS_SENT,   /* messages (sends) */
-    IPS2_M_MSGS_RECV,   /* messages (receives) */
-    IPS2_M_BYTES_SENT,  /* message bytes */
-    IPS2_M_BYTES_RECV,  /* message bytes */
-    IPS2_M_MSG_WAIT,    /* blocked in receives, accepts, connects, poll/select, ns */
-    IPS2_M_IO_TIME,     /* file I/O time, ns */
-    IPS2_M_IO_OPS,      /* file I/O operations */
-    IPS2_M_IO_BYTES,    /* file I/O bytes */
-    IPS2_M_SEEK_TIME,   /* lseek time, ns */
-    IPS2_M_PAGE_FAULTS, /* from collectors */
-    IPS2_M_CTX_SWITCHES,/* from collectors */
+    IPS2_M_CPU = 0,      /* process (CPU) time, ns */
+    IPS2_M_WALL,         /* elapsed time, ns */
+    IPS2_M_CALLS,        /* procedure calls */
+    IPS2_M_SYNC_WAIT,    /* waiting for locks, barriers, semaphores, conditions, joins, ns */
+    IPS2_M_SPIN,         /* CPU spent while waiting (spinning), ns */
+    IPS2_M_MSGS_SENT,    /* messages (sends) */
+    IPS2_M_MSGS_RECV,    /* messages (receives) */
+    IPS2_M_BYTES_SENT,   /* message bytes */
+    IPS2_M_BYTES_RECV,   /* message bytes */
+    IPS2_M_MSG_WAIT,     /* blocked in receives, accepts, connects, poll/select, ns */
+    IPS2_M_IO_TIME,      /* file I/O time, ns */
+    IPS2_M_IO_OPS,       /* file I/O operations */
+    IPS2_M_IO_BYTES,     /* file I/O bytes */
+    IPS2_M_SEEK_TIME,    /* lseek time, ns */
+    IPS2_M_PAGE_FAULTS,  /* from collectors */
+    IPS2_M_CTX_SWITCHES, /* from collectors */
     IPS2_M_COUNT,
 };
 
@@ -62,14 +62,14 @@ struct ips2_red_thread {
     uint32_t tid;
     uint64_t create_seq; /* 0 for a process's first thread */
     int64_t start_ns, end_ns;
-    uint64_t m[IPS2_M_COUNT]; /* totals of the thread (CALLS: all calls) */
+    uint64_t m[IPS2_M_COUNT];    /* totals of the thread (CALLS: all calls) */
     uint32_t first_proc, nprocs; /* its rows of procs[] */
 };
 
 /* One procedure in one thread. */
 struct ips2_red_proc {
-    uint32_t thread; /* index */
-    uint32_t name;   /* string: procedure name (or "0x..." if unresolved) */
+    uint32_t thread;              /* index */
+    uint32_t name;                /* string: procedure name (or "0x..." if unresolved) */
     uint64_t incl_cpu, incl_wall; /* inclusive times, ns (recursion counted once) */
     uint64_t m[IPS2_M_COUNT];     /* exclusive (self) values; CALLS = calls */
 };
@@ -102,19 +102,19 @@ struct ips2_red_hist {
 /* Waiting per synchronisation object, per thread. */
 struct ips2_red_object {
     uint32_t thread;
-    uint32_t kind;     /* an object kind of FORMAT.md §9.1 */
-    uint64_t id;       /* object id as in the trace */
+    uint32_t kind; /* an object kind of FORMAT.md §9.1 */
+    uint64_t id;   /* object id as in the trace */
     uint64_t waits, wait_ns, spin_ns;
 };
 
 struct ips2_reductions {
-    uint32_t machine;         /* string: the machine's name in the workload */
-    uint32_t host;            /* string: the host it ran on */
-    int64_t phase_start_ns;   /* the phase reduced, or INT64_MIN..INT64_MAX */
+    uint32_t machine;       /* string: the machine's name in the workload */
+    uint32_t host;          /* string: the host it ran on */
+    int64_t phase_start_ns; /* the phase reduced, or INT64_MIN..INT64_MAX */
     int64_t phase_end_ns;
-    uint64_t interval_ns;     /* histograms' initial sample interval */
-    uint64_t events;          /* events read */
-    uint64_t trace_bytes;     /* bytes of trace read */
+    uint64_t interval_ns; /* histograms' initial sample interval */
+    uint64_t events;      /* events read */
+    uint64_t trace_bytes; /* bytes of trace read */
 
     char **strings;
     size_t nstrings;
@@ -136,11 +136,11 @@ struct ips2_reductions {
 
 /* What to reduce and how. */
 struct ips2_reduce_options {
-    const char *machine;         /* its name in the workload */
-    int64_t session_start_real;  /* CLOCK_REALTIME ns of the session's time 0 */
-    int64_t phase_start_ns;      /* session time; INT64_MIN for "from the start" */
-    int64_t phase_end_ns;        /* INT64_MAX for "to the end" */
-    uint64_t interval_ns;        /* histogram sample interval, 0 = 100 ms */
+    const char *machine;        /* its name in the workload */
+    int64_t session_start_real; /* CLOCK_REALTIME ns of the session's time 0 */
+    int64_t phase_start_ns;     /* session time; INT64_MIN for "from the start" */
+    int64_t phase_end_ns;       /* INT64_MAX for "to the end" */
+    uint64_t interval_ns;       /* histogram sample interval, 0 = 100 ms */
     /* called now and then with events read so far and an estimate of all */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;
@@ -164,8 +164,12 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
 
 void ips2_reductions_free(struct ips2_reductions *r);
 
-/* Name of a metric ("cpu", "wall", "calls", ...) and its unit ("ns", "", "bytes"). */
+/* Name of a metric ("cpu", "wall", "calls", ...) and its unit ("ns", "", "bytes");
+ * NULL for a number that is no metric. */
 const char *ips2_metric_name(unsigned metric);
 const char *ips2_metric_unit(unsigned metric);
+
+/* The metric of a name, or -1. */
+int ips2_metric_by_name(const char *name);
 
 #endif /* IPS2_REDUCTIONS_H */

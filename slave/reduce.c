@@ -1,0 +1,508 @@
+/*
+ * reduce.c - ips2_reduce_dir(): reduces every stream of one machine's trace
+ * directory.
+ *
+ * The streams are grouped by process image (<pid>.<image>.*, see
+ * FORMAT.md section 1).  For each image its process stream is read once,
+ * for the module map (procedure names) and a process exit recorded there;
+ * then each of its thread streams gets one streaming pass (reduce_raw.c
+ * for raw streams, else, or when that declines, reduce_stream.c) and is
+ * turned into rows (reduce_emit.c) before the next one starts, so memory
+ * holds the results and one thread's tables, never a trace.
+ *
+ * All streams of the machine use one clock offset (CLOCK_REALTIME minus
+ * CLOCK_MONOTONIC from the header with the earliest calibration), so that
+ * their times stay exactly comparable, as DESIGN.md section 3 promises
+ * for one machine.  A stream that cannot be read is reduced up to the
+ * damage and its error goes into problems[]; the rest goes on.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ips2_symbols.h"
+#include "reduce_internal.h"
+
+#define PROC_TID UINT32_MAX /* the tid field of a process stream */
+
+struct stream {
+    char *path;
+    uint32_t pid, image, tid, k;
+    bool raw;
+    uint64_t size;
+};
+
+struct streams {
+    struct stream *v;
+    size_t n, cap;
+};
+
+/* ---- the directory --------------------------------------------------- */
+
+/* Reads a decimal number of at most 10 digits ending at `end`; NULL if none. */
+static const char *number(const char *p, char end, uint32_t *out)
+{
+    uint64_t v = 0;
+    const char *start = p;
+
+    while (*p >= '0' && *p <= '9' && p - start < 10)
+        v = v * 10 + (uint64_t)(*p++ - '0');
+    if (p == start || *p != end || v > UINT32_MAX)
+        return NULL;
+    *out = (uint32_t)v;
+    return p + 1;
+}
+
+/* Parses <pid>.<image>.<tid>[.<k>].raw|ips2 and <pid>.<image>.proc.raw|ips2. */
+static bool parse_name(const char *name, struct stream *s)
+{
+    const char *p = name;
+
+    s->k = 0;
+    if (!(p = number(p, '.', &s->pid)) || !(p = number(p, '.', &s->image)))
+        return false;
+    if (!strncmp(p, "proc.", 5)) {
+        s->tid = PROC_TID;
+        p += 5;
+    } else {
+        if (!(p = number(p, '.', &s->tid)) || s->tid == PROC_TID)
+            return false;
+        const char *q = number(p, '.', &s->k);
+        if (q)
+            p = q;
+    }
+    if (!strcmp(p, "raw"))
+        s->raw = true;
+    else if (!strcmp(p, "ips2"))
+        s->raw = false;
+    else
+        return false;
+    return true;
+}
+
+static int cmp_stream(const void *a, const void *b)
+{
+    const struct stream *x = a, *y = b;
+
+#define CMP(f)                                                                                     \
+    if (x->f != y->f)                                                                              \
+        return x->f < y->f ? -1 : 1;
+    CMP(pid)
+    CMP(image)
+    CMP(tid)
+    CMP(k)
+    CMP(raw)
+#undef CMP
+    return 0;
+}
+
+static void streams_free(struct streams *ss)
+{
+    for (size_t i = 0; i < ss->n; i++)
+        free(ss->v[i].path);
+    free(ss->v);
+}
+
+/* Lists the streams of dir, sorted; a stream present both raw and packed is
+ * taken raw (the same events, read faster).  0, or -1 with err. */
+static int scan(const char *dir, struct streams *ss, char *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    memset(ss, 0, sizeof(*ss));
+    if (!d) {
+        snprintf(err, IPS2_ERR_MAX, "%s: cannot open the trace directory: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d))) {
+        struct stream s;
+        struct stat st;
+        if (!parse_name(e->d_name, &s))
+            continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        if (!(s.path = malloc(len)))
+            goto oom;
+        snprintf(s.path, len, "%s/%s", dir, e->d_name);
+        if (stat(s.path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(s.path);
+            continue;
+        }
+        s.size = (uint64_t)st.st_size;
+        if (ss->n == ss->cap) {
+            size_t cap = ss->cap ? ss->cap * 2 : 64;
+            struct stream *v = realloc(ss->v, cap * sizeof(*v));
+            if (!v) {
+                free(s.path);
+                goto oom;
+            }
+            ss->v = v;
+            ss->cap = cap;
+        }
+        ss->v[ss->n++] = s;
+    }
+    closedir(d);
+    qsort(ss->v, ss->n, sizeof(*ss->v), cmp_stream);
+    /* drop the packed twin of a raw stream: it sorts right before it */
+    size_t o = 0;
+    for (size_t i = 0; i < ss->n; i++) {
+        struct stream *s = &ss->v[i];
+        if (i + 1 < ss->n && !s->raw && ss->v[i + 1].raw && s->pid == ss->v[i + 1].pid &&
+            s->image == ss->v[i + 1].image && s->tid == ss->v[i + 1].tid &&
+            s->k == ss->v[i + 1].k) {
+            free(s->path);
+            continue;
+        }
+        ss->v[o++] = *s;
+    }
+    ss->n = o;
+    return 0;
+oom:
+    closedir(d);
+    streams_free(ss);
+    snprintf(err, IPS2_ERR_MAX, "%s: out of memory listing the trace directory", dir);
+    return -1;
+}
+
+/* ---- headers --------------------------------------------------------- */
+
+/* Reads a stream's header without checking more than the magic. */
+static bool peek_header(const char *path, struct ips2_file_header *h)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool ok = false;
+
+    if (fd < 0)
+        return false;
+    if (pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) &&
+        !memcmp(h->magic, IPS2_MAGIC, IPS2_MAGIC_LEN)) {
+        h->host[IPS2_HOST_MAX - 1] = '\0';
+        h->app[IPS2_APP_MAX - 1] = '\0';
+        h->exe[IPS2_PATH_MAX - 1] = '\0';
+        ok = true;
+    }
+    close(fd);
+    return ok;
+}
+
+/* The machine's realtime - monotonic offset, from the earliest calibration. */
+static int64_t machine_offset(const struct streams *ss, char *host, size_t host_size)
+{
+    struct ips2_file_header h;
+    uint64_t best_mono = UINT64_MAX;
+    int64_t off = 0;
+
+    host[0] = '\0';
+    for (size_t i = 0; i < ss->n; i++) {
+        if (!peek_header(ss->v[i].path, &h))
+            continue;
+        if (h.ref_mono_ns < best_mono) {
+            best_mono = h.ref_mono_ns;
+            off = (int64_t)(h.ref_real_ns - h.ref_mono_ns);
+            snprintf(host, host_size, "%s", h.host);
+        }
+    }
+    return off;
+}
+
+/* ---- one process image ----------------------------------------------- */
+
+struct image {
+    struct red_build *b;
+    struct ips2_symtab *symtab;
+    /* address -> string + 1, for names already looked up */
+    uint64_t *key;
+    uint32_t *val;
+    size_t n, mask;
+    /* from the process stream */
+    bool exit_seen;
+    int32_t exit_how, exit_status;
+    int64_t exit_t;
+};
+
+static uint32_t name_of(void *arg, uint64_t addr)
+{
+    struct image *im = arg;
+    char buf[32];
+    size_t i;
+
+    if (im->mask) {
+        i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & im->mask;
+        for (; im->key[i]; i = (i + 1) & im->mask)
+            if (im->key[i] == addr + 1)
+                return im->val[i];
+    }
+    uint64_t off;
+    const char *name = im->symtab ? ips2_symtab_lookup(im->symtab, addr, &off) : NULL;
+    if (!name) {
+        snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+        name = buf;
+    }
+    uint32_t s = red_str_intern(&im->b->strings, name);
+    if (s == IPS2_RED_NONE)
+        im->b->oom = true;
+    if ((im->n + 1) * 2 > im->mask + 1) { /* grow the cache; on OOM just don't cache */
+        size_t mask = im->mask ? im->mask * 2 + 1 : 255;
+        uint64_t *key = calloc(mask + 1, sizeof(*key));
+        uint32_t *val = calloc(mask + 1, sizeof(*val));
+        if (!key || !val) {
+            free(key);
+            free(val);
+            return s;
+        }
+        for (size_t j = 0; j <= im->mask && im->mask; j++) {
+            if (!im->key[j])
+                continue;
+            size_t k = (size_t)(((im->key[j] - 1) * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+            while (key[k])
+                k = (k + 1) & mask;
+            key[k] = im->key[j];
+            val[k] = im->val[j];
+        }
+        free(im->key);
+        free(im->val);
+        im->key = key;
+        im->val = val;
+        im->mask = mask;
+    }
+    i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & im->mask;
+    while (im->key[i])
+        i = (i + 1) & im->mask;
+    im->key[i] = addr + 1;
+    im->val[i] = s;
+    im->n++;
+    return s;
+}
+
+/* Reads a process stream: the module map and a process exit. */
+static void load_process_stream(struct image *im, const struct stream *s, int64_t offset,
+                                uint64_t *events)
+{
+    char err[IPS2_ERR_MAX], merr[IPS2_ERR_MAX];
+    struct ips2_reader *rd = ips2_reader_open(s->path, err);
+    const struct ips2_event *ev;
+    int rc;
+
+    if (!rd) {
+        red_build_problem(im->b, "%s", err);
+        return;
+    }
+    while ((rc = ips2_reader_next(rd, &ev)) == 1) {
+        (*events)++;
+        if (ev->kind == IPS2_EV_PROC_EXIT) {
+            im->exit_seen = true;
+            im->exit_how = (int32_t)ev->payload;
+            im->exit_status = ev->nextra ? (int32_t)ev->extra[0] : 0;
+            im->exit_t = (int64_t)ev->wall_ns + offset;
+        }
+        if (ev->kind != IPS2_EV_MODULE || !im->symtab)
+            continue;
+        if (ev->nextra < 2) {
+            red_build_problem(im->b,
+                              "%s: byte %llu: expected a module event with 2 extra words, "
+                              "found %u",
+                              s->path, (unsigned long long)ev->offset, ev->nextra);
+            continue;
+        }
+        char path[IPS2_PATH_MAX];
+        ips2_event_string(ev, 2, path, sizeof(path));
+        if (ips2_symtab_add_module(im->symtab, ev->payload, ev->extra[0], ev->extra[1], path,
+                                   merr) != 0)
+            red_build_problem(im->b, "names unresolved: %s", merr);
+    }
+    if (rc < 0)
+        red_build_problem(im->b, "%s", ips2_reader_error(rd));
+    ips2_reader_close(rd);
+}
+
+static void image_free(struct image *im)
+{
+    ips2_symtab_free(im->symtab);
+    free(im->key);
+    free(im->val);
+}
+
+/* Reduces one thread stream into a fresh rt; the reader's error, if any,
+ * becomes a problem. */
+static void reduce_one(struct red_build *b, const struct stream *s, struct rt *r,
+                       const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
+                       struct red_progress *prog)
+{
+    char err[IPS2_ERR_MAX];
+
+    rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
+    if (s->raw && red_stream_raw(s->path, r, offset, prog) == 0)
+        return;
+    if (s->raw) { /* declined: start again with the reader */
+        rt_free(r);
+        rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
+    }
+    if (red_stream_reader(s->path, r, offset, prog, err) < 0)
+        red_build_problem(b, "%s", err);
+}
+
+static const char *app_or(const struct ips2_file_header *h, bool ok)
+{
+    return ok ? h->app : "";
+}
+
+/* Reduces the streams [first, end) of one process image. */
+static void reduce_image(struct red_build *b, const struct streams *ss, size_t first, size_t end,
+                         const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
+                         struct red_progress *prog)
+{
+    struct image im;
+    struct ips2_file_header h;
+    bool have_h = false;
+    uint64_t proc_events = 0;
+
+    memset(&im, 0, sizeof(im));
+    im.b = b;
+    im.symtab = ips2_symtab_new();
+    if (!im.symtab)
+        b->oom = true;
+    for (size_t i = first; i < end; i++) {
+        if (ss->v[i].tid == PROC_TID) {
+            load_process_stream(&im, &ss->v[i], offset, &proc_events);
+            b->r->trace_bytes += ss->v[i].size;
+        }
+        if (!have_h)
+            have_h = peek_header(ss->v[i].path, &h);
+    }
+
+    uint32_t pidx = (uint32_t)b->r->nprocesses;
+    struct ips2_red_process *p = RED_PUSH(b, processes);
+    if (!p) {
+        image_free(&im);
+        return;
+    }
+    p->app = red_str_intern(&b->strings, app_or(&h, have_h));
+    p->exe = red_str_intern(&b->strings, have_h ? h.exe : "");
+    p->command = IPS2_RED_NONE;
+    p->pid = ss->v[first].pid;
+    p->ppid = have_h ? h.ppid : 0;
+    p->image = ss->v[first].image;
+    p->start_ns = INT64_MAX;
+    p->end_ns = INT64_MIN;
+    p->exit_how = -1;
+    p->problem = IPS2_RED_NONE;
+    p->first_thread = (uint32_t)b->r->nthreads;
+    b->r->events += proc_events;
+
+    bool exit_seen = im.exit_seen, damaged = false, have_thread_stream = false;
+    int32_t how = im.exit_how, status = im.exit_status;
+    for (size_t i = first; i < end; i++) {
+        const struct stream *s = &ss->v[i];
+        struct rt r;
+        if (s->tid == PROC_TID)
+            continue;
+        have_thread_stream = true;
+        size_t nproblems = b->r->nproblems;
+        reduce_one(b, s, &r, o, interval, offset, prog);
+        rt_finish(&r);
+        if (b->r->nproblems != nproblems)
+            damaged = true;
+        if (r.proc_start_seen)
+            b->r->processes[pidx].ppid = r.ppid;
+        if (r.proc_exit_seen) {
+            exit_seen = true;
+            how = r.exit_how;
+            status = r.exit_status;
+        }
+        if (r.lost)
+            red_build_problem(b, "%s: %llu records were lost while tracing", s->path,
+                              (unsigned long long)r.lost);
+        if (r.unmatched_exits && r.proc_start_how != IPS2_START_FORK)
+            red_build_problem(b, "%s: %llu procedure exits without an entry were ignored", s->path,
+                              (unsigned long long)r.unmatched_exits);
+        if (r.oom)
+            red_build_problem(b, "%s: out of memory: results incomplete", s->path);
+        p = &b->r->processes[pidx];
+        if (r.started) {
+            if (r.first_t < p->start_ns)
+                p->start_ns = r.first_t;
+            if (r.last_t > p->end_ns)
+                p->end_ns = r.last_t;
+        }
+        b->r->events += r.events;
+        b->r->trace_bytes += s->size;
+        prog->done += r.events;
+        prog->bytes_done += s->size;
+        red_emit_thread(b, &r, pidx, s->tid, name_of, &im);
+        rt_free(&r);
+    }
+
+    p = &b->r->processes[pidx];
+    p->nthreads = (uint32_t)b->r->nthreads - p->first_thread;
+    if (p->start_ns > p->end_ns)
+        p->start_ns = p->end_ns = 0;
+    if (exit_seen) {
+        p->exit_how = how;
+        p->exit_status = status;
+    } else if (have_thread_stream) {
+        const char *why = damaged ? "no exit recorded: trace damaged" : "no exit recorded: killed?";
+        p->problem = red_str_intern(&b->strings, why);
+        red_build_problem(b, "process %u (%s): %s", p->pid, app_or(&h, have_h), why);
+    } else {
+        p->problem = red_str_intern(&b->strings, "no thread streams");
+        red_build_problem(b, "process %u (%s): no thread streams", p->pid, app_or(&h, have_h));
+    }
+    image_free(&im);
+}
+
+struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
+                                        const struct ips2_reduce_options *options, char *err)
+{
+    struct ips2_reduce_options o = {0};
+    struct red_build b;
+    struct streams ss;
+    char host[IPS2_HOST_MAX];
+
+    if (options)
+        o = *options;
+    if (!options) {
+        o.phase_start_ns = INT64_MIN;
+        o.phase_end_ns = INT64_MAX;
+    }
+    if (scan(trace_dir, &ss, err) < 0)
+        return NULL;
+    memset(&b, 0, sizeof(b));
+    if (!(b.r = calloc(1, sizeof(*b.r)))) {
+        streams_free(&ss);
+        snprintf(err, IPS2_ERR_MAX, "%s: out of memory", trace_dir);
+        return NULL;
+    }
+    uint64_t interval = o.interval_ns ? o.interval_ns : 100000000ull;
+    int64_t offset = machine_offset(&ss, host, sizeof(host)) - o.session_start_real;
+    b.r->machine = red_str_intern(&b.strings, o.machine ? o.machine : "");
+    b.r->host = red_str_intern(&b.strings, host);
+    b.r->phase_start_ns = o.phase_start_ns;
+    b.r->phase_end_ns = o.phase_end_ns;
+    b.r->interval_ns = interval;
+
+    struct red_progress prog = {o.progress, o.progress_arg, 0, RED_PROGRESS_EVERY, 0, 0};
+    for (size_t i = 0; i < ss.n; i++)
+        prog.bytes_all += ss.v[i].size;
+    for (size_t i = 0; i < ss.n;) {
+        size_t j = i + 1;
+        while (j < ss.n && ss.v[j].pid == ss.v[i].pid && ss.v[j].image == ss.v[i].image)
+            j++;
+        reduce_image(&b, &ss, i, j, &o, interval, offset, &prog);
+        i = j;
+    }
+    if (o.progress)
+        o.progress(o.progress_arg, prog.done, prog.done);
+    streams_free(&ss);
+    if (!red_build_finish(&b)) {
+        ips2_reductions_free(b.r);
+        snprintf(err, IPS2_ERR_MAX, "%s: out of memory reducing the traces", trace_dir);
+        return NULL;
+    }
+    return b.r;
+}

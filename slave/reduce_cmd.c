@@ -1,0 +1,225 @@
+/*
+ * reduce_cmd.c - ips2-reduce: reduce a trace directory (or read a
+ * reductions file) and print a summary; for debugging and for
+ * bench/run-reduce.
+ *
+ *   ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]
+ *               [--interval MS] [-o FILE] [--quiet] DIR
+ *   ips2-reduce --read FILE
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ips2_reader.h"
+#include "ips2_reductions.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
+               "                   [--interval MS] [-o FILE] [--quiet] [--progress] DIR\n"
+               "       ips2-reduce --read FILE\n"
+               "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
+               "  --machine NAME      the machine's name to record (default: empty)\n"
+               "  --session-start NS  CLOCK_REALTIME ns of session time 0 (default 0: times\n"
+               "                      are ns since the epoch)\n"
+               "  --phase START END   reduce only session times [START, END) ns\n"
+               "  --interval MS       histogram sample interval (default 100)\n"
+               "  -o FILE             write the reductions file\n"
+               "  --quiet             print only the line with events and events/s\n"
+               "  --progress          print progress on stderr\n"
+               "  --read FILE         decode a reductions file and print its summary\n");
+}
+
+static int64_t number(const char *s, const char *what)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+
+    if (errno || *end || end == s) {
+        fprintf(stderr, "ips2-reduce: %s: expected an integer, found \"%s\"\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+static double ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static const char *str(const struct ips2_reductions *r, uint32_t i)
+{
+    return i < r->nstrings ? r->strings[i] : "-";
+}
+
+static void print_summary(const struct ips2_reductions *r)
+{
+    printf("machine %s host %s: %zu processes, %zu threads, %zu procedures, %zu arcs, %zu "
+           "histograms, %" PRIu64 " events, %" PRIu64 " trace bytes\n",
+           str(r, r->machine), str(r, r->host), r->nprocesses, r->nthreads, r->nprocs, r->narcs,
+           r->nhists, r->events, r->trace_bytes);
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const struct ips2_red_process *p = &r->processes[i];
+        printf("process %u.%u (%s) %s: ", p->pid, p->image, str(r, p->app), str(r, p->exe));
+        if (p->exit_how < 0)
+            printf("no exit");
+        else if (p->exit_how == IPS2_EXIT_SIGNAL)
+            printf("signal %d", p->exit_status);
+        else if (p->exit_how == IPS2_EXIT_EXEC)
+            printf("exec");
+        else
+            printf("exit %d", p->exit_status);
+        printf(", %.3f ms%s%s\n", ms((uint64_t)(p->end_ns - p->start_ns)),
+               p->problem != IPS2_RED_NONE ? ": " : "",
+               p->problem != IPS2_RED_NONE ? str(r, p->problem) : "");
+        for (uint32_t t = p->first_thread; t < p->first_thread + p->nthreads; t++) {
+            const struct ips2_red_thread *th = &r->threads[t];
+            printf("  thread %u (seq %" PRIu64 "): cpu %.3f ms, wall %.3f ms, calls %" PRIu64
+                   ", sync wait %.3f ms\n",
+                   th->tid, th->create_seq, ms(th->m[IPS2_M_CPU]), ms(th->m[IPS2_M_WALL]),
+                   th->m[IPS2_M_CALLS], ms(th->m[IPS2_M_SYNC_WAIT]));
+            printf("    %-28s %12s %12s %12s\n", "procedure", "calls", "self ms", "incl ms");
+            for (uint32_t k = th->first_proc; k < th->first_proc + th->nprocs; k++) {
+                const struct ips2_red_proc *pr = &r->procs[k];
+                printf("    %-28s %12" PRIu64 " %12.3f %12.3f\n", str(r, pr->name),
+                       pr->m[IPS2_M_CALLS], ms(pr->m[IPS2_M_CPU]), ms(pr->incl_cpu));
+            }
+        }
+    }
+    for (size_t i = 0; i < r->nproblems; i++)
+        printf("problem: %s\n", str(r, r->problems[i]));
+}
+
+static void progress(void *arg, uint64_t done, uint64_t total)
+{
+    (void)arg;
+    fprintf(stderr, "ips2-reduce: %" PRIu64 " of ~%" PRIu64 " events\n", done, total);
+}
+
+static int read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char err[IPS2_ERR_MAX];
+
+    if (!f) {
+        fprintf(stderr, "ips2-reduce: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        fprintf(stderr, "ips2-reduce: %s: out of memory\n", path);
+        return 1;
+    }
+    struct ips2_reductions *r = ips2_reductions_decode(buf, n, path, err);
+    free(buf);
+    if (!r) {
+        fprintf(stderr, "ips2-reduce: %s\n", err);
+        return 1;
+    }
+    print_summary(r);
+    ips2_reductions_free(r);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct ips2_reduce_options o = {0};
+    const char *dir = NULL, *out = NULL;
+    bool quiet = false;
+    char err[IPS2_ERR_MAX];
+
+    o.phase_start_ns = INT64_MIN;
+    o.phase_end_ns = INT64_MAX;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--read") && more) {
+            return read_file(argv[i + 1]);
+        } else if (!strcmp(a, "--machine") && more) {
+            o.machine = argv[++i];
+        } else if (!strcmp(a, "--session-start") && more) {
+            o.session_start_real = number(argv[++i], a);
+        } else if (!strcmp(a, "--phase") && i + 2 < argc) {
+            o.phase_start_ns = number(argv[++i], a);
+            o.phase_end_ns = number(argv[++i], a);
+        } else if (!strcmp(a, "--interval") && more) {
+            int64_t v = number(argv[++i], a);
+            if (v <= 0) {
+                fprintf(stderr, "ips2-reduce: --interval: expected milliseconds > 0\n");
+                return 2;
+            }
+            o.interval_ns = (uint64_t)v * 1000000u;
+        } else if (!strcmp(a, "-o") && more) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = true;
+        } else if (!strcmp(a, "--progress")) {
+            o.progress = progress;
+        } else if (a[0] == '-' || dir) {
+            usage(stderr);
+            return 2;
+        } else {
+            dir = a;
+        }
+    }
+    if (!dir) {
+        usage(stderr);
+        return 2;
+    }
+
+    struct timespec t0, t1, c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    struct ips2_reductions *r = ips2_reduce_dir(dir, &o, err);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!r) {
+        fprintf(stderr, "ips2-reduce: %s\n", err);
+        return 1;
+    }
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+    int rc = 0;
+    if (out) {
+        size_t size;
+        void *buf = ips2_reductions_encode(r, &size);
+        FILE *f = fopen(out, "wb");
+        if (!buf || !f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) {
+            fprintf(stderr, "ips2-reduce: %s: cannot write: %s\n", out,
+                    buf ? strerror(errno) : "out of memory");
+            rc = 1;
+            f = NULL;
+        }
+        free(buf);
+    }
+    if (!quiet)
+        print_summary(r);
+    printf("reduced %" PRIu64 " events in %.3f s (cpu %.3f s): %.1f M events/s\n", r->events, secs,
+           cpu, secs > 0 ? (double)r->events / secs / 1e6 : 0.0);
+    ips2_reductions_free(r);
+    return rc;
+}

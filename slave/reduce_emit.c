@@ -1,0 +1,232 @@
+/*
+ * reduce_emit.c - turns one finished thread reduction (struct rt) into
+ * rows of the reductions: the thread, its procedures (rows of the same
+ * name merged: two static functions of one name are one procedure to the
+ * master, whose node paths use names), its arcs between named procedures,
+ * its histograms and its objects.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_internal.h"
+
+/* A small map from a 64-bit key to an index, for one thread's merging. */
+struct imap {
+    uint64_t *key; /* key + 1, 0 = empty */
+    uint32_t *val;
+    size_t mask;
+};
+
+static bool imap_init(struct imap *m, size_t n)
+{
+    size_t size = 16;
+
+    while (size < n * 2)
+        size *= 2;
+    m->mask = size - 1;
+    m->key = calloc(size, sizeof(*m->key));
+    m->val = calloc(size, sizeof(*m->val));
+    return m->key && m->val;
+}
+
+static void imap_free(struct imap *m)
+{
+    free(m->key);
+    free(m->val);
+}
+
+/* The slot of key: *found says whether it holds key already. */
+static size_t imap_slot(const struct imap *m, uint64_t key, bool *found)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & m->mask;
+
+    for (; m->key[i]; i = (i + 1) & m->mask)
+        if (m->key[i] == key + 1) {
+            *found = true;
+            return i;
+        }
+    *found = false;
+    return i;
+}
+
+/* Adds src's buckets into dst (same geometry). */
+static bool hist_sum(struct ips2_red_hist *dst, const struct red_hist *src)
+{
+    if (src->n > dst->nbuckets) {
+        double *v = realloc(dst->v, (size_t)src->n * sizeof(double));
+        if (!v)
+            return false;
+        memset(v + dst->nbuckets, 0, (size_t)(src->n - dst->nbuckets) * sizeof(double));
+        dst->v = v;
+        dst->nbuckets = src->n;
+    }
+    for (uint32_t i = 0; i < src->n; i++)
+        dst->v[i] += src->v[i];
+    return true;
+}
+
+/* Appends a histogram row; its index, or IPS2_RED_NONE. */
+static uint32_t emit_hist(struct red_build *b, const struct rt *r, uint32_t thread, uint32_t proc,
+                          unsigned metric, const struct red_hist *h)
+{
+    struct ips2_red_hist *row = RED_PUSH(b, hists);
+
+    if (!row)
+        return IPS2_RED_NONE;
+    row->thread = thread;
+    row->proc = proc;
+    row->metric = metric;
+    row->start_ns = r->geom.start;
+    row->width_ns = r->geom.width;
+    if (!hist_sum(row, h))
+        b->oom = true;
+    return (uint32_t)(b->r->nhists - 1);
+}
+
+static void emit_procs(struct red_build *b, const struct rt *r, uint32_t thread, uint32_t *map,
+                       red_name_fn name, void *name_arg)
+{
+    struct imap byname;
+
+    if (!imap_init(&byname, r->nprocs)) {
+        b->oom = true;
+        return;
+    }
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        const struct rt_proc *p = &r->procs[i];
+        uint32_t s = name(name_arg, p->addr);
+        bool found;
+        size_t slot = imap_slot(&byname, s, &found);
+        struct ips2_red_proc *row;
+        if (found) {
+            map[i] = byname.val[slot];
+            row = &b->r->procs[map[i]];
+        } else {
+            row = RED_PUSH(b, procs);
+            if (!row)
+                break;
+            row->thread = thread;
+            row->name = s;
+            map[i] = (uint32_t)(b->r->nprocs - 1);
+            byname.key[slot] = (uint64_t)s + 1;
+            byname.val[slot] = map[i];
+        }
+        for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+            row->m[m] += p->m[m];
+        row->incl_cpu += p->incl_cpu;
+        row->incl_wall += p->incl_wall;
+    }
+    imap_free(&byname);
+}
+
+static void emit_arcs(struct red_build *b, const struct rt *r, uint32_t thread, const uint32_t *map)
+{
+    struct imap byends;
+
+    if (!imap_init(&byends, r->narcs)) {
+        b->oom = true;
+        return;
+    }
+    for (uint32_t i = 0; i < r->narcs; i++) {
+        const struct rt_arc *a = &r->arcs[i];
+        if (a->count == 0 && a->child_cpu == 0)
+            continue;
+        uint32_t caller = a->caller ? b->r->procs[map[a->caller]].name : IPS2_RED_NONE;
+        uint32_t callee = b->r->procs[map[a->callee]].name;
+        uint64_t key = (uint64_t)caller << 32 | callee;
+        bool found;
+        size_t slot = imap_slot(&byends, key, &found);
+        struct ips2_red_arc *row;
+        if (found) {
+            row = &b->r->arcs[byends.val[slot]];
+        } else {
+            row = RED_PUSH(b, arcs);
+            if (!row)
+                break;
+            row->thread = thread;
+            row->caller = caller;
+            row->callee = callee;
+            byends.key[slot] = key + 1;
+            byends.val[slot] = (uint32_t)(b->r->narcs - 1);
+        }
+        row->count += a->count;
+        row->child_cpu += a->child_cpu;
+    }
+    imap_free(&byends);
+}
+
+static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
+                       const uint32_t *map, uint32_t first_proc)
+{
+    uint32_t nout = (uint32_t)(b->r->nprocs - first_proc);
+    uint32_t *row_of = malloc(((size_t)nout + 1) * sizeof(*row_of));
+
+    if (!row_of) {
+        b->oom = true;
+        return;
+    }
+    if (r->cpu_hist.n)
+        emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_CPU, &r->cpu_hist);
+    for (uint32_t j = 0; j < nout; j++)
+        row_of[j] = IPS2_RED_NONE;
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        const struct red_hist *h = &r->procs[i].hist;
+        if (h->n == 0)
+            continue;
+        uint32_t j = map[i] - first_proc;
+        if (row_of[j] == IPS2_RED_NONE)
+            row_of[j] = emit_hist(b, r, thread, map[i], IPS2_M_CPU, h);
+        else if (!hist_sum(&b->r->hists[row_of[j]], h))
+            b->oom = true;
+    }
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+        if (r->mhist[m].n)
+            emit_hist(b, r, thread, IPS2_RED_NONE, m, &r->mhist[m]);
+    free(row_of);
+}
+
+void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, uint32_t tid,
+                     red_name_fn name, void *name_arg)
+{
+    struct ips2_red_thread *th = RED_PUSH(b, threads);
+
+    if (!th)
+        return;
+    uint32_t thread = (uint32_t)(b->r->nthreads - 1);
+    th->process = process;
+    th->tid = tid;
+    th->create_seq = r->create_seq;
+    th->start_ns = r->first_t;
+    th->end_ns = r->last_t;
+    memcpy(th->m, r->m, sizeof(th->m));
+    th->m[IPS2_M_CPU] = r->cum_cpu;
+    th->m[IPS2_M_WALL] = r->cum_wall;
+    th->m[IPS2_M_CALLS] = r->calls;
+    th->first_proc = (uint32_t)b->r->nprocs;
+
+    uint32_t *map = calloc(r->nprocs ? r->nprocs : 1, sizeof(*map));
+    if (!map) {
+        b->oom = true;
+        return;
+    }
+    emit_procs(b, r, thread, map, name, name_arg);
+    th = &b->r->threads[thread];
+    th->nprocs = (uint32_t)(b->r->nprocs - th->first_proc);
+    if (!b->oom) {
+        emit_arcs(b, r, thread, map);
+        emit_hists(b, r, thread, map, th->first_proc);
+    }
+    free(map);
+
+    for (uint32_t i = 0; i < r->nobjects; i++) {
+        struct ips2_red_object *o = RED_PUSH(b, objects);
+        if (!o)
+            break;
+        o->thread = thread;
+        o->kind = r->objects[i].kind;
+        o->id = r->objects[i].id;
+        o->waits = r->objects[i].waits;
+        o->wait_ns = r->objects[i].wait_ns;
+        o->spin_ns = r->objects[i].spin_ns;
+    }
+}

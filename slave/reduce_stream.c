@@ -1,0 +1,60 @@
+/*
+ * reduce_stream.c - one thread stream's pass through the trace reader
+ * (ips2_reader.h): raw or packed, any CPU method, damaged or not.  Times
+ * go onto the session's time base; ENTER and EXIT go to the shadow stack,
+ * every other event moves the clock and goes to reduce_kinds.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reduce_internal.h"
+
+void red_progress_tick(struct red_progress *p, uint64_t events, uint64_t bytes)
+{
+    if (!p || !p->fn || p->done + events < p->next)
+        return;
+    uint64_t done = p->done + events;
+    uint64_t bdone = p->bytes_done + bytes;
+    uint64_t total = done;
+    if (bdone > 0 && p->bytes_all > bdone)
+        total = (uint64_t)((unsigned __int128)done * p->bytes_all / bdone);
+    p->fn(p->arg, done, total);
+    p->next = done + RED_PROGRESS_EVERY;
+}
+
+int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
+                      struct red_progress *prog, char *err)
+{
+    struct ips2_reader *rd = ips2_reader_open(path, err);
+    const struct ips2_event *ev;
+    struct red_kstate ks;
+    int rc;
+
+    if (!rd)
+        return -1;
+    const struct ips2_file_header *h = ips2_reader_header(rd);
+    struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
+    memset(&ks, 0, sizeof(ks));
+    while ((rc = ips2_reader_next(rd, &ev)) == 1) {
+        int64_t t = (int64_t)ev->wall_ns + session_offset;
+        r->events++;
+        switch (ev->kind) {
+        case IPS2_EV_ENTER:
+            rt_enter(r, t, ev->cpu_ns, ev->payload);
+            break;
+        case IPS2_EV_EXIT:
+            rt_exit(r, t, ev->cpu_ns, ev->payload);
+            break;
+        default:
+            rt_advance(r, t, ev->cpu_ns);
+            red_kind_event(r, &ks, &clock, ev, t);
+            break;
+        }
+        if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
+            red_progress_tick(prog, r->events, ev->offset);
+    }
+    if (rc < 0)
+        snprintf(err, IPS2_ERR_MAX, "%s", ips2_reader_error(rd));
+    ips2_reader_close(rd);
+    return rc < 0 ? -1 : 0;
+}

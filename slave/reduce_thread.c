@@ -1,0 +1,453 @@
+/*
+ * reduce_thread.c - the rare paths of one thread's reduction: set-up, the
+ * first event, intervals that cross a histogram bucket or a phase
+ * boundary, growing the tables, unmatched exits, interactions, and the
+ * end of the stream.  The hot path is inline in reduce_thread.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_thread.h"
+
+#define DEFAULT_INTERVAL_NS 100000000ull /* 100 ms */
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static bool in_phase(const struct rt *r, int64_t t)
+{
+    return t >= r->ps && t < r->pe;
+}
+
+void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
+{
+    memset(r, 0, sizeof(*r));
+    r->ps = ps;
+    r->pe = pe;
+    r->interval_ns = interval_ns ? interval_ns : DEFAULT_INTERVAL_NS;
+    r->fast_end = INT64_MIN; /* the first event takes the slow path */
+    r->exit_how = -1;
+    r->thread_exit_how = -1;
+    r->proc_start_how = -1;
+
+    r->cap_procs = 64;
+    r->procs = calloc(r->cap_procs, sizeof(*r->procs));
+    r->map_mask = 255;
+    r->map_key = calloc(r->map_mask + 1, sizeof(*r->map_key));
+    r->map_val = calloc(r->map_mask + 1, sizeof(*r->map_val));
+    r->amap_mask = 255;
+    r->amap_key = calloc(r->amap_mask + 1, sizeof(*r->amap_key));
+    r->amap_val = calloc(r->amap_mask + 1, sizeof(*r->amap_val));
+    r->cap_stack = 256;
+    r->stack = malloc(r->cap_stack * sizeof(*r->stack));
+    if (!r->procs || !r->map_key || !r->map_val || !r->amap_key || !r->amap_val || !r->stack) {
+        r->oom = true;
+        r->cap_stack = 0; /* rt_push_grow() fails from now on */
+        r->cap_procs = 0;
+        r->nprocs = 0;
+        return;
+    }
+    r->nprocs = 1; /* procs[0]: no procedure */
+    r->procs[0].last_caller = UINT32_MAX;
+}
+
+void rt_free(struct rt *r)
+{
+    if (r->procs)
+        for (uint32_t i = 0; i < r->nprocs; i++)
+            red_hist_free(&r->procs[i].hist);
+    red_hist_free(&r->cpu_hist);
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+        red_hist_free(&r->mhist[m]);
+    free(r->procs);
+    free(r->map_key);
+    free(r->map_val);
+    free(r->arcs);
+    free(r->amap_key);
+    free(r->amap_val);
+    free(r->stack);
+    free(r->objects);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- histograms ------------------------------------------------------ */
+
+static void hist_add(struct rt *r, struct red_hist *h, uint32_t i, double x)
+{
+    if (!red_hist_add(h, i, x))
+        r->oom = true;
+}
+
+/* Puts the current bucket's unflushed CPU into the histograms. */
+static void flush_bucket(struct rt *r)
+{
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        struct rt_proc *p = &r->procs[i];
+        if (p->m[IPS2_M_CPU] != p->snap_cpu) {
+            hist_add(r, &p->hist, r->bucket, (double)(p->m[IPS2_M_CPU] - p->snap_cpu));
+            p->snap_cpu = p->m[IPS2_M_CPU];
+        }
+    }
+    if (r->cum_cpu != r->snap_cum_cpu) {
+        hist_add(r, &r->cpu_hist, r->bucket, (double)(r->cum_cpu - r->snap_cum_cpu));
+        r->snap_cum_cpu = r->cum_cpu;
+    }
+}
+
+static void fold_all(struct rt *r)
+{
+    unsigned off = red_hgeom_fold(&r->geom);
+
+    red_hist_fold(&r->cpu_hist, off);
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+        red_hist_fold(&r->mhist[m], off);
+    for (uint32_t i = 1; i < r->nprocs; i++)
+        red_hist_fold(&r->procs[i].hist, off);
+    r->bucket = (r->bucket + off) / 2;
+}
+
+/* Bucket of t, folding until it fits. */
+static uint32_t bucket_of(struct rt *r, int64_t t)
+{
+    uint64_t i = red_hgeom_index(&r->geom, t);
+
+    while (i >= IPS2_HIST_MAX_BUCKETS) {
+        fold_all(r);
+        i = red_hgeom_index(&r->geom, t);
+    }
+    return (uint32_t)i;
+}
+
+/* Makes the current bucket the one holding t (t >= the current one's start). */
+static void goto_bucket(struct rt *r, int64_t t)
+{
+    if (t < r->bucket_end)
+        return;
+    flush_bucket(r);
+    r->bucket = bucket_of(r, t);
+    r->bucket_end = r->geom.start + (int64_t)((r->bucket + 1) * r->geom.width);
+}
+
+static void set_fast_end(struct rt *r)
+{
+    if (r->last_t >= r->ps && r->last_t < r->pe)
+        r->fast_end = min64(r->bucket_end, r->pe);
+    else
+        r->fast_end = INT64_MIN;
+}
+
+/* ---- the clock ------------------------------------------------------- */
+
+void rt_first(struct rt *r, int64_t t, uint64_t c)
+{
+    r->started = true;
+    r->first_t = r->last_t = t;
+    r->last_c = c;
+    red_hgeom_init(&r->geom, max64(t, r->ps), r->interval_ns);
+    r->bucket = 0;
+    r->bucket_end = r->geom.start + (int64_t)r->geom.width;
+    set_fast_end(r);
+}
+
+/* floor(dc * x / dt) for x <= dt, without overflow. */
+static uint64_t share(uint64_t dc, uint64_t x, uint64_t dt)
+{
+    return (uint64_t)((unsigned __int128)dc * x / dt);
+}
+
+/* Charges cpu and wall to the top procedure and the thread's totals. */
+static void charge(struct rt *r, uint64_t cpu, uint64_t wall)
+{
+    struct rt_proc *p = &r->procs[r->top];
+
+    p->m[IPS2_M_CPU] += cpu;
+    p->m[IPS2_M_WALL] += wall;
+    r->cum_cpu += cpu;
+    r->cum_wall += wall;
+}
+
+void rt_advance_slow(struct rt *r, int64_t t, uint64_t c)
+{
+    if (!r->started) {
+        rt_first(r, t, c);
+        return;
+    }
+    if (t < r->last_t) /* time never runs backwards for us */
+        t = r->last_t;
+    if (c < r->last_c)
+        c = r->last_c;
+
+    const int64_t t0 = r->last_t;
+    const uint64_t dt = (uint64_t)(t - t0), dc = c - r->last_c;
+    if (dt == 0) {
+        if (dc && in_phase(r, t0)) {
+            goto_bucket(r, t0);
+            charge(r, dc, 0);
+        }
+    } else {
+        int64_t a = max64(t0, r->ps), b = min64(t, r->pe);
+        /* [a, b) is the part inside the phase; cut it at bucket ends */
+        for (int64_t s = a; s < b;) {
+            goto_bucket(r, s);
+            int64_t e = min64(b, r->bucket_end);
+            uint64_t cpu = share(dc, (uint64_t)(e - t0), dt) - share(dc, (uint64_t)(s - t0), dt);
+            charge(r, cpu, (uint64_t)(e - s));
+            s = e;
+        }
+    }
+    r->last_t = t;
+    r->last_c = c;
+    set_fast_end(r);
+}
+
+/* ---- tables ---------------------------------------------------------- */
+
+static bool grow(void **p, uint32_t *cap, size_t elem)
+{
+    uint32_t n = *cap ? *cap * 2 : 16;
+    void *q;
+
+    if (n < *cap || (size_t)n > SIZE_MAX / elem)
+        return false;
+    q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* Rebuilds the address table with twice the slots. */
+static bool map_grow(struct rt *r)
+{
+    uint32_t mask = r->map_mask * 2 + 1;
+    uint64_t *key = calloc((size_t)mask + 1, sizeof(*key));
+    uint32_t *val = calloc((size_t)mask + 1, sizeof(*val));
+
+    if (!key || !val || mask < r->map_mask) {
+        free(key);
+        free(val);
+        return false;
+    }
+    for (uint32_t i = 0; i <= r->map_mask; i++) {
+        if (!r->map_key[i])
+            continue;
+        uint64_t addr = r->map_key[i] - 1;
+        uint32_t j = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+        while (key[j])
+            j = (j + 1) & mask;
+        key[j] = r->map_key[i];
+        val[j] = r->map_val[i];
+    }
+    free(r->map_key);
+    free(r->map_val);
+    r->map_key = key;
+    r->map_val = val;
+    r->map_mask = mask;
+    return true;
+}
+
+uint32_t rt_proc_insert(struct rt *r, uint64_t addr)
+{
+    if (r->oom && r->nprocs == 0)
+        return 0;
+    if ((r->nprocs + 1) * 2 > r->map_mask + 1 && !map_grow(r))
+        goto oom;
+    if (r->nprocs == r->cap_procs && !grow((void **)&r->procs, &r->cap_procs, sizeof(*r->procs)))
+        goto oom;
+    uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 40) & r->map_mask;
+    while (r->map_key[i])
+        i = (i + 1) & r->map_mask;
+    uint32_t idx = r->nprocs++;
+    struct rt_proc *p = &r->procs[idx];
+    memset(p, 0, sizeof(*p));
+    p->addr = addr;
+    p->last_caller = UINT32_MAX;
+    r->map_key[i] = addr + 1;
+    r->map_val[i] = idx;
+    return idx;
+oom:
+    r->oom = true;
+    return 0;
+}
+
+static bool amap_grow(struct rt *r)
+{
+    uint32_t mask = r->amap_mask * 2 + 1;
+    uint64_t *key = calloc((size_t)mask + 1, sizeof(*key));
+    uint32_t *val = calloc((size_t)mask + 1, sizeof(*val));
+
+    if (!key || !val || mask < r->amap_mask) {
+        free(key);
+        free(val);
+        return false;
+    }
+    for (uint32_t i = 0; i <= r->amap_mask; i++) {
+        if (!r->amap_key[i])
+            continue;
+        uint32_t j = (uint32_t)(((r->amap_key[i] - 1) * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+        while (key[j])
+            j = (j + 1) & mask;
+        key[j] = r->amap_key[i];
+        val[j] = r->amap_val[i];
+    }
+    free(r->amap_key);
+    free(r->amap_val);
+    r->amap_key = key;
+    r->amap_val = val;
+    r->amap_mask = mask;
+    return true;
+}
+
+uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee)
+{
+    uint64_t k = ((uint64_t)caller << 32 | callee) + 1;
+    uint32_t i = (uint32_t)(((k - 1) * 0x9e3779b97f4a7c15ull) >> 40) & r->amap_mask;
+
+    for (; r->amap_key[i]; i = (i + 1) & r->amap_mask)
+        if (r->amap_key[i] == k)
+            return r->amap_val[i];
+    if ((r->narcs + 1) * 2 > r->amap_mask + 1) {
+        if (!amap_grow(r))
+            goto oom;
+        i = (uint32_t)(((k - 1) * 0x9e3779b97f4a7c15ull) >> 40) & r->amap_mask;
+        while (r->amap_key[i])
+            i = (i + 1) & r->amap_mask;
+    }
+    if (r->narcs == r->cap_arcs && !grow((void **)&r->arcs, &r->cap_arcs, sizeof(*r->arcs)))
+        goto oom;
+    struct rt_arc *a = &r->arcs[r->narcs];
+    a->caller = caller;
+    a->callee = callee;
+    a->count = 0;
+    a->child_cpu = 0;
+    r->amap_key[i] = k;
+    r->amap_val[i] = r->narcs;
+    return r->narcs++;
+oom:
+    r->oom = true;
+    return UINT32_MAX;
+}
+
+bool rt_push_grow(struct rt *r)
+{
+    if (r->cap_stack == 0 || !grow((void **)&r->stack, &r->cap_stack, sizeof(*r->stack))) {
+        r->oom = true;
+        return false;
+    }
+    return true;
+}
+
+/* An exit that is not the top frame's: if a frame below has this address,
+ * the frames above it were left without their exits (longjmp, an
+ * exception, a tail call out of an uninstrumented function): they are
+ * closed now.  Otherwise the exit has no entry in this stream (a forked
+ * child inherits its parent's stack) and is ignored. */
+void rt_exit_slow(struct rt *r, uint64_t addr)
+{
+    uint32_t d = r->depth;
+
+    while (d > 0 && r->stack[d - 1].addr != addr)
+        d--;
+    if (d == 0) {
+        r->unmatched_exits++;
+        return;
+    }
+    while (r->depth > d) {
+        rt_pop(r);
+        r->unwound++;
+    }
+    rt_pop(r);
+}
+
+/* ---- interactions ---------------------------------------------------- */
+
+void rt_count(struct rt *r, unsigned metric, int64_t t, uint64_t v)
+{
+    if (metric >= IPS2_M_COUNT || !r->started || !in_phase(r, t))
+        return;
+    r->procs[r->top].m[metric] += v;
+    r->m[metric] += v;
+    hist_add(r, &r->mhist[metric], bucket_of(r, t < r->geom.start ? r->geom.start : t), (double)v);
+}
+
+/* Spreads v over [t0, t1) of histogram h in proportion to time. */
+static void spread(struct rt *r, struct red_hist *h, int64_t t0, int64_t t1, uint64_t v)
+{
+    uint64_t dt = (uint64_t)(t1 - t0);
+    int64_t s = max64(t0, r->geom.start);
+
+    if (v == 0)
+        return;
+    if (dt == 0) {
+        hist_add(r, h, bucket_of(r, s), (double)v);
+        return;
+    }
+    while (s < t1) {
+        uint32_t i = bucket_of(r, s);
+        int64_t end = r->geom.start + (int64_t)((i + 1) * r->geom.width);
+        int64_t e = min64(end, t1);
+        hist_add(r, h, i, (double)v * (double)(e - s) / (double)dt);
+        s = e;
+    }
+}
+
+void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
+{
+    if (metric >= IPS2_M_COUNT || !r->started)
+        return;
+    int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
+    if (b <= a)
+        return;
+    r->procs[r->top].m[metric] += (uint64_t)(b - a);
+    r->m[metric] += (uint64_t)(b - a);
+    spread(r, &r->mhist[metric], a, b, (uint64_t)(b - a));
+}
+
+void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
+                    uint64_t spin_ns)
+{
+    int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
+    struct rt_object *o = NULL;
+
+    if (b < a || (b == a && !in_phase(r, t1)))
+        return;
+    for (uint32_t i = r->nobjects; i-- > 0;) /* few objects per thread, recent ones first */
+        if (r->objects[i].kind == kind && r->objects[i].id == id) {
+            o = &r->objects[i];
+            break;
+        }
+    if (!o) {
+        if (r->nobjects == r->cap_objects &&
+            !grow((void **)&r->objects, &r->cap_objects, sizeof(*r->objects))) {
+            r->oom = true;
+            return;
+        }
+        o = &r->objects[r->nobjects++];
+        memset(o, 0, sizeof(*o));
+        o->kind = kind;
+        o->id = id;
+    }
+    o->waits++;
+    o->wait_ns += (uint64_t)(b - a);
+    o->spin_ns += spin_ns;
+}
+
+/* ---- the end --------------------------------------------------------- */
+
+void rt_finish(struct rt *r)
+{
+    if (!r->started)
+        return;
+    r->open_at_end = r->depth;
+    while (r->depth)
+        rt_pop(r);
+    flush_bucket(r);
+}

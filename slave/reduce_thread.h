@@ -1,0 +1,250 @@
+/*
+ * reduce_thread.h - the reduction of one thread stream (private to slave/).
+ *
+ * A struct rt is fed the stream's events in order, with times already on
+ * the session's time base, and keeps only what the results need: a shadow
+ * stack of active procedures, one row per procedure (found by address
+ * through an open-addressing table on ENTER; EXIT only looks at the top of
+ * the stack), one row per call-graph arc (cached in the callee's row), and
+ * the current histogram bucket.  Memory is bounded by the numbers of
+ * procedures and arcs and the stack depth, never by the stream's length.
+ *
+ * Time between two consecutive events belongs to the procedure on top of
+ * the stack (exclusive time); procedure 0 stands for "no procedure" (time
+ * before the first entry or after the last exit) and is not reported.
+ * With a phase, only the part of each interval inside [phase_start,
+ * phase_end) counts, CPU time in proportion to the wall time inside.
+ * Inclusive times are differences of the thread's running (phase-clipped)
+ * totals at entry and exit, so they are clipped too.  REDUCTION.md has the
+ * rules for recursion, unmatched exits and open frames.
+ *
+ * The hot path (rt_enter, rt_exit, rt_advance) is inline here, so that
+ * both stream decoders (reduce_stream.c, reduce_raw.c) get it without a
+ * call; everything rare is in reduce_thread.c.
+ */
+#ifndef IPS2_SLAVE_REDUCE_THREAD_H
+#define IPS2_SLAVE_REDUCE_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "histogram.h"
+#include "ips2_reductions.h"
+
+#define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+struct rt_proc {
+    uint64_t addr;
+    uint64_t m[IPS2_M_COUNT]; /* exclusive values; CALLS = calls */
+    uint64_t incl_cpu, incl_wall;
+    uint64_t snap_cpu; /* m[CPU] at the start of the current bucket */
+    uint32_t active;   /* activations on the stack */
+    uint32_t last_caller, last_arc;
+    struct red_hist hist; /* exclusive CPU per bucket */
+};
+
+struct rt_arc {
+    uint32_t caller, callee; /* proc indexes; caller 0 = <spontaneous> */
+    uint64_t count, child_cpu;
+};
+
+struct rt_frame {
+    uint64_t addr;
+    uint64_t cum_cpu, cum_wall; /* the thread's totals at entry */
+    uint32_t proc, arc;
+    uint32_t outer; /* first activation of proc on the stack */
+};
+
+/* Waiting per synchronisation object. */
+struct rt_object {
+    uint32_t kind;
+    uint64_t id;
+    uint64_t waits, wait_ns, spin_ns;
+};
+
+struct rt {
+    /* configuration */
+    int64_t ps, pe; /* phase [ps, pe) */
+    uint64_t interval_ns;
+
+    /* clock: the latest event; running totals inside the phase */
+    bool started;
+    int64_t first_t, last_t, fast_end;
+    uint64_t last_c;
+    uint64_t cum_cpu, cum_wall;
+
+    /* histograms: one geometry for the thread */
+    struct red_hgeom geom;
+    uint32_t bucket;    /* current bucket */
+    int64_t bucket_end; /* its end */
+    uint64_t snap_cum_cpu;
+    struct red_hist cpu_hist;
+    struct red_hist mhist[IPS2_M_COUNT]; /* interaction metrics */
+
+    /* procedures: procs[0] = no procedure */
+    struct rt_proc *procs;
+    uint32_t nprocs, cap_procs;
+    uint64_t *map_key; /* address -> proc index + 1 (0 = empty slot) */
+    uint32_t *map_val;
+    uint32_t map_mask;
+
+    /* arcs */
+    struct rt_arc *arcs;
+    uint32_t narcs, cap_arcs;
+    uint64_t *amap_key; /* (caller << 32 | callee) + 1 -> arc index */
+    uint32_t *amap_val;
+    uint32_t amap_mask;
+
+    /* shadow stack */
+    struct rt_frame *stack;
+    uint32_t depth, cap_stack;
+    uint32_t top; /* proc index on top, 0 when empty */
+
+    /* objects */
+    struct rt_object *objects;
+    uint32_t nobjects, cap_objects;
+
+    /* thread-level totals of the interaction metrics (CPU, WALL from cum_*) */
+    uint64_t m[IPS2_M_COUNT];
+    uint64_t calls;
+
+    /* what the events said about the thread and its process */
+    uint64_t events;
+    uint64_t create_seq;
+    uint32_t creator;
+    bool thread_start_seen, thread_exit_seen;
+    int32_t thread_exit_how;
+    bool proc_start_seen;
+    int32_t proc_start_how;
+    uint32_t ppid;
+    bool proc_exit_seen;
+    int32_t exit_how, exit_status;
+    int64_t exit_t;
+
+    /* oddities, for the problems list */
+    uint64_t unmatched_exits; /* EXIT with no matching frame */
+    uint64_t unwound;         /* frames closed by the exit of a frame below them */
+    uint32_t open_at_end;     /* frames still open at the end */
+    uint64_t lost;            /* records the writer lost */
+    bool oom;
+};
+
+/* Sets up r for a phase [ps, pe) (INT64_MIN/INT64_MAX: everything) and a
+ * histogram interval (0 = 100 ms). */
+void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns);
+void rt_free(struct rt *r);
+
+/* Ends the stream: closes open frames at the last event's time and
+ * flushes the current histogram bucket. */
+void rt_finish(struct rt *r);
+
+/* Rare paths, in reduce_thread.c. */
+void rt_first(struct rt *r, int64_t t, uint64_t c);
+void rt_advance_slow(struct rt *r, int64_t t, uint64_t c);
+uint32_t rt_proc_insert(struct rt *r, uint64_t addr);
+uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee);
+bool rt_push_grow(struct rt *r);
+void rt_exit_slow(struct rt *r, uint64_t addr);
+
+/* An interaction: a count at time t, or a wait over [t0, t1], charged to
+ * the procedure on top of the stack and the thread's histogram of that
+ * metric.  Call after rt_advance() to t (or t1). */
+void rt_count(struct rt *r, unsigned metric, int64_t t, uint64_t v);
+void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1);
+/* Charges a wait (and the spin CPU within it) to a synchronisation object. */
+void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
+                    uint64_t spin_ns);
+
+/* Moves the clock to (t, c), charging the interval to the top procedure. */
+static inline void rt_advance(struct rt *r, int64_t t, uint64_t c)
+{
+    if (RT_LIKELY(t < r->fast_end && t >= r->last_t && c >= r->last_c)) {
+        uint64_t dc = c - r->last_c, dt = (uint64_t)(t - r->last_t);
+        struct rt_proc *p = &r->procs[r->top];
+        p->m[IPS2_M_CPU] += dc;
+        p->m[IPS2_M_WALL] += dt;
+        r->cum_cpu += dc;
+        r->cum_wall += dt;
+        r->last_t = t;
+        r->last_c = c;
+        return;
+    }
+    rt_advance_slow(r, t, c);
+}
+
+static inline uint32_t rt_proc_of(struct rt *r, uint64_t addr)
+{
+    uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 40) & r->map_mask;
+
+    for (;;) {
+        uint64_t k = r->map_key[i];
+        if (RT_LIKELY(k == addr + 1))
+            return r->map_val[i];
+        if (k == 0)
+            return rt_proc_insert(r, addr);
+        i = (i + 1) & r->map_mask;
+    }
+}
+
+static inline void rt_enter(struct rt *r, int64_t t, uint64_t c, uint64_t addr)
+{
+    rt_advance(r, t, c);
+    uint32_t callee = rt_proc_of(r, addr);
+    if (RT_UNLIKELY(callee == 0))
+        return; /* out of memory: r->oom is set */
+    if (RT_UNLIKELY(r->depth == r->cap_stack) && !rt_push_grow(r))
+        return;
+    struct rt_proc *p = &r->procs[callee];
+    uint32_t caller = r->top, arc;
+    if (RT_LIKELY(p->last_caller == caller && p->last_arc != UINT32_MAX)) {
+        arc = p->last_arc;
+    } else {
+        arc = rt_arc_find(r, caller, callee);
+        if (RT_UNLIKELY(arc == UINT32_MAX))
+            return;
+        p = &r->procs[callee];
+        p->last_caller = caller;
+        p->last_arc = arc;
+    }
+    if (RT_LIKELY(t >= r->ps && t < r->pe)) {
+        p->m[IPS2_M_CALLS]++;
+        r->arcs[arc].count++;
+        r->calls++;
+    }
+    struct rt_frame *f = &r->stack[r->depth++];
+    f->addr = addr;
+    f->cum_cpu = r->cum_cpu;
+    f->cum_wall = r->cum_wall;
+    f->proc = callee;
+    f->arc = arc;
+    f->outer = p->active++ == 0;
+    r->top = callee;
+}
+
+/* Pops the top frame. */
+static inline void rt_pop(struct rt *r)
+{
+    struct rt_frame *f = &r->stack[--r->depth];
+    struct rt_proc *p = &r->procs[f->proc];
+
+    p->active--;
+    if (f->outer) {
+        uint64_t dc = r->cum_cpu - f->cum_cpu;
+        p->incl_cpu += dc;
+        p->incl_wall += r->cum_wall - f->cum_wall;
+        r->arcs[f->arc].child_cpu += dc;
+    }
+    r->top = r->depth ? r->stack[r->depth - 1].proc : 0;
+}
+
+static inline void rt_exit(struct rt *r, int64_t t, uint64_t c, uint64_t addr)
+{
+    rt_advance(r, t, c);
+    if (RT_LIKELY(r->depth && r->stack[r->depth - 1].addr == addr))
+        rt_pop(r);
+    else
+        rt_exit_slow(r, addr);
+}
+
+#endif /* IPS2_SLAVE_REDUCE_THREAD_H */

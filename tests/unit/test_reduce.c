@@ -1,0 +1,967 @@
+/*
+ * test_reduce.c - the reduction library (slave/) on streams written with
+ * the trace writer (traces/ips2_writer.h), where every value is known:
+ * exclusive and inclusive CPU and wall times, calls, gprof arcs, recursion,
+ * phases, histograms (splitting, folding, alignment), the session time
+ * base, procedure names from a module map, process and thread life, a
+ * forked child, a killed process, a damaged stream, joins, and the fast
+ * raw decoder against the reader on random streams (the same stream
+ * reduced raw and packed must give identical reductions).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "scratch.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ips2_format.h"
+#include "ips2_pack.h"
+#include "ips2_reader.h"
+#include "ips2_record.h"
+#include "ips2_reductions.h"
+#include "ips2_writer.h"
+#include "reduce_internal.h" /* the fast raw decoder, to check it is used */
+
+/* Procedures with real names in this executable. */
+volatile int sink;
+__attribute__((noinline)) void proc_main(void)
+{
+    sink++;
+}
+__attribute__((noinline)) void proc_a(void)
+{
+    sink += 2;
+}
+__attribute__((noinline)) void proc_b(void)
+{
+    sink += 3;
+}
+
+#define A_MAIN ((uint64_t)(uintptr_t)proc_main)
+#define A_A    ((uint64_t)(uintptr_t)proc_a)
+#define A_B    ((uint64_t)(uintptr_t)proc_b)
+
+#define SESSION 5000000000ll /* session start, CLOCK_REALTIME ns */
+
+/* ---- writing streams ------------------------------------------------- */
+
+static char dir[600];
+
+/* A new empty trace directory under the scratch directory. */
+static const char *new_dir(const char *name)
+{
+    snprintf(dir, sizeof(dir), "%s/%s", scratch_dir, name);
+    mkdir(dir, 0755);
+    return dir;
+}
+
+static void rm_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char p[700];
+
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(path);
+}
+
+static int teardown_dirs(void **state)
+{
+    DIR *d = opendir(scratch_dir);
+    struct dirent *e;
+    char p[400];
+
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
+        rm_dir(p);
+    }
+    if (d)
+        closedir(d);
+    return scratch_remove(state);
+}
+
+struct hopts {
+    unsigned timer, cpu_method;
+    uint64_t tsc_hz, ref_tsc, ref_mono, ref_real;
+    uint32_t ppid;
+    const char *app;
+};
+
+static const struct hopts MONO_EXACT = {
+    IPS2_TIMER_MONOTONIC, IPS2_CPU_EXACT, 1000000000, 0, 0, SESSION, 1, "app"};
+
+static struct ips2_writer *stream(const char *d, const char *name, unsigned kind, uint32_t pid,
+                                  uint32_t tid, const struct hopts *o)
+{
+    struct ips2_file_header h;
+    char path[1200], err[IPS2_ERR_MAX];
+
+    ips2_header_init(&h, IPS2_ENC_RAW, kind);
+    h.cpu_method = (uint8_t)o->cpu_method;
+    h.cpu_param = 1000;
+    h.timer = o->timer;
+    h.features = IPS2_FEAT_PROC_EVENTS;
+    h.pid = pid;
+    h.tid = tid;
+    h.ppid = o->ppid;
+    h.tsc_hz = o->tsc_hz;
+    h.ref_tsc = o->ref_tsc;
+    h.ref_mono_ns = o->ref_mono;
+    h.ref_real_ns = o->ref_real;
+    h.sync_records = 4096;
+    snprintf(h.host, sizeof(h.host), "testhost");
+    snprintf(h.app, sizeof(h.app), "%s", o->app);
+    snprintf(h.exe, sizeof(h.exe), "/bin/%s", o->app);
+    snprintf(path, sizeof(path), "%s/%s", d, name);
+    struct ips2_writer *w = ips2_writer_create(path, &h, err);
+    if (!w)
+        fail_msg("%s", err);
+    return w;
+}
+
+static void ev(struct ips2_writer *w, unsigned kind, uint64_t t, uint64_t cpu, uint64_t payload)
+{
+    assert_int_equal(ips2_writer_emit(w, kind, t, 1, cpu, payload, NULL, 0), 0);
+}
+
+static void ev1(struct ips2_writer *w, unsigned kind, uint64_t t, uint64_t cpu, uint64_t payload,
+                uint64_t x)
+{
+    assert_int_equal(ips2_writer_emit(w, kind, t, 1, cpu, payload, &x, 1), 0);
+}
+
+static void done(struct ips2_writer *w)
+{
+    char err[IPS2_ERR_MAX];
+
+    if (ips2_writer_close(w, err) != 0)
+        fail_msg("%s", err);
+}
+
+/* The module map of this executable, as libips2 would write it. */
+struct image {
+    uint64_t bias, start, end;
+    char path[PATH_MAX];
+};
+
+static int exe_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct image *img = data;
+    uint64_t lo = UINT64_MAX, hi = 0;
+
+    if (info->dlpi_name[0] != '\0')
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (ph->p_vaddr < lo)
+            lo = ph->p_vaddr;
+        if (ph->p_vaddr + ph->p_memsz > hi)
+            hi = ph->p_vaddr + ph->p_memsz;
+    }
+    img->bias = info->dlpi_addr;
+    img->start = info->dlpi_addr + lo;
+    img->end = info->dlpi_addr + hi;
+    return 1;
+}
+
+static void module_map(const char *d, uint32_t pid, const struct hopts *o)
+{
+    struct image img;
+    uint64_t words[2 + 64];
+    char name[64];
+
+    assert_int_equal(dl_iterate_phdr(exe_cb, &img), 1);
+    assert_non_null(realpath("/proc/self/exe", img.path));
+    snprintf(name, sizeof(name), "%u.0.proc.raw", pid);
+    struct ips2_writer *w = stream(d, name, IPS2_STREAM_PROCESS, pid, 0, o);
+    words[0] = img.start;
+    words[1] = img.end;
+    unsigned n = ips2_string_words(words + 2, 64, img.path);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_MODULE, 0, 0, 0, img.bias, words, 2 + n), 0);
+    done(w);
+}
+
+/* ---- reducing and looking things up ---------------------------------- */
+
+static struct ips2_reductions *reduce_opts(const char *d, int64_t ps, int64_t pe, uint64_t iv)
+{
+    struct ips2_reduce_options o = {0};
+    char err[IPS2_ERR_MAX];
+
+    o.machine = "m1";
+    o.session_start_real = SESSION;
+    o.phase_start_ns = ps;
+    o.phase_end_ns = pe;
+    o.interval_ns = iv;
+    struct ips2_reductions *r = ips2_reduce_dir(d, &o, err);
+    if (!r)
+        fail_msg("ips2_reduce_dir: %s", err);
+    return r;
+}
+
+static struct ips2_reductions *reduce(const char *d)
+{
+    return reduce_opts(d, INT64_MIN, INT64_MAX, 0);
+}
+
+static const char *S(const struct ips2_reductions *r, uint32_t i)
+{
+    return i == IPS2_RED_NONE ? "<none>" : r->strings[i];
+}
+
+static const struct ips2_red_thread *thread_of(const struct ips2_reductions *r, uint32_t tid)
+{
+    for (size_t i = 0; i < r->nthreads; i++)
+        if (r->threads[i].tid == tid)
+            return &r->threads[i];
+    fail_msg("no thread %u", tid);
+    return NULL;
+}
+
+static uint32_t tindex(const struct ips2_reductions *r, const struct ips2_red_thread *t)
+{
+    return (uint32_t)(t - r->threads);
+}
+
+static const struct ips2_red_proc *proc_of(const struct ips2_reductions *r, uint32_t tid,
+                                           const char *name)
+{
+    const struct ips2_red_thread *t = thread_of(r, tid);
+
+    for (uint32_t i = t->first_proc; i < t->first_proc + t->nprocs; i++)
+        if (!strcmp(S(r, r->procs[i].name), name))
+            return &r->procs[i];
+    fail_msg("thread %u has no procedure %s", tid, name);
+    return NULL;
+}
+
+static const struct ips2_red_arc *arc_of(const struct ips2_reductions *r, uint32_t tid,
+                                         const char *caller, const char *callee)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+
+    for (size_t i = 0; i < r->narcs; i++) {
+        const struct ips2_red_arc *a = &r->arcs[i];
+        if (a->thread == t && !strcmp(S(r, a->caller), caller) && !strcmp(S(r, a->callee), callee))
+            return a;
+    }
+    fail_msg("thread %u has no arc %s -> %s", tid, caller, callee);
+    return NULL;
+}
+
+static const struct ips2_red_hist *hist_of(const struct ips2_reductions *r, uint32_t tid,
+                                           const char *proc, unsigned metric)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+    uint32_t p = proc ? (uint32_t)(proc_of(r, tid, proc) - r->procs) : IPS2_RED_NONE;
+
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].thread == t && r->hists[i].proc == p && r->hists[i].metric == metric)
+            return &r->hists[i];
+    fail_msg("thread %u has no histogram of %s", tid, proc ? proc : "the thread");
+    return NULL;
+}
+
+static double hist_sum(const struct ips2_red_hist *h)
+{
+    double s = 0;
+
+    for (uint32_t i = 0; i < h->nbuckets; i++)
+        s += h->v[i];
+    return s;
+}
+
+static bool has_problem(const struct ips2_reductions *r, const char *needle)
+{
+    for (size_t i = 0; i < r->nproblems; i++)
+        if (strstr(S(r, r->problems[i]), needle))
+            return true;
+    return false;
+}
+
+static void print_problems(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nproblems; i++)
+        print_message("problem: %s\n", S(r, r->problems[i]));
+}
+
+/* True if the fast decoder takes the stream (instead of declining). */
+static bool fast_takes(const char *path)
+{
+    struct rt r;
+
+    rt_init(&r, INT64_MIN, INT64_MAX, 0);
+    int rc = red_stream_raw(path, &r, 0, NULL);
+    rt_free(&r);
+    return rc == 0;
+}
+
+/* ---- the basic program ----------------------------------------------- */
+
+/* main calls a, which calls b; then main calls b.  Times in ns of session
+ * time (the monotonic clock equals session time: ref_real - ref_mono =
+ * SESSION). */
+static void write_basic(const char *d, uint32_t pid, const struct hopts *o)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), "%u.0.%u.raw", pid, pid);
+    struct ips2_writer *w = stream(d, name, IPS2_STREAM_THREAD, pid, pid, o);
+    ev1(w, IPS2_EV_SYNC, 1000, 0, 0, 1000);
+    ev1(w, IPS2_EV_PROC_START, 1000, 0, IPS2_START_INITIAL, 1);
+    ev(w, IPS2_EV_ENTER, 1100, 50, A_MAIN);
+    ev(w, IPS2_EV_ENTER, 1300, 150, A_A);
+    ev(w, IPS2_EV_ENTER, 1600, 300, A_B);
+    ev(w, IPS2_EV_EXIT, 1700, 380, A_B);
+    ev(w, IPS2_EV_EXIT, 1800, 420, A_A);
+    ev(w, IPS2_EV_ENTER, 2000, 500, A_B);
+    ev(w, IPS2_EV_EXIT, 2100, 560, A_B);
+    ev(w, IPS2_EV_EXIT, 2500, 700, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 2600, 720, IPS2_EXIT_RETURN, 3);
+    done(w);
+}
+
+static void test_basic(void **state)
+{
+    const char *d = new_dir("basic");
+
+    write_basic(d, 100, &MONO_EXACT);
+    module_map(d, 100, &MONO_EXACT);
+    struct ips2_reductions *r = reduce(d);
+    print_problems(r);
+    assert_int_equal(r->nproblems, 0);
+    assert_string_equal(S(r, r->machine), "m1");
+    assert_string_equal(S(r, r->host), "testhost");
+    assert_int_equal(r->events, 11 + 1);
+
+    assert_int_equal(r->nprocesses, 1);
+    const struct ips2_red_process *p = &r->processes[0];
+    assert_int_equal(p->pid, 100);
+    assert_int_equal(p->ppid, 1);
+    assert_string_equal(S(r, p->app), "app");
+    assert_string_equal(S(r, p->exe), "/bin/app");
+    assert_int_equal(p->exit_how, IPS2_EXIT_RETURN);
+    assert_int_equal(p->exit_status, 3);
+    assert_int_equal(p->problem, IPS2_RED_NONE);
+    assert_int_equal(p->start_ns, 1000);
+    assert_int_equal(p->end_ns, 2600);
+    assert_int_equal(p->nthreads, 1);
+
+    const struct ips2_red_thread *t = thread_of(r, 100);
+    assert_int_equal(t->m[IPS2_M_CPU], 720);
+    assert_int_equal(t->m[IPS2_M_WALL], 1600);
+    assert_int_equal(t->m[IPS2_M_CALLS], 4);
+    assert_int_equal(t->create_seq, 0);
+    assert_int_equal(t->nprocs, 3);
+
+    const struct ips2_red_proc *m = proc_of(r, 100, "proc_main");
+    const struct ips2_red_proc *a = proc_of(r, 100, "proc_a");
+    const struct ips2_red_proc *b = proc_of(r, 100, "proc_b");
+    assert_int_equal(m->m[IPS2_M_CALLS], 1);
+    assert_int_equal(m->m[IPS2_M_CPU], 100 + 80 + 140);
+    assert_int_equal(m->m[IPS2_M_WALL], 200 + 200 + 400);
+    assert_int_equal(m->incl_cpu, 650);
+    assert_int_equal(m->incl_wall, 1400);
+    assert_int_equal(a->m[IPS2_M_CALLS], 1);
+    assert_int_equal(a->m[IPS2_M_CPU], 150 + 40);
+    assert_int_equal(a->m[IPS2_M_WALL], 300 + 100);
+    assert_int_equal(a->incl_cpu, 270);
+    assert_int_equal(a->incl_wall, 500);
+    assert_int_equal(b->m[IPS2_M_CALLS], 2);
+    assert_int_equal(b->m[IPS2_M_CPU], 80 + 60);
+    assert_int_equal(b->m[IPS2_M_WALL], 200);
+    assert_int_equal(b->incl_cpu, 140);
+
+    assert_int_equal(r->narcs, 4);
+    const struct ips2_red_arc *x = arc_of(r, 100, "<none>", "proc_main");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 650);
+    x = arc_of(r, 100, "proc_main", "proc_a");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 270);
+    x = arc_of(r, 100, "proc_a", "proc_b");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 80);
+    x = arc_of(r, 100, "proc_main", "proc_b");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 60);
+
+    /* one 100 ms bucket holds it all, starting at 0 (aligned) */
+    const struct ips2_red_hist *h = hist_of(r, 100, NULL, IPS2_M_CPU);
+    assert_int_equal(h->width_ns, 100000000);
+    assert_int_equal(h->start_ns, 0);
+    assert_int_equal(h->nbuckets, 1);
+    assert_true(h->v[0] == 720.0);
+    h = hist_of(r, 100, "proc_a", IPS2_M_CPU);
+    assert_true(h->v[0] == 190.0);
+    ips2_reductions_free(r);
+}
+
+/* The session time base: monotonic + (real - mono) - session start. */
+static void test_time_base(void **state)
+{
+    const char *d = new_dir("timebase");
+    struct hopts o = MONO_EXACT;
+
+    o.ref_mono = 777;
+    o.ref_real = SESSION + 777 + 1000000; /* this machine's clock is 1 ms ahead */
+    write_basic(d, 100, &o);
+    struct ips2_reductions *r = reduce(d);
+    const struct ips2_red_thread *t = thread_of(r, 100);
+    assert_int_equal(t->start_ns, 1000000 + 1000);
+    assert_int_equal(t->end_ns, 1000000 + 2600);
+    assert_int_equal(r->processes[0].start_ns, 1001000);
+    /* names are unresolved without a module map: addresses in hex */
+    char hex[32];
+    snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)A_MAIN);
+    assert_int_equal(proc_of(r, 100, hex)->m[IPS2_M_CALLS], 1);
+    ips2_reductions_free(r);
+}
+
+/* A phase clips every interval; calls count when they start inside. */
+static void test_phase(void **state)
+{
+    const char *d = new_dir("phase");
+
+    write_basic(d, 100, &MONO_EXACT);
+    module_map(d, 100, &MONO_EXACT);
+    struct ips2_reductions *r = reduce_opts(d, 1250, 2050, 0);
+    assert_int_equal(r->phase_start_ns, 1250);
+    assert_int_equal(r->phase_end_ns, 2050);
+    const struct ips2_red_thread *t = thread_of(r, 100);
+    assert_int_equal(t->m[IPS2_M_CPU], 25 + 80 + 190 + 110);
+    assert_int_equal(t->m[IPS2_M_WALL], 800);
+    assert_int_equal(t->m[IPS2_M_CALLS], 3);
+    assert_int_equal(t->start_ns, 1000); /* the thread's life is not clipped */
+
+    const struct ips2_red_proc *m = proc_of(r, 100, "proc_main");
+    assert_int_equal(m->m[IPS2_M_CALLS], 0);
+    assert_int_equal(m->m[IPS2_M_CPU], 25 + 80);
+    assert_int_equal(m->m[IPS2_M_WALL], 50 + 200);
+    assert_int_equal(m->incl_cpu, 405);
+    assert_int_equal(m->incl_wall, 800);
+    const struct ips2_red_proc *a = proc_of(r, 100, "proc_a");
+    assert_int_equal(a->m[IPS2_M_CALLS], 1);
+    assert_int_equal(a->m[IPS2_M_CPU], 190);
+    assert_int_equal(a->incl_cpu, 270);
+    const struct ips2_red_proc *b = proc_of(r, 100, "proc_b");
+    assert_int_equal(b->m[IPS2_M_CALLS], 2);
+    assert_int_equal(b->m[IPS2_M_CPU], 80 + 30);
+    assert_int_equal(b->m[IPS2_M_WALL], 100 + 50);
+
+    const struct ips2_red_arc *x = arc_of(r, 100, "<none>", "proc_main");
+    assert_int_equal(x->count, 0);
+    assert_int_equal(x->child_cpu, 405);
+    x = arc_of(r, 100, "proc_main", "proc_b");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 30);
+
+    /* the histogram starts at the phase (aligned down) */
+    const struct ips2_red_hist *h = hist_of(r, 100, NULL, IPS2_M_CPU);
+    assert_int_equal(h->start_ns, 0);
+    assert_true(hist_sum(h) == 405.0);
+    ips2_reductions_free(r);
+
+    /* a phase after the end: nothing counts, the rows stay */
+    r = reduce_opts(d, 10000, 20000, 0);
+    t = thread_of(r, 100);
+    assert_int_equal(t->m[IPS2_M_CPU], 0);
+    assert_int_equal(t->m[IPS2_M_CALLS], 0);
+    assert_int_equal(proc_of(r, 100, "proc_main")->incl_cpu, 0);
+    ips2_reductions_free(r);
+}
+
+/* Buckets of 100 ns: intervals split in proportion to their time. */
+static void test_histogram_split(void **state)
+{
+    const char *d = new_dir("hsplit");
+
+    write_basic(d, 100, &MONO_EXACT);
+    module_map(d, 100, &MONO_EXACT);
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 100);
+    const struct ips2_red_hist *h = hist_of(r, 100, "proc_main", IPS2_M_CPU);
+    assert_int_equal(h->start_ns, 1000);
+    assert_int_equal(h->width_ns, 100);
+    /* main on top over [1100, 1300): 100 ns of CPU, half in each bucket */
+    assert_int_equal(h->nbuckets, 15);
+    assert_true(h->v[0] == 0.0);
+    assert_true(h->v[1] == 50.0);
+    assert_true(h->v[2] == 50.0);
+    /* [1800, 2000): 80; [2100, 2500): 140 over four buckets */
+    assert_true(h->v[8] == 40.0 && h->v[9] == 40.0);
+    assert_true(h->v[11] == 35.0 && h->v[14] == 35.0);
+    assert_true(hist_sum(h) == 320.0);
+    h = hist_of(r, 100, NULL, IPS2_M_CPU);
+    assert_int_equal(h->nbuckets, 16);
+    assert_true(h->v[0] == 50.0);  /* [1000, 1100): no procedure */
+    assert_true(h->v[15] == 20.0); /* [2500, 2600) */
+    assert_true(hist_sum(h) == 720.0);
+    ips2_reductions_free(r);
+}
+
+/* 1 ns buckets over 1600 ns need one fold: width 2, start still aligned. */
+static void test_histogram_fold(void **state)
+{
+    const char *d = new_dir("hfold");
+    struct hopts o = MONO_EXACT;
+
+    o.ref_real = SESSION + 1; /* session time = mono + 1: starts at an odd time */
+    write_basic(d, 100, &o);
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 1);
+    assert_int_equal(r->interval_ns, 1);
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct ips2_red_hist *h = &r->hists[i];
+        assert_int_equal(h->width_ns, 2);
+        assert_int_equal(h->start_ns % 2, 0);
+        assert_true(h->nbuckets <= IPS2_HIST_MAX_BUCKETS);
+        assert_int_equal(h->start_ns, 1000);
+    }
+    const struct ips2_red_hist *h = hist_of(r, 100, NULL, IPS2_M_CPU);
+    assert_true(hist_sum(h) == 720.0);
+    assert_int_equal(h->nbuckets, 801); /* [1000, 2602) in 2 ns buckets */
+    /* [1001, 1101): 50 ns of CPU on 100 ns, charged in whole ns: 0 in
+     * [1001, 1002), 1 in [1002, 1003), ...; bucket 0 = [1000, 1002) */
+    assert_true(h->v[0] == 0.0);
+    assert_true(h->v[1] == 1.0);
+    assert_true(h->v[50] == 1.0);
+    ips2_reductions_free(r);
+}
+
+/* Threads starting at different times share bucket boundaries. */
+static void test_histogram_alignment(void **state)
+{
+    const char *d = new_dir("halign");
+
+    write_basic(d, 100, &MONO_EXACT);
+    struct ips2_writer *w = stream(d, "100.0.101.raw", IPS2_STREAM_THREAD, 100, 101, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 1234, 0, 0, 1234);
+    ev1(w, IPS2_EV_THREAD_START, 1234, 0, 100, 7);
+    ev(w, IPS2_EV_ENTER, 1300, 10, A_A);
+    ev(w, IPS2_EV_EXIT, 1500, 210, A_A);
+    ev(w, IPS2_EV_THREAD_EXIT, 1510, 220, IPS2_EXIT_RETURN);
+    done(w);
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 100);
+    const struct ips2_red_hist *h0 = hist_of(r, 100, NULL, IPS2_M_CPU);
+    const struct ips2_red_hist *h1 = hist_of(r, 101, NULL, IPS2_M_CPU);
+    assert_int_equal(h0->start_ns, 1000);
+    assert_int_equal(h1->start_ns, 1200);
+    assert_int_equal(h1->width_ns, h0->width_ns);
+    assert_true(h1->v[0] == 10.0);  /* [1234, 1300) */
+    assert_true(h1->v[1] == 100.0); /* [1300, 1400) */
+    assert_true(h1->v[2] == 100.0);
+    assert_true(h1->v[3] == 10.0);
+    const struct ips2_red_thread *t = thread_of(r, 101);
+    assert_int_equal(t->create_seq, 7);
+    assert_int_equal(r->processes[0].nthreads, 2);
+    assert_int_equal(r->processes[0].start_ns, 1000);
+    ips2_reductions_free(r);
+}
+
+/* Recursion: inclusive time counted once, f->f arcs carry no time. */
+static void test_recursion(void **state)
+{
+    const char *d = new_dir("recursion");
+    struct ips2_writer *w = stream(d, "300.0.300.raw", IPS2_STREAM_THREAD, 300, 300, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_A);     /* f */
+    ev(w, IPS2_EV_ENTER, 100, 100, A_A); /* f */
+    ev(w, IPS2_EV_ENTER, 200, 200, A_A); /* f */
+    ev(w, IPS2_EV_ENTER, 250, 250, A_B); /* g */
+    ev(w, IPS2_EV_EXIT, 300, 300, A_B);
+    ev(w, IPS2_EV_EXIT, 400, 400, A_A);
+    ev(w, IPS2_EV_EXIT, 500, 500, A_A);
+    ev(w, IPS2_EV_EXIT, 600, 600, A_A);
+    ev1(w, IPS2_EV_PROC_EXIT, 600, 600, IPS2_EXIT_CALL, 0);
+    done(w);
+    module_map(d, 300, &MONO_EXACT);
+    struct ips2_reductions *r = reduce(d);
+    const struct ips2_red_proc *f = proc_of(r, 300, "proc_a");
+    assert_int_equal(f->m[IPS2_M_CALLS], 3);
+    assert_int_equal(f->m[IPS2_M_CPU], 550);
+    assert_int_equal(f->incl_cpu, 600);
+    assert_int_equal(f->incl_wall, 600);
+    const struct ips2_red_arc *x = arc_of(r, 300, "proc_a", "proc_a");
+    assert_int_equal(x->count, 2);
+    assert_int_equal(x->child_cpu, 0);
+    x = arc_of(r, 300, "<none>", "proc_a");
+    assert_int_equal(x->count, 1);
+    assert_int_equal(x->child_cpu, 600);
+    x = arc_of(r, 300, "proc_a", "proc_b");
+    assert_int_equal(x->child_cpu, 50);
+    assert_int_equal(r->processes[0].exit_how, IPS2_EXIT_CALL);
+    ips2_reductions_free(r);
+}
+
+/* An exit of a frame below the top closes the frames above it (longjmp). */
+static void test_unwind(void **state)
+{
+    const char *d = new_dir("unwind");
+    struct ips2_writer *w = stream(d, "310.0.310.raw", IPS2_STREAM_THREAD, 310, 310, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    ev(w, IPS2_EV_ENTER, 100, 100, A_A);
+    ev(w, IPS2_EV_ENTER, 200, 200, A_B);
+    ev(w, IPS2_EV_EXIT, 300, 300, A_A); /* b never returned */
+    ev(w, IPS2_EV_EXIT, 400, 400, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 400, 400, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 310, &MONO_EXACT);
+    struct ips2_reductions *r = reduce(d);
+    assert_int_equal(proc_of(r, 310, "proc_b")->incl_cpu, 100);
+    assert_int_equal(proc_of(r, 310, "proc_a")->incl_cpu, 200);
+    assert_int_equal(proc_of(r, 310, "proc_main")->incl_cpu, 400);
+    assert_int_equal(proc_of(r, 310, "proc_main")->m[IPS2_M_CPU], 200);
+    ips2_reductions_free(r);
+}
+
+/* A forked child starts inside its parent's frames (exits without
+ * entries) and is killed with frames open; the process is marked. */
+static void test_fork_child_killed(void **state)
+{
+    const char *d = new_dir("killed");
+    char path[1200];
+    struct ips2_writer *w = stream(d, "400.0.400.raw", IPS2_STREAM_THREAD, 400, 400, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev1(w, IPS2_EV_PROC_START, 0, 0, IPS2_START_FORK, 99);
+    ev(w, IPS2_EV_EXIT, 50, 50, A_A); /* returns from fork()'s caller */
+    ev(w, IPS2_EV_ENTER, 100, 100, A_B);
+    ev(w, IPS2_EV_ENTER, 200, 150, A_MAIN);
+    ev1(w, IPS2_EV_SYNC, 300, 250, 0, 300); /* last event: killed after it */
+    done(w);
+    /* make it look like a killed writer's: state open, data_bytes 0 */
+    snprintf(path, sizeof(path), "%s/400.0.400.raw", d);
+    int fd = open(path, O_WRONLY);
+    uint32_t state32 = IPS2_STATE_OPEN;
+    uint64_t zero = 0;
+    assert_true(pwrite(fd, &state32, 4, offsetof(struct ips2_file_header, state)) == 4);
+    assert_true(pwrite(fd, &zero, 8, offsetof(struct ips2_file_header, data_bytes)) == 8);
+    close(fd);
+    module_map(d, 400, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce(d);
+    print_problems(r);
+    const struct ips2_red_process *p = &r->processes[0];
+    assert_int_equal(p->exit_how, -1);
+    assert_int_equal(p->ppid, 99);
+    assert_string_equal(S(r, p->problem), "no exit recorded: killed?");
+    assert_true(has_problem(r, "process 400 (app): no exit recorded: killed?"));
+    assert_false(has_problem(r, "without an entry")); /* normal for a fork child */
+    /* open frames closed at the last event */
+    assert_int_equal(proc_of(r, 400, "proc_b")->incl_cpu, 150);
+    assert_int_equal(proc_of(r, 400, "proc_b")->incl_wall, 200);
+    assert_int_equal(proc_of(r, 400, "proc_main")->incl_cpu, 100);
+    assert_int_equal(proc_of(r, 400, "proc_b")->m[IPS2_M_CALLS], 1);
+    assert_int_equal(thread_of(r, 400)->m[IPS2_M_CPU], 250);
+    ips2_reductions_free(r);
+}
+
+/* A join's wait is synchronisation waiting of the procedure that joins. */
+static void test_join_wait(void **state)
+{
+    const char *d = new_dir("join");
+    struct ips2_writer *w = stream(d, "500.0.500.raw", IPS2_STREAM_THREAD, 500, 500, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    ev(w, IPS2_EV_THREAD_CREATE, 10, 10, 1);
+    ev(w, IPS2_EV_JOIN_BEGIN, 20, 20, 1);
+    ev1(w, IPS2_EV_JOIN_END, 1020, 25, 1, 0);
+    ev(w, IPS2_EV_EXIT, 1100, 100, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 1100, 100, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 500, &MONO_EXACT);
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 500);
+    assert_int_equal(proc_of(r, 500, "proc_main")->m[IPS2_M_SYNC_WAIT], 1000);
+    assert_int_equal(thread_of(r, 500)->m[IPS2_M_SYNC_WAIT], 1000);
+    const struct ips2_red_hist *h = hist_of(r, 500, NULL, IPS2_M_SYNC_WAIT);
+    assert_int_equal(h->start_ns, 0);
+    assert_true(h->v[0] == 480.0 && h->v[1] == 500.0 && h->v[2] == 20.0);
+    ips2_reductions_free(r);
+}
+
+/* A damaged stream is reduced up to the damage; the error names the file
+ * and byte offset; other streams are complete. */
+static void test_damaged(void **state)
+{
+    const char *d = new_dir("damaged");
+    char path[1200];
+
+    write_basic(d, 100, &MONO_EXACT);
+    struct ips2_writer *w = stream(d, "600.0.600.raw", IPS2_STREAM_THREAD, 600, 600, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 100, 100, A_A);
+    ev(w, IPS2_EV_EXIT, 200, 200, A_A);
+    assert_int_equal(ips2_writer_emit_word(w, 0x7e), 0); /* kind 126: unknown */
+    ev(w, IPS2_EV_ENTER, 300, 300, A_B);
+    done(w);
+    snprintf(path, sizeof(path), "%s/600.0.600.raw", d);
+    assert_false(fast_takes(path)); /* it declines; the reader names the error */
+    struct ips2_reductions *r = reduce(d);
+    snprintf(path, sizeof(path), "%s/600.0.600.raw: byte %d: expected a known record kind", d,
+             IPS2_RAW_HEADER_SIZE + 4 * 8 + 2 * 3 * 8);
+    if (!has_problem(r, path)) {
+        print_problems(r);
+        fail_msg("no problem naming %s", path);
+    }
+    assert_int_equal(thread_of(r, 600)->m[IPS2_M_CALLS], 1);
+    assert_int_equal(thread_of(r, 600)->m[IPS2_M_CPU], 200);
+    assert_string_equal(S(r, r->processes[1].problem), "no exit recorded: trace damaged");
+    assert_int_equal(thread_of(r, 100)->m[IPS2_M_CPU], 720); /* the other one is whole */
+    assert_int_equal(r->processes[0].problem, IPS2_RED_NONE);
+    ips2_reductions_free(r);
+}
+
+static void test_no_dir(void **state)
+{
+    char err[IPS2_ERR_MAX] = "";
+    struct ips2_reduce_options o = {.phase_start_ns = INT64_MIN, .phase_end_ns = INT64_MAX};
+
+    assert_null(ips2_reduce_dir("/nonexistent/ips2", &o, err));
+    assert_non_null(strstr(err, "/nonexistent/ips2"));
+
+    /* an empty directory is no error: nothing ran there */
+    struct ips2_reductions *r = reduce(new_dir("empty"));
+    assert_int_equal(r->nprocesses, 0);
+    assert_int_equal(r->nthreads, 0);
+    ips2_reductions_free(r);
+}
+
+/* ---- the fast raw decoder against the reader ------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A random stream as libips2 writes it: short records between sync
+ * points, long ENTER/EXIT that move the address base, other events with
+ * and without CPU readings, pads, lost records. */
+static void write_random(const char *d, uint32_t pid, unsigned timer, unsigned cpu_method,
+                         unsigned nevents, unsigned sync_every)
+{
+    struct hopts o = MONO_EXACT;
+    char name[64];
+
+    o.timer = timer;
+    o.cpu_method = cpu_method;
+    o.tsc_hz = timer == IPS2_TIMER_TSC ? 2594176815ull : 1000000000ull;
+    o.ref_tsc = 123456789;
+    o.ref_mono = 1000000;
+    o.ref_real = SESSION + o.ref_mono;
+    snprintf(name, sizeof(name), "%u.0.%u.raw", pid, pid);
+    struct ips2_writer *w = stream(d, name, IPS2_STREAM_THREAD, pid, pid, &o);
+    uint64_t timer_v = o.ref_tsc + 1000, mono = 1000000 + 500, cpu = 1000, sync_t = 0;
+    uint64_t base = 0x7f0000000000ull, addrs[8];
+    unsigned depth = 0, stack[64], since_sync = sync_every;
+    bool exact = cpu_method != IPS2_CPU_INTERP;
+
+    for (unsigned i = 0; i < 8; i++)
+        addrs[i] = base + 0x1000 + i * 0x40;
+    for (unsigned i = 0; i < nevents; i++) {
+        uint64_t step = rnd() % 300;
+        timer_v += step;
+        cpu += rnd() % 2 ? step * 1000000000 / o.tsc_hz : 0;
+        uint64_t x = rnd() % 1000;
+        if (since_sync >= sync_every || timer_v - sync_t > (1u << 24)) {
+            mono += (timer_v - sync_t) * 1000000000 / o.tsc_hz + rnd() % 3;
+            sync_t = timer_v;
+            ev1(w, IPS2_EV_SYNC, timer_v, cpu, 0, mono);
+            since_sync = 0;
+            continue;
+        }
+        since_sync++;
+        if (x < 5) {
+            uint64_t words[2] = {rnd() % 100, rnd()};
+            /* readings only where sync points are frequent: else the queue overflows */
+            int has_cpu = sync_every < 100000 && (x & 1);
+            assert_int_equal(
+                ips2_writer_emit(w, IPS2_EV_THREAD_CREATE, timer_v, has_cpu, cpu, x, words, x % 3),
+                0);
+        } else if (x < 7) {
+            assert_int_equal(ips2_writer_emit_word(w, IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, 16)), 0);
+            assert_int_equal(ips2_writer_emit_word(w, 0xdeadbeef), 0);
+        } else if (x < 8) {
+            assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOST, timer_v, 0, 0, 1, NULL, 0), 0);
+        } else {
+            bool enter = depth == 0 || (depth < 64 && rnd() % 2);
+            unsigned a = enter ? (unsigned)(rnd() % 8) : stack[depth - 1];
+            if (x < 20 || exact) {
+                assert_int_equal(ips2_writer_emit(w, enter ? IPS2_EV_ENTER : IPS2_EV_EXIT, timer_v,
+                                                  exact, cpu, addrs[a], NULL, 0),
+                                 0);
+            } else {
+                uint64_t delta = timer_v - sync_t;
+                assert_int_equal(
+                    ips2_writer_emit_word(
+                        w, IPS2_SHORT_WORD(enter ? IPS2_EV_ENTER_SHORT : IPS2_EV_EXIT_SHORT, delta,
+                                           addrs[a] - base)),
+                    0);
+            }
+            if (enter)
+                stack[depth++] = a;
+            else
+                depth--;
+        }
+    }
+    ev1(w, IPS2_EV_PROC_EXIT, timer_v, cpu, IPS2_EXIT_RETURN, 0);
+    done(w);
+}
+
+static void same_reductions(const struct ips2_reductions *a, const struct ips2_reductions *b)
+{
+    assert_int_equal(a->events, b->events);
+    assert_int_equal(a->nthreads, b->nthreads);
+    assert_int_equal(a->nprocs, b->nprocs);
+    assert_int_equal(a->narcs, b->narcs);
+    assert_int_equal(a->nhists, b->nhists);
+    for (size_t i = 0; i < a->nthreads; i++) {
+        assert_int_equal(a->threads[i].start_ns, b->threads[i].start_ns);
+        assert_int_equal(a->threads[i].end_ns, b->threads[i].end_ns);
+        assert_memory_equal(a->threads[i].m, b->threads[i].m, sizeof(a->threads[i].m));
+    }
+    for (size_t i = 0; i < a->nprocs; i++) {
+        assert_string_equal(S(a, a->procs[i].name), S(b, b->procs[i].name));
+        assert_memory_equal(a->procs[i].m, b->procs[i].m, sizeof(a->procs[i].m));
+        assert_int_equal(a->procs[i].incl_cpu, b->procs[i].incl_cpu);
+        assert_int_equal(a->procs[i].incl_wall, b->procs[i].incl_wall);
+    }
+    for (size_t i = 0; i < a->narcs; i++) {
+        assert_string_equal(S(a, a->arcs[i].caller), S(b, b->arcs[i].caller));
+        assert_string_equal(S(a, a->arcs[i].callee), S(b, b->arcs[i].callee));
+        assert_int_equal(a->arcs[i].count, b->arcs[i].count);
+        assert_int_equal(a->arcs[i].child_cpu, b->arcs[i].child_cpu);
+    }
+    for (size_t i = 0; i < a->nhists; i++) {
+        assert_int_equal(a->hists[i].start_ns, b->hists[i].start_ns);
+        assert_int_equal(a->hists[i].width_ns, b->hists[i].width_ns);
+        assert_int_equal(a->hists[i].nbuckets, b->hists[i].nbuckets);
+        assert_memory_equal(a->hists[i].v, b->hists[i].v, a->hists[i].nbuckets * sizeof(double));
+    }
+}
+
+/* Reduces d raw (fast decoder), then packed (reader), and compares. */
+static void raw_vs_packed(const char *d, uint32_t pid, uint64_t interval)
+{
+    char raw[1200], packed[1200], err[IPS2_ERR_MAX];
+
+    snprintf(raw, sizeof(raw), "%s/%u.0.%u.raw", d, pid, pid);
+    snprintf(packed, sizeof(packed), "%s/%u.0.%u.ips2", d, pid, pid);
+    assert_true(fast_takes(raw));
+    struct ips2_reductions *a = reduce_opts(d, INT64_MIN, INT64_MAX, interval);
+    if (ips2_pack_file(raw, packed, err) != 0)
+        fail_msg("pack: %s", err);
+    unlink(raw);
+    struct ips2_reductions *b = reduce_opts(d, INT64_MIN, INT64_MAX, interval);
+    print_problems(a);
+    assert_int_equal(a->nproblems, b->nproblems);
+    same_reductions(a, b);
+    assert_true(a->events > 0);
+    ips2_reductions_free(a);
+    ips2_reductions_free(b);
+}
+
+static void test_fast_vs_reader(void **state)
+{
+    static const struct {
+        unsigned timer, method, n, sync;
+    } cases[] = {
+        {IPS2_TIMER_TSC, IPS2_CPU_INTERP, 200000, 4096},
+        {IPS2_TIMER_TSC, IPS2_CPU_INTERP, 150000, 100000}, /* queue overflows */
+        {IPS2_TIMER_MONOTONIC, IPS2_CPU_INTERP, 50000, 300},
+        {IPS2_TIMER_TSC, IPS2_CPU_EXACT, 50000, 500},
+        {IPS2_TIMER_MONOTONIC, IPS2_CPU_TICK, 50000, 500},
+    };
+    char name[32];
+
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(name, sizeof(name), "fast%u", i);
+        const char *d = new_dir(name);
+        write_random(d, 700 + i, cases[i].timer, cases[i].method, cases[i].n, cases[i].sync);
+        raw_vs_packed(d, 700 + i, 100000);
+    }
+}
+
+/* ---- progress -------------------------------------------------------- */
+
+static uint64_t progress_calls, progress_last;
+static void on_progress(void *arg, uint64_t done_events, uint64_t total)
+{
+    (void)arg;
+    progress_calls++;
+    assert_true(done_events >= progress_last);
+    assert_true(total >= done_events);
+    progress_last = done_events;
+}
+
+static void test_progress(void **state)
+{
+    const char *d = new_dir("progress");
+    struct ips2_reduce_options o = {0};
+    char err[IPS2_ERR_MAX];
+
+    write_random(d, 800, IPS2_TIMER_TSC, IPS2_CPU_INTERP, 3000000, 4096);
+    o.phase_start_ns = INT64_MIN;
+    o.phase_end_ns = INT64_MAX;
+    o.progress = on_progress;
+    struct ips2_reductions *r = ips2_reduce_dir(d, &o, err);
+    assert_non_null(r);
+    assert_true(progress_calls >= 3); /* every 2^20 events, and at the end */
+    assert_int_equal(progress_last, r->events);
+    ips2_reductions_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_time_base),
+        cmocka_unit_test(test_phase),
+        cmocka_unit_test(test_histogram_split),
+        cmocka_unit_test(test_histogram_fold),
+        cmocka_unit_test(test_histogram_alignment),
+        cmocka_unit_test(test_recursion),
+        cmocka_unit_test(test_unwind),
+        cmocka_unit_test(test_fork_child_killed),
+        cmocka_unit_test(test_join_wait),
+        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_no_dir),
+        cmocka_unit_test(test_fast_vs_reader),
+        cmocka_unit_test(test_progress),
+    };
+    if (scratch_make("reduce") != 0)
+        return 1;
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    teardown_dirs(NULL);
+    return rc;
+}
