@@ -16,3 +16,16 @@ demo: all $(B)/examples/demo
 	    case $$f in *.proc.ips2) continue;; esac; \
 	    echo "== $$f"; $(B)/bin/ips2-dump --summary $$f; \
 	done
+
+# The demo workload's programs (examples/workloads/*.c, known work: see
+# demo.tcl), built with ips2cc.  -fno-optimize-sibling-calls keeps every
+# call a call, so that call counts equal GNU gprof's on a -pg build.
+WORKLOAD_PROGS  := $(addprefix $(B)/examples/workloads/,tcpserver tcpclient barrier)
+WORKLOAD_CFLAGS := -O2 -fno-optimize-sibling-calls -pthread -Wall -Wextra -Werror
+
+$(B)/examples/workloads/%: examples/workloads/%.c examples/workloads/cpuwork.h \
+                           $(B)/bin/ips2cc $(RUNTIME_LIB)
+	@mkdir -p $(dir $@)
+	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $<
+
+all: $(WORKLOAD_PROGS)

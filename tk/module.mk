@@ -13,6 +13,11 @@ $(TK_LIBDIR)/%.tcl: tk/%.tcl
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+$(B)/bin/ips2: tk/ips2
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod +x $@
+
+PROGRAMS += $(B)/bin/ips2
 all: $(TK_FILES)
 
 .PHONY: install-tk

@@ -1,0 +1,102 @@
+/*
+ * tcpclient.c - a client of the demo workload's TCP client/server pair:
+ * sends a known number of requests of a known size and reads each reply.
+ *
+ *   tcpclient -port P -requests N -size S -reply R -work MS
+ *
+ * Connects to 127.0.0.1:P (trying again every 10 ms for up to 10 s while
+ * nothing listens yet: the server and its clients start together), then N
+ * times: prepare_request() (MS ms of CPU), one send() of S bytes, one
+ * recv(MSG_WAITALL) of the R-byte reply.  So:
+ *   calls:    connect_server 1, prepare_request N, main 1
+ *   CPU:      prepare_request N*MS ms (self)
+ *   messages: N sent (N*S bytes), N received (N*R bytes)
+ * Exit status 0 when every reply came, 1 otherwise (with a message).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuwork.h"
+
+__attribute__((noinline)) static int connect_server(int port)
+{
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            return -1;
+        if (connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0)
+            return fd;
+        int e = errno;
+        close(fd);
+        if (e != ECONNREFUSED)
+            break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return -1;
+}
+
+__attribute__((noinline)) static void prepare_request(char *request, int size, int serial,
+                                                      double work_ms)
+{
+    burn_cpu(work_ms);
+    for (int i = 0; i < size; i++)
+        request[i] = (char)('a' + (serial + i) % 26);
+}
+
+int main(int argc, char **argv)
+{
+    int port = 7346, requests = 20, size = 64, reply_size = 256;
+    double work_ms = 1.0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-port") == 0)
+            port = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-requests") == 0)
+            requests = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-size") == 0)
+            size = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-reply") == 0)
+            reply_size = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-work") == 0)
+            work_ms = atof(argv[i + 1]);
+        else
+            argc = 0;
+    }
+    if (argc % 2 != 1 || port <= 0 || requests <= 0 || size <= 0 || reply_size <= 0 ||
+        work_ms < 0) {
+        fprintf(stderr, "usage: tcpclient -port P -requests N -size S -reply R -work MS\n");
+        return 2;
+    }
+    int fd = connect_server(port);
+    if (fd < 0) {
+        perror("tcpclient: connect");
+        return 1;
+    }
+    char *request = malloc((size_t)size), *reply = malloc((size_t)reply_size);
+    int done = 0;
+    for (; request != NULL && reply != NULL && done < requests; done++) {
+        prepare_request(request, size, done, work_ms);
+        if (send(fd, request, (size_t)size, 0) != size) {
+            perror("tcpclient: send");
+            break;
+        }
+        ssize_t n = recv(fd, reply, (size_t)reply_size, MSG_WAITALL);
+        if (n != reply_size) {
+            fprintf(stderr, "tcpclient: reply %d: got %zd of %d bytes\n", done, n, reply_size);
+            break;
+        }
+    }
+    close(fd);
+    free(request);
+    free(reply);
+    printf("tcpclient: %d of %d requests answered\n", done, requests);
+    return done == requests ? 0 : 1;
+}

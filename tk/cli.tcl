@@ -1,0 +1,615 @@
+# cli.tcl - the `ips2` command line (docs/ANALYSTS.md §7): Tcl over the
+# master package `ips2` (master/, ANALYSTS.md §6), the workload reader and
+# the formatters of this folder.
+#
+#   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...?
+#   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR?
+#   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
+#   ips2 tree SESSION ?APP|physical? ?-format text|json?
+#   ips2 histogram SESSION NODE -metric M ?-phase P? ?-format text|csv|json?
+#   ips2 sessions ?DIR?
+#   ips2 check WORKLOAD ?-set NAME=VALUE ...?
+#   ips2 help ?COMMAND?      ips2 COMMAND --help
+#
+# Results go to stdout, progress and messages to stderr.  Exit status: 0
+# done (a session with problems is done: they are listed), 1 failed, 2 a
+# usage mistake.  ips2::cli::main ARGV returns the status; the `ips2`
+# script exits with it.
+#
+# Each command is a procedure Cmd<Name> taking its parsed options; the
+# Commands table below gives its usage, its options and its help text, from
+# which both the option parser and --help are made.
+
+package require Tcl 8.6
+package require ips2::workload 1.0
+package require ips2::manifest 1.0
+package require ips2::format 1.0
+package provide ips2::cli 1.0
+
+namespace eval ::ips2::cli {
+    namespace export main
+    # Commands: name -> {summary TEXT args USAGE min N max N
+    #                    options {-opt {VALUE-NAME HELP} ...} help TEXT}
+    # An option whose VALUE-NAME is "" is a flag; "*" after it: repeatable.
+    variable Commands {
+        run {
+            summary "run a workload, reduce, print trees and key tables"
+            args "WORKLOAD" min 1 max 1
+            options {
+                -session {DIR "the session directory to create (default: ./ips2-sessions/NAME.DATE-TIME)"}
+                -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
+            }
+            help "Runs the applications of a workload file under a private PVM (or the
+user's), reduces their traces on each machine and prints the logical and physical
+trees, the multi-application metric table, an NPT profile and a gprof table per
+application.  The session directory keeps everything; reopen it with report, tree
+and histogram."
+        }
+        replay {
+            summary "replay old sessions side by side (replay or comparison mode)"
+            args "SESSION ..." min 1 max -1
+            options {
+                -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
+                -session {DIR "the session directory to create (default: ./ips2-sessions/replay.DATE-TIME)"}
+            }
+            help "Replays the traces of old sessions side by side in a new session and prints
+what run prints.  In comparison mode each session's time base is shifted so that
+they all start at time 0 (the IPS-2 paper, section 4.2)."
+        }
+        report {
+            summary "print one table of a session (text, CSV or JSON)"
+            args "SESSION TABLE" min 2 max 2
+            options {
+                -node {NODE "the tree node: app:A, app:A/machine:M/process:PID/..., machine:M/..., physical, or an application's name"}
+                -apps {APPS "multi: the applications, a list, one column each (default: all)"}
+                -level {LEVEL "profile, npt: machine, process, thread or procedure"}
+                -metric {METRIC "profile: the metric (default cpu)"}
+                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -format {FORMAT "text (default), csv or json"}
+            }
+            help "Prints one table of a session.  TABLE is one of:
+  metrics     every metric of one node (-node, default the whole workload)
+  multi       the multi-application metric table, one column per application
+  profile     one metric for every node of a level under a node, sorted
+  npt         normalized processor time profile (-level process or procedure)
+  gprof       GNU gprof's flat profile and call graph of a node
+  processes   the processes of the session and how they ended
+  phases      the phases defined in the session
+  problems    what went wrong, one line per problem"
+        }
+        tree {
+            summary "print the logical and physical trees of a session"
+            args "SESSION ?APP|physical?" min 1 max 2
+            options {
+                -format {FORMAT "text (default) or json"}
+            }
+            help "Prints the logical tree of an application, the physical tree, or (with no
+tree named) every logical tree and then the physical tree.  Marks give IPS-2's node
+shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedure."
+        }
+        histogram {
+            summary "print the time histogram of a metric of a node"
+            args "SESSION NODE" min 2 max 2
+            options {
+                -metric {METRIC "the metric (default cpu)"}
+                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -format {FORMAT "text (default), csv or json"}
+            }
+            help "Prints the time histogram of one metric of a node: one line per bucket,
+with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        sessions {
+            summary "list the sessions of a directory"
+            args "?DIR?" min 0 max 1
+            options {}
+            help "Lists the sessions under DIR (default ./ips2-sessions): when each started,
+its applications, its processes and its problems."
+        }
+        check {
+            summary "read a workload file and print what it would run"
+            args "WORKLOAD" min 1 max 1
+            options {
+                -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
+            }
+            help "Reads a workload file without running it and prints what it would run; a
+mistake is reported as FILE:LINE: what was expected."
+        }
+        help {
+            summary "print the commands, or the help of one"
+            args "?COMMAND?" min 0 max 1
+            options {}
+            help "Prints the commands, or the help of one."
+        }
+    }
+    variable SessionsDir ips2-sessions
+}
+
+# --- entry, usage, errors -------------------------------------------------------
+
+proc ::ips2::cli::main {argv} {
+    variable Commands
+    if {![llength $argv] || [lindex $argv 0] in {-h --help -help}} {
+        puts [Overview]
+        return [expr {[llength $argv] ? 0 : 2}]
+    }
+    set argv [lassign $argv command]
+    if {![dict exists $Commands $command]} {
+        puts stderr "ips2: unknown command \"$command\": expected [join [dict keys $Commands] {, }]"
+        puts stderr "Try \"ips2 --help\"."
+        return 2
+    }
+    if {[lsearch -exact $argv --help] >= 0 || [lsearch -exact $argv -h] >= 0} {
+        puts [Help $command]
+        return 0
+    }
+    set code [catch {Parse $command $argv} parsed options]
+    if {$code} {
+        puts stderr "ips2 $command: $parsed"
+        puts stderr "Usage: [Usage $command]"
+        return 2
+    }
+    lassign $parsed words opts
+    set code [catch {Cmd[string totitle $command] $words $opts} message options]
+    if {$code == 1} {
+        set ecode [dict get $options -errorcode]
+        if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
+            puts stderr "ips2 $command: $message"
+            puts stderr "Usage: [Usage $command]"
+            return 2
+        }
+        if {[lindex $ecode 0] ni {IPS2 IPS2CLI} && [info exists ::env(IPS2_DEBUG)]} {
+            puts stderr [dict get $options -errorinfo]
+        }
+        puts stderr "ips2 $command: $message"
+        return 1
+    }
+    return 0
+}
+
+proc ::ips2::cli::Usage {command} {
+    variable Commands
+    set c [dict get $Commands $command]
+    set usage "ips2 $command [dict get $c args]"
+    dict for {opt spec} [dict get $c options] {
+        lassign $spec value
+        set value [string trimright $value *]
+        append usage [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
+    }
+    return $usage
+}
+
+proc ::ips2::cli::Help {command} {
+    variable Commands
+    set c [dict get $Commands $command]
+    set out [list "Usage: [Usage $command]" "" [dict get $c help]]
+    if {[dict size [dict get $c options]]} {
+        lappend out "" "Options:"
+        dict for {opt spec} [dict get $c options] {
+            lassign $spec value help
+            set value [string trimright $value *]
+            lappend out [::format "  %-22s %s" "$opt $value" $help]
+        }
+    }
+    return [join $out \n]
+}
+
+proc ::ips2::cli::Overview {} {
+    variable Commands
+    set out [list "Usage: ips2 COMMAND ?ARG ...?" "" \
+                 "ips2 measures parallel and distributed programs built with ips2cc." "" "Commands:"]
+    dict for {name c} $Commands {
+        lappend out [::format "  %-10s %s" $name [dict get $c summary]]
+    }
+    lappend out "" "\"ips2 COMMAND --help\" tells more about one."
+    return [join $out \n]
+}
+
+# Usage error from inside a command.
+proc ::ips2::cli::UsageError {message} {
+    return -code error -level 2 -errorcode {IPS2CLI USAGE} $message
+}
+
+proc ::ips2::cli::Fail {message} {
+    return -code error -level 2 -errorcode {IPS2CLI FAIL} $message
+}
+
+# Parse COMMAND ARGV: {WORDS OPTIONS}; options and words may mix; "--"
+# ends the options.  A repeatable option's value is a list.
+proc ::ips2::cli::Parse {command argv} {
+    variable Commands
+    set c [dict get $Commands $command]
+    set spec [dict get $c options]
+    set words {}
+    set opts {}
+    while {[llength $argv]} {
+        set argv [lassign $argv word]
+        if {$word eq "--"} {
+            lappend words {*}$argv
+            break
+        }
+        if {[string match -* $word] && [string length $word] > 1} {
+            if {![dict exists $spec $word]} {
+                if {[dict size $spec]} {
+                    error "unknown option \"$word\": expected [join [dict keys $spec] {, }]"
+                }
+                error "unknown option \"$word\": $command takes none"
+            }
+            set value [lindex [dict get $spec $word] 0]
+            if {$value eq ""} {
+                dict set opts $word 1
+                continue
+            }
+            if {![llength $argv]} { error "$word needs a value ([string trimright $value *])" }
+            set argv [lassign $argv v]
+            if {[string index $value end] eq "*"} {
+                dict lappend opts $word $v
+            } else {
+                dict set opts $word $v
+            }
+            continue
+        }
+        lappend words $word
+    }
+    set n [llength $words]
+    set max [dict get $c max]
+    if {$n < [dict get $c min]} { error "expected [dict get $c args]" }
+    if {$max >= 0 && $n > $max} { error "too many arguments: [lrange $words $max end]" }
+    list $words $opts
+}
+
+proc ::ips2::cli::Opt {opts name {default ""}} {
+    expr {[dict exists $opts $name] ? [dict get $opts $name] : $default}
+}
+
+proc ::ips2::cli::Format {opts allowed} {
+    set format [Opt $opts -format text]
+    if {$format ni $allowed} {
+        UsageError "unknown format \"$format\": expected [join $allowed {, }]"
+    }
+    return $format
+}
+
+# Vars OPTS: the -set NAME=VALUE options as a dict.
+proc ::ips2::cli::Vars {opts} {
+    set vars {}
+    foreach setting [Opt $opts -set] {
+        if {![regexp {^([A-Za-z_][A-Za-z0-9_]*)=(.*)$} $setting -> name value]} {
+            UsageError "expected -set NAME=VALUE, got \"$setting\""
+        }
+        dict set vars $name $value
+    }
+    return $vars
+}
+
+# --- the master package ---------------------------------------------------------
+
+proc ::ips2::cli::Master {} {
+    if {[catch {package require ips2} message]} {
+        Fail "the master package \"ips2\" cannot be loaded: $message"
+    }
+}
+
+proc ::ips2::cli::Open {dir} {
+    Master
+    if {![file isdirectory $dir]} { Fail "$dir: no such session directory" }
+    if {![file isfile [file join $dir manifest.tcl]]} {
+        Fail "$dir: not a session directory (no manifest.tcl)"
+    }
+    ips2::open $dir
+}
+
+# Progress ARGS: what ips2::run reports while it works, on stderr, one line
+# each (a terminal or a log reads it alike).
+proc ::ips2::cli::Progress {args} {
+    puts stderr "ips2: [join $args { }]"
+    flush stderr
+}
+
+proc ::ips2::cli::NewSessionDir {name} {
+    variable SessionsDir
+    set stamp [clock format [clock seconds] -format %Y%m%d-%H%M%S]
+    set dir [file join $SessionsDir $name.$stamp]
+    set n 1
+    while {[file exists $dir]} { set dir [file join $SessionsDir $name.$stamp-[incr n]] }
+    return $dir
+}
+
+# Node SESSION NAME: a node path of the session: "physical", a path with
+# "kind:name" parts, or an application's bare name.
+proc ::ips2::cli::Node {session name} {
+    if {$name eq "" || $name eq "physical" || [string first : $name] >= 0} { return $name }
+    if {$name in [$session apps]} { return app:$name }
+    UsageError "no node \"$name\": expected physical, a path (app:A/machine:M/...) or one of the applications [join [$session apps] {, }]"
+}
+
+# Phase SESSION SPEC: the name of a phase for -phase: a phase of the
+# session, or START:END in seconds defined here as a new phase.
+proc ::ips2::cli::Phase {session spec} {
+    if {$spec eq ""} { return "" }
+    set num {[0-9]+(?:\.[0-9]*)?}
+    if {[regexp "^($num):($num)\$" $spec -> from to]} {
+        set start [expr {entier(round($from * 1e9))}]
+        set end [expr {entier(round($to * 1e9))}]
+        if {$end < $start} { UsageError "expected -phase START:END with END >= START, got \"$spec\"" }
+        set name "$from:$to"
+        $session phase $name $start $end
+        return $name
+    }
+    return $spec
+}
+
+proc ::ips2::cli::PhaseArgs {session opts} {
+    set p [Phase $session [Opt $opts -phase]]
+    expr {$p eq "" ? {} : [list -phase $p]}
+}
+
+# --- commands -----------------------------------------------------------------
+
+proc ::ips2::cli::CmdHelp {words opts} {
+    variable Commands
+    if {![llength $words]} {
+        puts [Overview]
+        return
+    }
+    set command [lindex $words 0]
+    if {![dict exists $Commands $command]} { UsageError "unknown command \"$command\"" }
+    puts [Help $command]
+}
+
+proc ::ips2::cli::CmdCheck {words opts} {
+    set w [ips2::workload::read [lindex $words 0] -vars [Vars $opts]]
+    puts [WorkloadText $w]
+}
+
+# WorkloadText: what a workload would run, for people.
+proc ::ips2::cli::WorkloadText {w} {
+    set out [list "workload [dict get $w file]" \
+                 "options: interval [dict get $w options interval] ms, timeout [dict get $w options timeout] s"]
+    dict for {name m} [dict get $w machines] {
+        lappend out "machine $name on host [dict get $m host]"
+    }
+    set rows {}
+    dict for {app a} [dict get $w applications] {
+        foreach p [dict get $a processes] {
+            lappend rows [list $app [dict get $p index] [dict get $p machine] [dict get $p timeout] \
+                              [join [dict get $p command] " "]]
+        }
+    }
+    if {[llength $rows]} {
+        lappend out "" [string trimright [ips2::format::table \
+            [dict create columns {{application ""} {index ""} {machine ""} {timeout s} {command ""}} \
+                 rows $rows]]]
+    }
+    foreach r [dict get $w replays] {
+        set apps [expr {[llength [dict get $r apps]] ? [join [dict get $r apps] ", "] : "all applications"}]
+        lappend out "replay [dict get $r session] ([dict get $r mode] mode): $apps[expr {[dict get $r prefix] ne "" ? ", prefixed [dict get $r prefix]" : ""}]"
+    }
+    foreach c [dict get $w collectors] {
+        lappend out "collector [dict get $c kind] on [dict get $c machine] every [dict get $c interval] ms"
+    }
+    join $out \n
+}
+
+proc ::ips2::cli::CmdRun {words opts} {
+    set file [lindex $words 0]
+    set w [ips2::workload::read $file -vars [Vars $opts]]
+    Master
+    set dir [Opt $opts -session]
+    if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
+    RunAndSummarise $w $dir
+}
+
+proc ::ips2::cli::CmdReplay {words opts} {
+    set mode [Opt $opts -mode replay]
+    if {$mode ni {replay comparison}} { UsageError "expected -mode replay or comparison, got \"$mode\"" }
+    set replays {}
+    set i 0
+    foreach s $words {
+        if {![file isfile [file join $s manifest.tcl]]} { Fail "$s: not a session directory (no manifest.tcl)" }
+        # Two sessions of the same workload have the same application names.
+        set prefix [expr {[llength $words] > 1 ? "s[incr i]-" : ""}]
+        lappend replays [dict create session [file normalize $s] mode $mode apps {} prefix $prefix line 0]
+    }
+    set w [dict create file "" options {interval 100 timeout 600} machines {} applications {} \
+               replays $replays collectors {}]
+    Master
+    set dir [Opt $opts -session]
+    if {$dir eq ""} { set dir [NewSessionDir replay] }
+    RunAndSummarise $w $dir
+}
+
+proc ::ips2::cli::RunAndSummarise {w dir} {
+    file mkdir [file dirname [file normalize $dir]]
+    Progress "session $dir"
+    set session [ips2::run $w -session $dir -progress ::ips2::cli::Progress]
+    try {
+        puts -nonewline [Summary $session $dir]
+    } finally {
+        $session close
+    }
+}
+
+# Summary: what run and replay print: problems, trees, the multi-application
+# metric table, the NPT profile of the workload and a gprof table per
+# application.
+proc ::ips2::cli::Summary {session dir} {
+    set apps [$session apps]
+    set out "session [file normalize $dir]: [llength $apps] applications\
+        ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    set problems [$session problems]
+    if {[llength $problems]} {
+        append out "\nproblems:\n"
+        foreach p $problems { append out "  $p\n" }
+        foreach p $problems { puts stderr "ips2: problem: $p" }
+    }
+    foreach app $apps {
+        append out "\n== logical tree of $app\n" [ips2::format::tree [$session tree logical $app]]
+    }
+    append out "\n== physical tree\n" [ips2::format::tree [$session tree physical]]
+    append out "\n== multi-application metric table\n" \
+        [ips2::format::table [$session metrics -apps $apps]]
+    append out "\n== NPT profile, processes of the workload\n" \
+        [ips2::format::table [$session npt physical -level process]]
+    foreach app $apps {
+        append out "\n== gprof of $app\n" [Gprof [$session gprof app:$app] text]
+    }
+    return $out
+}
+
+# Gprof RESULT FORMAT: the gprof command's result as text (GNU gprof's
+# layout, as the master makes it) or the flat profile and call graph as
+# tables.
+proc ::ips2::cli::Gprof {g format} {
+    if {$format eq "text"} {
+        if {[dict exists $g text]} { return [dict get $g text] }
+        return "[ips2::format::table [dict get $g flat] -title {flat profile}]\n[ips2::format::table [dict get $g graph] -title {call graph}]"
+    }
+    if {$format eq "csv"} {
+        return "[ips2::format::table [dict get $g flat] -format csv]\n[ips2::format::table [dict get $g graph] -format csv]"
+    }
+    set flat [string trimright [ips2::format::table [dict get $g flat] -format json]]
+    set graph [string trimright [ips2::format::table [dict get $g graph] -format json]]
+    return "\{\"flat\": $flat,\n \"graph\": $graph\}\n"
+}
+
+proc ::ips2::cli::CmdReport {words opts} {
+    lassign $words dir table
+    set tables {metrics multi profile npt gprof processes phases problems}
+    if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
+    set format [Format $opts {text csv json}]
+    set session [Open $dir]
+    try {
+        set node [Node $session [Opt $opts -node physical]]
+        set phase [PhaseArgs $session $opts]
+        switch -- $table {
+            metrics { set t [$session metrics $node {*}$phase] }
+            multi {
+                set apps [Opt $opts -apps [$session apps]]
+                set t [$session metrics -apps $apps {*}$phase]
+            }
+            profile {
+                set t [$session profile $node -level [Opt $opts -level procedure] \
+                           -metric [Opt $opts -metric cpu] {*}$phase]
+            }
+            npt { set t [$session npt $node -level [Opt $opts -level process] {*}$phase] }
+            gprof {
+                if {$node eq "physical" && [llength [$session apps]] == 1} {
+                    set node app:[lindex [$session apps] 0]
+                }
+                puts -nonewline [Gprof [$session gprof $node {*}$phase] $format]
+                return
+            }
+            processes { set t [ProcessesTable [$session processes]] }
+            phases { set t [PhasesTable [$session phases]] }
+            problems {
+                set t [dict create columns {{problem ""}} rows [lmap p [$session problems] { list $p }]]
+            }
+        }
+        puts -nonewline [ips2::format::table $t -format $format]
+    } finally {
+        $session close
+    }
+}
+
+# ProcessesTable: the session's processes (a table already, or a list of
+# dicts with the manifest's keys) as a table.
+proc ::ips2::cli::ProcessesTable {ps} {
+    if {![catch {dict get $ps columns}]} { return $ps }
+    set rows [lmap p $ps {
+        list [dict get $p app] [dict get $p index] [dict get $p machine] [dict get $p pid] \
+            [dict get $p status] [join [dict get $p command] " "]
+    }]
+    dict create columns {{application ""} {index ""} {machine ""} {pid ""} {status ""} {command ""}} \
+        rows $rows
+}
+
+proc ::ips2::cli::PhasesTable {phases} {
+    if {![catch {dict get $phases columns}]} { return $phases }
+    set rows {}
+    dict for {name p} $phases {
+        if {[llength $p] == 2} { lassign $p start end } else { set start [dict get $p start]; set end [dict get $p end] }
+        lappend rows [list $name $start $end]
+    }
+    dict create columns {{phase ""} {start ns} {end ns}} rows $rows
+}
+
+proc ::ips2::cli::CmdTree {words opts} {
+    lassign $words dir which
+    set format [Format $opts {text json}]
+    set session [Open $dir]
+    try {
+        if {$which eq ""} {
+            set trees [lmap app [$session apps] { $session tree logical $app }]
+            lappend trees [$session tree physical]
+        } elseif {$which eq "physical"} {
+            set trees [list [$session tree physical]]
+        } elseif {$which in [$session apps]} {
+            set trees [list [$session tree logical $which]]
+        } else {
+            UsageError "no tree \"$which\": expected physical or one of the applications [join [$session apps] {, }]"
+        }
+        set texts [lmap t $trees { ips2::format::tree $t -format $format }]
+        if {$format eq "json"} {
+            puts "\[[join [lmap t $texts { string trimright $t }] ",\n "]\]"
+        } else {
+            puts -nonewline [join $texts \n]
+        }
+    } finally {
+        $session close
+    }
+}
+
+proc ::ips2::cli::CmdHistogram {words opts} {
+    lassign $words dir name
+    set format [Format $opts {text csv json}]
+    set session [Open $dir]
+    try {
+        set node [Node $session $name]
+        set metric [Opt $opts -metric cpu]
+        set t [$session histogram $node -metric $metric {*}[PhaseArgs $session $opts]]
+        puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
+    } finally {
+        $session close
+    }
+}
+
+# sessions: read with the manifest reader alone (no master package), so
+# that it lists sessions also where the master cannot load; a bad manifest
+# is named on stderr and the others are listed.
+proc ::ips2::cli::CmdSessions {words opts} {
+    variable SessionsDir
+    set dir [expr {[llength $words] ? [lindex $words 0] : $SessionsDir}]
+    if {![file isdirectory $dir]} { Fail "$dir: no such directory" }
+    set rows {}
+    set bad 0
+    foreach sub [lsort [glob -nocomplain -types d -directory $dir *]] {
+        set file [file join $sub manifest.tcl]
+        if {![file isfile $file]} continue
+        if {[catch {ips2::manifest::read $file} m]} {
+            puts stderr "ips2 sessions: $m"
+            incr bad
+            continue
+        }
+        set started [clock format [expr {[dict get $m session] / 1000000000}] -format {%Y-%m-%d %H:%M:%S}]
+        set apps [lmap {name a} [dict get $m applications] {
+            expr {[dict get $a mode] eq "active" ? $name : "$name ([dict get $a mode])"}
+        }]
+        set n [llength [dict get $m processes]]
+        set failed 0
+        foreach p [dict get $m processes] {
+            if {[dict get $p status] ne {exited 0}} { incr failed }
+        }
+        set problems 0
+        set log [file join $sub log]
+        if {[file isfile $log]} {
+            set f [open $log]
+            set problems [llength [lsearch -all -not -exact [split [read $f] \n] ""]]
+            close $f
+        }
+        lappend rows [list [file tail $sub] $started [join $apps ", "] $n $failed $problems]
+    }
+    puts -nonewline [ips2::format::table [dict create \
+        columns {{session ""} {started ""} {applications ""} {processes ""} {"not exit 0" ""} {problems ""}} \
+        rows $rows]]
+    if {$bad} { Fail "$bad session(s) with a bad manifest (named above)" }
+}
