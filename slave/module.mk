@@ -40,3 +40,29 @@ $(B)/tests/unit/test_reductions: $(B)/obj/tests/unit/test_reductions.o $(SLAVE_L
 LIBRARIES += $(SLAVE_LIB)
 PROGRAMS  += $(B)/bin/ips2-reduce
 HEADERS   += $(B)/include/ips2_reductions.h
+
+# --- ips2slave: the slave analyst program (PVM task, one per machine) -------
+# Runs a machine's processes, reduces its traces with the library above,
+# sends the reductions to the master (slave/ips2_proto.h).  proto_pack.o is
+# shared with the master's Tcl extension.
+SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_proto.c \
+                  slave/slave_analysis.c slave/slave_merge.c slave/slave_pack.c slave/proto_pack.c
+SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
+$(SLAVEPROG_OBJS): | $(TRACE_HEADERS)
+
+$(B)/bin/ips2slave: $(SLAVEPROG_OBJS) $(SLAVE_LIB) $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(SLAVEPROG_OBJS) $(SLAVE_LIBS) -lpvm3
+
+PROGRAMS += $(B)/bin/ips2slave
+
+# Its unit tests: the process runner and the merge of reductions.
+$(B)/obj/tests/unit/test_slave_run.o $(B)/obj/tests/unit/test_slave_merge.o: \
+    CFLAGS_COMMON += -Islave
+$(B)/tests/unit/test_slave_run: $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/slave/slave_run.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka
+$(B)/tests/unit/test_slave_merge: $(B)/obj/tests/unit/test_slave_merge.o \
+                                  $(B)/obj/slave/slave_merge.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka
