@@ -30,6 +30,7 @@ all:
 include traces/module.mk
 include instr/module.mk
 include slave/module.mk
+include master/module.mk
 include tests/module.mk
 include bench/module.mk
 include examples/module.mk

@@ -1,0 +1,49 @@
+# master/: the master package `ips2`, a stubs-enabled Tcl extension:
+# $(B)/lib/ips2/libips2tcl.so and its pkgIndex.tcl, found with auto_path
+# (or TCLLIBPATH) = $(B)/lib.  It links the reduction library (slave/, for
+# decoding reductions files and reducing phases in-process) and the trace
+# library, both position-independent.  `make install` puts the directory in
+# PREFIX/lib/ips2.  The model and tables (everything but the tcl_* files,
+# session_dir.c and ips2tcl.c) do not use Tcl, so unit tests link them
+# without it.
+
+MASTER_CORE_SRCS := master/model.c master/tables.c master/histograms.c master/gprof.c \
+                    master/phases.c
+MASTER_TCL_SRCS  := master/session_dir.c master/tcl_session.c master/tcl_tables.c \
+                    master/ips2tcl.c
+MASTER_LIBS      := # more libraries the package needs (the PVM part: -lpvm3)
+MASTER_CORE_OBJS := $(MASTER_CORE_SRCS:%.c=$(B)/obj/%.o)
+MASTER_TCL_OBJS  := $(MASTER_TCL_SRCS:%.c=$(B)/obj/%.o)
+MASTER_PKG_DIR   := $(B)/lib/ips2
+MASTER_PKG_LIB   := $(MASTER_PKG_DIR)/libips2tcl.so
+MASTER_PKG_INDEX := $(MASTER_PKG_DIR)/pkgIndex.tcl
+TCL_INCLUDE      := /usr/include/tcl8.6
+CFLAGS_master/   := -fPIC -Imaster -Islave -I$(TCL_INCLUDE) -DUSE_TCL_STUBS
+
+$(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS): | $(TRACE_HEADERS)
+
+$(MASTER_PKG_LIB): $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIB) $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-z,defs -o $@ $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIBS) \
+	    $(MASTER_LIBS) -ltclstub8.6 -lm
+
+$(MASTER_PKG_INDEX): master/pkgIndex.tcl
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+all: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX)
+
+.PHONY: install-master
+install: install-master
+install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX)
+	install -d "$(DESTDIR)$(PREFIX)/lib/ips2"
+	install -m 755 $(MASTER_PKG_LIB) "$(DESTDIR)$(PREFIX)/lib/ips2/"
+	install -m 644 $(MASTER_PKG_INDEX) "$(DESTDIR)$(PREFIX)/lib/ips2/"
+
+# Unit tests of the model and tables: built in memory, no Tcl.
+MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables
+$(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster -Islave
+$(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB) \
+                 $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(SLAVE_LIBS) -lcmocka -lpthread -lm

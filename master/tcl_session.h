@@ -1,0 +1,37 @@
+/*
+ * tcl_session.h - private to master/: the session object behind a
+ * session command, and the pieces of it in separate files (session_dir.c
+ * loads a directory, tcl_tables.c has the tree and table subcommands).
+ */
+#ifndef IPS2_TCL_SESSION_H
+#define IPS2_TCL_SESSION_H
+
+#include <tcl.h>
+
+#include "ips2_master.h"
+#include "model.h"
+#include "tables.h"
+
+typedef struct Ips2Session {
+    Tcl_Interp *interp;   /* where its command lives */
+    Tcl_Command token;    /* its command */
+    struct ips2_model *m; /* the session model; owned */
+} Ips2Session;
+
+/* Loads a session directory into a new, indexed model; NULL with err
+ * (IPS2_ERR_MAX bytes) if dir is not a session at all. */
+struct ips2_model *Ips2LoadSession(const char *dir, char *err);
+
+/* Subcommands of tcl_tables.c: objv[0] is the session command, objv[1]
+ * the subcommand.  Standard Tcl results. */
+int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+/* A table as the dict {columns {{NAME UNIT} ...} rows {{...} ...}}. */
+Tcl_Obj *Ips2TableObj(const struct ips2_table *t);
+
+#endif /* IPS2_TCL_SESSION_H */

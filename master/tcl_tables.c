@@ -1,0 +1,459 @@
+/*
+ * tcl_tables.c - the tree and table subcommands of a session object
+ * (ANALYSTS.md §6):
+ *
+ *   $s tree logical APP ?-level L? | tree physical ?-level L?
+ *   $s metrics NODE ?-phase P?          $s metrics -apps {A ...} ?-phase P?
+ *   $s profile NODE -level L -metric M ?-phase P? ?-by node|name?
+ *   $s npt NODE ?-level L? ?-phase P? ?-by node|name?
+ *   $s gprof NODE ?-phase P? ?-format dict|text?
+ *   $s histogram NODE -metric M ?-phase P? ?-width NS?
+ *
+ * A tree is a node dict {kind K name N path P children {NODE ...}}, with
+ * host (machines) and command and status (processes) where known.  Tables
+ * are dicts {columns {{NAME UNIT} ...} rows {{...} ...}} (tables.h says
+ * which columns); gprof gives {flat TABLE graph TABLE}, or with -format
+ * text the two in GNU gprof's layout; a histogram's dict also has width,
+ * origin and missing (threads without a histogram of the metric).
+ *
+ * With -phase the table is computed on the phase's model (phases.c); a
+ * node that has no data in the phase has zero values there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcl_session.h"
+
+/* ------------------------------------------------------------- objects --- */
+
+Tcl_Obj *Ips2TableObj(const struct ips2_table *t)
+{
+    Tcl_Obj *cols = Tcl_NewListObj(0, NULL), *rows = Tcl_NewListObj(0, NULL);
+    Tcl_Obj *d = Tcl_NewDictObj();
+
+    for (size_t c = 0; c < t->ncols; c++) {
+        Tcl_Obj *e[2] = {Tcl_NewStringObj(t->col_name[c], -1),
+                         Tcl_NewStringObj(t->col_unit[c], -1)};
+        Tcl_ListObjAppendElement(NULL, cols, Tcl_NewListObj(2, e));
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct ips2_cell *cell = ips2_table_at(t, r, c);
+            Tcl_Obj *o;
+            switch (cell->type) {
+            case IPS2_CELL_STR:
+                o = Tcl_NewStringObj(cell->u.s, -1);
+                break;
+            case IPS2_CELL_INT:
+                o = Tcl_NewWideIntObj(cell->u.i);
+                break;
+            default:
+                o = Tcl_NewDoubleObj(cell->u.d);
+                break;
+            }
+            Tcl_ListObjAppendElement(NULL, row, o);
+        }
+        Tcl_ListObjAppendElement(NULL, rows, row);
+    }
+    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("columns", -1), cols);
+    Tcl_DictObjPut(NULL, d, Tcl_NewStringObj("rows", -1), rows);
+    return d;
+}
+
+static void Put(Tcl_Obj *dict, const char *key, Tcl_Obj *value)
+{
+    Tcl_DictObjPut(NULL, dict, Tcl_NewStringObj(key, -1), value);
+}
+
+static Tcl_Obj *NodeObj(const struct ips2_model *m, const struct ips2_node *n, int depth)
+{
+    Tcl_Obj *d = Tcl_NewDictObj(), *children = Tcl_NewListObj(0, NULL);
+
+    Put(d, "kind", Tcl_NewStringObj(ips2_node_kind_name(n->kind), -1));
+    Put(d, "name", Tcl_NewStringObj(n->name, -1));
+    Put(d, "path", Tcl_NewStringObj(n->path, -1));
+    if (n->kind == IPS2_NODE_MACHINE) {
+        int mi = ips2_model_machine_index(m, n->name);
+        if (mi >= 0)
+            Put(d, "host", Tcl_NewStringObj(m->machines[mi].host, -1));
+    }
+    if (n->kind == IPS2_NODE_PROCESS) {
+        if (n->info)
+            Put(d, "command", Tcl_NewStringObj(n->info->command, -1));
+        else if (n->command)
+            Put(d, "command", Tcl_NewStringObj(n->command, -1));
+        else if (n->exe)
+            Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Tcl_NewStringObj(n->exe, -1)}));
+        Put(d, "status",
+            Tcl_NewStringObj(n->info && n->info->status[0] ? n->info->status : n->status, -1));
+    }
+    if (depth > 0)
+        for (size_t i = 0; i < n->nchild; i++)
+            Tcl_ListObjAppendElement(NULL, children, NodeObj(m, n->child[i], depth - 1));
+    Put(d, "children", children);
+    return d;
+}
+
+/* ------------------------------------------------------------- options --- */
+
+enum { O_APPS, O_BY, O_FORMAT, O_LEVEL, O_METRIC, O_PHASE, O_WIDTH, O_COUNT };
+static const char *const option_names[] = {"-apps",   "-by",    "-format", "-level",
+                                           "-metric", "-phase", "-width"};
+
+/* Parses "-option value" pairs of objv[first..objc) into o[O_*], allowing
+ * only the options in allowed (a NULL-terminated list, for Tcl's message). */
+static int ParseOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], int first,
+                        const char *const *allowed, Tcl_Obj *o[O_COUNT])
+{
+    memset(o, 0, O_COUNT * sizeof(*o));
+    for (int i = first; i < objc; i += 2) {
+        int index;
+        if (Tcl_GetIndexFromObjStruct(interp, objv[i], allowed, sizeof(char *), "option", 0,
+                                      &index) != TCL_OK)
+            return TCL_ERROR;
+        if (i + 1 >= objc) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("option \"%s\" needs a value", allowed[index]));
+            Tcl_SetErrorCode(interp, "TCL", "ARGUMENT", "MISSING", NULL);
+            return TCL_ERROR;
+        }
+        for (int k = 0; k < O_COUNT; k++)
+            if (strcmp(option_names[k], allowed[index]) == 0)
+                o[k] = objv[i + 1];
+    }
+    return TCL_OK;
+}
+
+static int Failed(Tcl_Interp *interp, const char *err, const char *what)
+{
+    Tcl_SetObjResult(interp, Tcl_NewStringObj(err, -1));
+    Tcl_SetErrorCode(interp, "IPS2", "TABLE", what, NULL);
+    return TCL_ERROR;
+}
+
+static int GetMetric(Tcl_Interp *interp, Tcl_Obj *o, int *metric)
+{
+    Tcl_Obj *names;
+
+    if (o == NULL) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("-metric is required", -1));
+        Tcl_SetErrorCode(interp, "TCL", "ARGUMENT", "MISSING", NULL);
+        return TCL_ERROR;
+    }
+    if ((*metric = ips2_metric_lookup(Tcl_GetString(o))) >= 0)
+        return TCL_OK;
+    names = Tcl_NewListObj(0, NULL);
+    for (int k = 0; k < IPS2_X_COUNT; k++)
+        Tcl_ListObjAppendElement(NULL, names, Tcl_NewStringObj(ips2_any_metric_name(k), -1));
+    Tcl_SetObjResult(interp, Tcl_ObjPrintf("unknown metric \"%s\": must be one of %s",
+                                           Tcl_GetString(o), Tcl_GetString(names)));
+    Tcl_DecrRefCount(names);
+    Tcl_SetErrorCode(interp, "IPS2", "LOOKUP", "METRIC", Tcl_GetString(o), NULL);
+    return TCL_ERROR;
+}
+
+static int GetLevel(Tcl_Interp *interp, Tcl_Obj *o, enum ips2_node_kind dflt,
+                    enum ips2_node_kind *level)
+{
+    static const char *const levels[] = {"machine", "process", "thread", "procedure", NULL};
+    int index;
+
+    if (o == NULL) {
+        *level = dflt;
+        return TCL_OK;
+    }
+    if (Tcl_GetIndexFromObjStruct(interp, o, levels, sizeof(char *), "level", 0, &index) != TCL_OK)
+        return TCL_ERROR;
+    *level = (enum ips2_node_kind)(IPS2_NODE_MACHINE + index);
+    return TCL_OK;
+}
+
+static int GetBy(Tcl_Interp *interp, Tcl_Obj *o, int *by_name)
+{
+    static const char *const bys[] = {"node", "name", NULL};
+
+    *by_name = 0;
+    return o ? Tcl_GetIndexFromObjStruct(interp, o, bys, sizeof(char *), "grouping", 0, by_name)
+             : TCL_OK;
+}
+
+/* The model and node a table is computed on: the session's, or with
+ * -phase the phase's; a node without data in the phase is empty there
+ * (scratch). */
+static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *phase,
+                   struct ips2_model **mp, const struct ips2_node **np, struct ips2_node *scratch)
+{
+    const struct ips2_node *base = ips2_model_find(s->m, Tcl_GetString(path));
+    char err[IPS2_ERR_MAX];
+    struct ips2_model *view;
+
+    if (base == NULL) {
+        Tcl_SetObjResult(interp,
+                         Tcl_ObjPrintf("no node \"%s\" in the session", Tcl_GetString(path)));
+        Tcl_SetErrorCode(interp, "IPS2", "LOOKUP", "NODE", Tcl_GetString(path), NULL);
+        return TCL_ERROR;
+    }
+    *mp = s->m;
+    *np = base;
+    if (phase == NULL)
+        return TCL_OK;
+    if ((view = ips2_phase_view(s->m, Tcl_GetString(phase), err)) == NULL) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj(err, -1));
+        Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(phase), NULL);
+        return TCL_ERROR;
+    }
+    *mp = view;
+    if ((*np = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
+        memset(scratch, 0, sizeof(*scratch));
+        scratch->kind = base->kind;
+        scratch->name = base->name;
+        scratch->path = base->path;
+        scratch->app = base->app;
+        scratch->owner = base->owner;
+        scratch->start_ns = INT64_MAX;
+        scratch->end_ns = INT64_MIN;
+        *np = scratch;
+    }
+    return TCL_OK;
+}
+
+/* ---------------------------------------------------------- subcommands --- */
+
+int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const trees[] = {"logical", "physical", NULL};
+    static const char *const allowed[] = {"-level", NULL};
+    const struct ips2_node *root;
+    Tcl_Obj *o[O_COUNT];
+    enum ips2_node_kind level;
+    int which, first;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "logical app | physical ?-level level?");
+        return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObjStruct(interp, objv[2], trees, sizeof(char *), "tree", 0, &which) !=
+        TCL_OK)
+        return TCL_ERROR;
+    if (which == 0 && objc < 4) {
+        Tcl_WrongNumArgs(interp, 2, objv, "logical app ?-level level?");
+        return TCL_ERROR;
+    }
+    first = which == 0 ? 4 : 3;
+    if (ParseOptions(interp, objc, objv, first, allowed, o) != TCL_OK ||
+        GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROC, &level) != TCL_OK)
+        return TCL_ERROR;
+    if (which == 0) {
+        if ((root = ips2_model_app_root(s->m, Tcl_GetString(objv[3]))) == NULL) {
+            Tcl_SetObjResult(interp,
+                             Tcl_ObjPrintf("no application \"%s\"", Tcl_GetString(objv[3])));
+            Tcl_SetErrorCode(interp, "IPS2", "LOOKUP", "APP", Tcl_GetString(objv[3]), NULL);
+            return TCL_ERROR;
+        }
+    } else if ((root = ips2_model_find(s->m, "physical")) == NULL) {
+        return Failed(interp, "the session cannot be indexed (out of memory)", "tree");
+    }
+    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)root->kind));
+    return TCL_OK;
+}
+
+int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed_node[] = {"-phase", NULL};
+    static const char *const allowed_apps[] = {"-apps", "-phase", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *t;
+    Tcl_Obj *o[O_COUNT];
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase? | -apps apps ?-phase phase?");
+        return TCL_ERROR;
+    }
+    if (strcmp(Tcl_GetString(objv[2]), "-apps") == 0) {
+        Tcl_Obj **elems;
+        const char **apps;
+        int napps;
+        if (ParseOptions(interp, objc, objv, 2, allowed_apps, o) != TCL_OK ||
+            Tcl_ListObjGetElements(interp, o[O_APPS], &napps, &elems) != TCL_OK)
+            return TCL_ERROR;
+        m = s->m;
+        if (o[O_PHASE] && (m = ips2_phase_view(s->m, Tcl_GetString(o[O_PHASE]), err)) == NULL) {
+            Tcl_SetObjResult(interp, Tcl_NewStringObj(err, -1));
+            Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(o[O_PHASE]), NULL);
+            return TCL_ERROR;
+        }
+        apps = (const char **)ckalloc((napps ? napps : 1) * sizeof(char *));
+        for (int i = 0; i < napps; i++)
+            apps[i] = Tcl_GetString(elems[i]);
+        t = ips2_multi_app_table(m, apps, (size_t)napps, err);
+        ckfree(apps);
+    } else {
+        if (ParseOptions(interp, objc, objv, 3, allowed_node, o) != TCL_OK ||
+            Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+            return TCL_ERROR;
+        t = ips2_metric_table(m, n, err);
+    }
+    if (t == NULL)
+        return Failed(interp, err, "metrics");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-by", "-level", "-metric", "-phase", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *t;
+    enum ips2_node_kind level;
+    Tcl_Obj *o[O_COUNT];
+    int metric, by_name;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv,
+                         "node -level level -metric metric ?-phase phase? ?-by node|name?");
+        return TCL_ERROR;
+    }
+    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK)
+        return TCL_ERROR;
+    if (o[O_LEVEL] == NULL) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("-level is required", -1));
+        Tcl_SetErrorCode(interp, "TCL", "ARGUMENT", "MISSING", NULL);
+        return TCL_ERROR;
+    }
+    if (GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROC, &level) != TCL_OK ||
+        GetMetric(interp, o[O_METRIC], &metric) != TCL_OK || GetBy(interp, o[O_BY], &by_name) ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        return TCL_ERROR;
+    if ((t = ips2_profile_table(m, n, level, metric, by_name, err)) == NULL)
+        return Failed(interp, err, "profile");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-by", "-level", "-phase", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *t;
+    enum ips2_node_kind level;
+    Tcl_Obj *o[O_COUNT];
+    int by_name;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "node ?-level level? ?-phase phase? ?-by node|name?");
+        return TCL_ERROR;
+    }
+    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+        GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROCESS, &level) != TCL_OK ||
+        GetBy(interp, o[O_BY], &by_name) != TCL_OK ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        return TCL_ERROR;
+    if ((t = ips2_npt_table(m, n, level, by_name, err)) == NULL)
+        return Failed(interp, err, "npt");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-format", "-phase", NULL};
+    static const char *const formats[] = {"dict", "text", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *flat, *graph;
+    Tcl_Obj *o[O_COUNT];
+    int format = 0;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase? ?-format dict|text?");
+        return TCL_ERROR;
+    }
+    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+        (o[O_FORMAT] && Tcl_GetIndexFromObjStruct(interp, o[O_FORMAT], formats, sizeof(char *),
+                                                  "format", 0, &format) != TCL_OK) ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        return TCL_ERROR;
+    if (ips2_gprof_tables(m, n, &flat, &graph, err) != 0)
+        return Failed(interp, err, "gprof");
+    if (format == 1) {
+        char *text = ips2_gprof_text(flat, graph);
+        if (text == NULL) {
+            ips2_table_free(flat);
+            ips2_table_free(graph);
+            return Failed(interp, "out of memory", "gprof");
+        }
+        Tcl_SetObjResult(interp, Tcl_NewStringObj(text, -1));
+        free(text);
+    } else {
+        Tcl_Obj *d = Tcl_NewDictObj();
+        Put(d, "flat", Ips2TableObj(flat));
+        Put(d, "graph", Ips2TableObj(graph));
+        Tcl_SetObjResult(interp, d);
+    }
+    ips2_table_free(flat);
+    ips2_table_free(graph);
+    return TCL_OK;
+}
+
+int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-metric", "-phase", "-width", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *t;
+    struct ips2_hist h;
+    Tcl_Obj *o[O_COUNT], *d;
+    Tcl_WideInt width = 0;
+    int64_t from = INT64_MIN, to = INT64_MAX;
+    size_t missing;
+    int metric;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "node -metric metric ?-phase phase? ?-width ns?");
+        return TCL_ERROR;
+    }
+    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+        GetMetric(interp, o[O_METRIC], &metric) != TCL_OK ||
+        (o[O_WIDTH] && Tcl_GetWideIntFromObj(interp, o[O_WIDTH], &width) != TCL_OK) ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        return TCL_ERROR;
+    if (width < 0) {
+        Tcl_SetObjResult(interp, Tcl_NewStringObj("-width must not be negative", -1));
+        return TCL_ERROR;
+    }
+    if (ips2_node_histogram(m, n, metric, (uint64_t)width, &h, &missing, err) != 0)
+        return Failed(interp, err, "histogram");
+    if (m->phase_view) {
+        from = m->phase_start_ns;
+        to = m->phase_end_ns;
+    }
+    t = ips2_histogram_table(&h, metric, from, to, err);
+    if (t == NULL) {
+        ips2_hist_free(&h);
+        return Failed(interp, err, "histogram");
+    }
+    d = Ips2TableObj(t);
+    Put(d, "width", Tcl_NewWideIntObj((Tcl_WideInt)h.width));
+    Put(d, "origin", Tcl_NewWideIntObj(h.origin));
+    Put(d, "missing", Tcl_NewWideIntObj((Tcl_WideInt)missing));
+    Tcl_SetObjResult(interp, d);
+    ips2_table_free(t);
+    ips2_hist_free(&h);
+    return TCL_OK;
+}
