@@ -514,6 +514,12 @@ static int decode_hists(struct in *in, uint32_t n)
     ALLOC(hists, n);
     for (uint32_t i = 0; i < n; i++) {
         struct ips2_red_hist *h = &r->hists[i];
+        /* rows have buckets: the count check above covered only their heads */
+        if (left(in) < HIST_SIZE)
+            return bad(in, in->pos,
+                       "expected histogram %u of at least %d bytes, found only %zu "
+                       "bytes left",
+                       i, HIST_SIZE, left(in));
         if (get_idx(in, &h->thread, r->nthreads, false, "a thread index") < 0)
             return -1;
         size_t at = in->pos;

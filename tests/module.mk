@@ -26,8 +26,16 @@ $(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(TRACE_SRCS) | $(SETUP_STAMP)
 	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -Itraces -o $@ tests/fuzz/fuzz_reader.c $(TRACE_SRCS) -lelf -lz
 
-fuzz: $(FUZZ_BIN)
+# The reductions decoder (slave/reductions.c) has its own target and corpus.
+FUZZ_RED_BIN := $(B)/fuzz/fuzz_reductions
+$(FUZZ_RED_BIN): tests/fuzz/fuzz_reductions.c slave/reductions.c slave/metrics.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -Itraces -Islave -o $@ tests/fuzz/fuzz_reductions.c slave/reductions.c slave/metrics.c -lz
+
+fuzz: $(FUZZ_BIN) $(FUZZ_RED_BIN)
 	@sh tests/fuzz/run-fuzz $(FUZZ_BIN) $(FUZZ_TIME)
+	@sh tests/fuzz/run-fuzz $(FUZZ_RED_BIN) $(FUZZ_TIME) tests/fuzz/corpus-reductions
 
 # The seed corpus is committed; `make fuzz-corpus` regenerates it (the
 # generator is deterministic).  `make fuzz-smoke` runs the fuzz target once
@@ -42,7 +50,9 @@ fuzz-corpus: $(CORPUS_GEN)
 	rm -f tests/fuzz/corpus/*
 	$(CORPUS_GEN) tests/fuzz/corpus
 
-fuzz-smoke: $(FUZZ_BIN)
+fuzz-smoke: $(FUZZ_BIN) $(FUZZ_RED_BIN)
 	@$(FUZZ_BIN) tests/fuzz/corpus/* >$(B)/fuzz/smoke.log 2>&1 || \
 	    { cat $(B)/fuzz/smoke.log; echo "fuzz-smoke: FAILED"; exit 1; }
-	@echo "fuzz-smoke: $$(ls tests/fuzz/corpus | wc -l) seeds, no crashes"
+	@$(FUZZ_RED_BIN) tests/fuzz/corpus-reductions/* >$(B)/fuzz/smoke-reductions.log 2>&1 || \
+	    { cat $(B)/fuzz/smoke-reductions.log; echo "fuzz-smoke: FAILED"; exit 1; }
+	@echo "fuzz-smoke: $$(ls tests/fuzz/corpus/* tests/fuzz/corpus-reductions/* | wc -l) seeds, no crashes"

@@ -1,0 +1,349 @@
+/*
+ * test_reductions.c - the reductions file (slave/reductions.c): a round
+ * trip keeps every field and re-encodes to the same bytes; a buffer cut at
+ * any length, or with a bad magic, version, count, index, range, bucket
+ * value, trailing bytes or an altered value, is refused with a message
+ * that names the byte offset and what was expected there; metric names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ips2_reader.h"
+#include "ips2_reductions.h"
+
+/* Layout constants of the version 1 file (slave/reductions.c). */
+#define HEAD         100
+#define PROCESS_SIZE 60
+#define THREAD_SIZE  (40 + 8 * IPS2_M_COUNT)
+#define PROC_SIZE    (24 + 8 * IPS2_M_COUNT)
+
+static char *strs[] = {"m1", "host", "app", "/bin/app", "main", "work", "no exit recorded"};
+enum { S_M1, S_HOST, S_APP, S_EXE, S_MAIN, S_WORK, S_PROBLEM, NSTR };
+
+static size_t strings_size(void)
+{
+    size_t n = 0;
+
+    for (unsigned i = 0; i < NSTR; i++)
+        n += 4 + strlen(strs[i]);
+    return n;
+}
+
+/* A small but complete set of reductions: two processes, three threads,
+ * procedures, arcs, histograms, an object, a problem. */
+static struct ips2_reductions *sample(void)
+{
+    static struct ips2_red_process processes[2];
+    static struct ips2_red_thread threads[3];
+    static struct ips2_red_proc procs[4];
+    static struct ips2_red_arc arcs[3];
+    static struct ips2_red_hist hists[2];
+    static struct ips2_red_object objects[1];
+    static uint32_t problems[1] = {S_PROBLEM};
+    static double v0[3] = {1.5, 0, 42}, v1[1] = {7};
+    static struct ips2_reductions r;
+
+    memset(&r, 0, sizeof(r));
+    r.machine = S_M1;
+    r.host = S_HOST;
+    r.phase_start_ns = INT64_MIN;
+    r.phase_end_ns = INT64_MAX;
+    r.interval_ns = 100000000;
+    r.events = 123456;
+    r.trace_bytes = 987654;
+    r.strings = strs;
+    r.nstrings = NSTR;
+
+    processes[0] = (struct ips2_red_process){
+        S_APP, S_EXE, IPS2_RED_NONE, 10, 1, 0, 100, 900, IPS2_EXIT_RETURN, 0, IPS2_RED_NONE, 0, 2};
+    processes[1] = (struct ips2_red_process){S_APP, S_EXE, S_MAIN, 11,        10, 1, -50,
+                                             500,   -1,    0,      S_PROBLEM, 2,  1};
+    r.processes = processes;
+    r.nprocesses = 2;
+    for (unsigned i = 0; i < 3; i++) {
+        memset(&threads[i], 0, sizeof(threads[i]));
+        threads[i].process = i < 2 ? 0 : 1;
+        threads[i].tid = 10 + i;
+        threads[i].create_seq = i;
+        threads[i].start_ns = 100 + i;
+        threads[i].end_ns = 800 + i;
+        for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+            threads[i].m[m] = 1000 * i + m;
+    }
+    threads[0].first_proc = 0, threads[0].nprocs = 2;
+    threads[1].first_proc = 2, threads[1].nprocs = 1;
+    threads[2].first_proc = 3, threads[2].nprocs = 1;
+    r.threads = threads;
+    r.nthreads = 3;
+    for (unsigned i = 0; i < 4; i++) {
+        memset(&procs[i], 0, sizeof(procs[i]));
+        procs[i].thread = i < 2 ? 0 : i - 1;
+        procs[i].name = i % 2 ? S_WORK : S_MAIN;
+        procs[i].incl_cpu = 500 + i;
+        procs[i].incl_wall = 600 + i;
+        for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+            procs[i].m[m] = UINT64_MAX - m - i;
+    }
+    r.procs = procs;
+    r.nprocs = 4;
+    arcs[0] = (struct ips2_red_arc){0, IPS2_RED_NONE, S_MAIN, 1, 501};
+    arcs[1] = (struct ips2_red_arc){0, S_MAIN, S_WORK, 99, 300};
+    arcs[2] = (struct ips2_red_arc){2, IPS2_RED_NONE, S_WORK, 1, 5};
+    r.arcs = arcs;
+    r.narcs = 3;
+    hists[0] = (struct ips2_red_hist){0, IPS2_RED_NONE, IPS2_M_CPU, -100, 100, 3, v0};
+    hists[1] = (struct ips2_red_hist){1, 2, IPS2_M_SYNC_WAIT, 0, 200, 1, v1};
+    r.hists = hists;
+    r.nhists = 2;
+    objects[0] = (struct ips2_red_object){1, 3, 0xdeadbeef, 4, 4000, 10};
+    r.objects = objects;
+    r.nobjects = 1;
+    r.problems = problems;
+    r.nproblems = 1;
+    return &r;
+}
+
+static unsigned char *encoded(size_t *size)
+{
+    unsigned char *buf = ips2_reductions_encode(sample(), size);
+
+    assert_non_null(buf);
+    return buf;
+}
+
+static void test_round_trip(void **state)
+{
+    const struct ips2_reductions *a = sample();
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, size2;
+    unsigned char *buf = encoded(&size);
+
+    assert_int_equal(size, HEAD + strings_size() + 2 * PROCESS_SIZE + 3 * THREAD_SIZE +
+                               4 * PROC_SIZE + 3 * 28 + 2 * 32 + 4 * 8 + 40 + 4);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "x.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->machine, a->machine);
+    assert_int_equal(b->host, a->host);
+    assert_int_equal(b->phase_start_ns, INT64_MIN);
+    assert_int_equal(b->phase_end_ns, INT64_MAX);
+    assert_int_equal(b->interval_ns, a->interval_ns);
+    assert_int_equal(b->events, a->events);
+    assert_int_equal(b->trace_bytes, a->trace_bytes);
+    assert_int_equal(b->nstrings, NSTR);
+    for (unsigned i = 0; i < NSTR; i++)
+        assert_string_equal(b->strings[i], strs[i]);
+    assert_int_equal(b->nprocesses, 2);
+    assert_memory_equal(b->processes, a->processes, 2 * sizeof(*a->processes));
+    assert_int_equal(b->nthreads, 3);
+    assert_memory_equal(b->threads, a->threads, 3 * sizeof(*a->threads));
+    assert_int_equal(b->nprocs, 4);
+    assert_memory_equal(b->procs, a->procs, 4 * sizeof(*a->procs));
+    assert_int_equal(b->narcs, 3);
+    assert_memory_equal(b->arcs, a->arcs, 3 * sizeof(*a->arcs));
+    assert_int_equal(b->nhists, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(b->hists[i].thread, a->hists[i].thread);
+        assert_int_equal(b->hists[i].proc, a->hists[i].proc);
+        assert_int_equal(b->hists[i].metric, a->hists[i].metric);
+        assert_int_equal(b->hists[i].start_ns, a->hists[i].start_ns);
+        assert_int_equal(b->hists[i].width_ns, a->hists[i].width_ns);
+        assert_int_equal(b->hists[i].nbuckets, a->hists[i].nbuckets);
+        assert_memory_equal(b->hists[i].v, a->hists[i].v, a->hists[i].nbuckets * sizeof(double));
+    }
+    assert_int_equal(b->nobjects, 1);
+    assert_memory_equal(b->objects, a->objects, sizeof(*a->objects));
+    assert_int_equal(b->nproblems, 1);
+    assert_int_equal(b->problems[0], S_PROBLEM);
+
+    unsigned char *again = ips2_reductions_encode(b, &size2);
+    assert_int_equal(size2, size);
+    assert_memory_equal(again, buf, size);
+    free(again);
+    ips2_reductions_free(b);
+    free(buf);
+}
+
+static void test_empty(void **state)
+{
+    struct ips2_reductions r;
+    char err[IPS2_ERR_MAX];
+    size_t size;
+
+    memset(&r, 0, sizeof(r));
+    r.machine = r.host = IPS2_RED_NONE;
+    r.interval_ns = 1;
+    void *buf = ips2_reductions_encode(&r, &size);
+    assert_int_equal(size, HEAD);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "e.red", err);
+    assert_non_null(b);
+    assert_int_equal(b->nstrings, 0);
+    assert_int_equal(b->machine, IPS2_RED_NONE);
+    ips2_reductions_free(b);
+    free(buf);
+}
+
+/* Decoding must fail with "NAME: byte OFF: expected ..." containing want. */
+static void refused(const unsigned char *buf, size_t size, size_t off, const char *want)
+{
+    char err[IPS2_ERR_MAX] = "", prefix[64];
+
+    struct ips2_reductions *r = ips2_reductions_decode(buf, size, "t.red", err);
+    if (r)
+        fail_msg("decoded, expected an error at byte %zu: %s", off, want);
+    snprintf(prefix, sizeof(prefix), "t.red: byte %zu: expected ", off);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, want))
+        fail_msg("error \"%s\", expected \"%s...%s\"", err, prefix, want);
+}
+
+static void test_truncated_everywhere(void **state)
+{
+    size_t size;
+    unsigned char *buf = encoded(&size);
+    char err[IPS2_ERR_MAX];
+
+    for (size_t n = 0; n < size; n++) {
+        unsigned char *copy = malloc(n ? n : 1); /* exact size: ASan sees overreads */
+        memcpy(copy, buf, n);
+        err[0] = '\0';
+        assert_null(ips2_reductions_decode(copy, n, "t.red", err));
+        const char *p = strstr(err, "t.red: byte ");
+        assert_non_null(p);
+        unsigned long long off = strtoull(p + strlen("t.red: byte "), NULL, 10);
+        if (off > n)
+            fail_msg("cut at %zu: %s", n, err);
+        assert_non_null(strstr(err, "expected"));
+        free(copy);
+    }
+    refused(buf, 4, 0, "magic \"IPS2RED\", found a file shorter than it");
+    refused(buf, 50, 50, "a 100-byte header, found end of data");
+    refused(buf, HEAD + 3, HEAD, "7 strings of at least 4 bytes each, found only 3 bytes left");
+    size_t at_proc = HEAD + strings_size();
+    refused(buf, at_proc + 10, at_proc, "2 processes of at least 60 bytes each, found only 10");
+    free(buf);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+static void test_corrupt_fields(void **state)
+{
+    size_t size;
+    unsigned char *buf = encoded(&size);
+    unsigned char *c = malloc(size);
+    const size_t at_proc = HEAD + strings_size();
+    const size_t at_thread = at_proc + 2 * PROCESS_SIZE;
+    const size_t at_procs = at_thread + 3 * THREAD_SIZE;
+    const size_t at_arcs = at_procs + 4 * PROC_SIZE;
+    const size_t at_hists = at_arcs + 3 * 28;
+
+#define FRESH() memcpy(c, buf, size)
+    FRESH();
+    c[0] = 'X';
+    refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
+    FRESH();
+    put32(c + 8, 2);
+    refused(c, size, 8, "version 1, found 2");
+    FRESH();
+    put32(c + 16, IPS2_M_COUNT + 1);
+    refused(c, size, 16, "metrics per row");
+    FRESH();
+    put32(c + 20, 1000000); /* strings */
+    refused(c, size, HEAD, "1000000 strings of at least 4 bytes each");
+    FRESH();
+    put32(c + 52, NSTR); /* machine */
+    refused(c, size, 52, "the machine: a string index below 7, found 7");
+    FRESH();
+    put32(c + HEAD, 100000); /* first string's length */
+    refused(c, size, HEAD, "string 0 of 100000 bytes");
+    FRESH();
+    c[HEAD + 4] = '\0'; /* "m1" -> "\0" "1" */
+    refused(c, size, HEAD, "string 0 without NUL bytes");
+    FRESH();
+    put32(c + at_proc, 99); /* process 0's app */
+    refused(c, size, at_proc, "the application: a string index below 7, found 99");
+    FRESH();
+    put32(c + at_proc + 52, 3); /* process 0's first_thread = 3, nthreads 2 */
+    refused(c, size, at_proc + 52, "a range of threads within the 3 there are, found 3 + 2");
+    FRESH();
+    put32(c + at_proc + 40, 9); /* exit how */
+    refused(c, size, at_proc + 40, "an exit how of -1 to 5, found 9");
+    FRESH();
+    put32(c + at_thread, 1); /* thread 0 claims process 1 */
+    refused(c, size, at_thread, "thread 0 to be in its process's threads 2 + 1");
+    FRESH();
+    put32(c + at_thread, 5);
+    refused(c, size, at_thread, "a process index below 2, found 5");
+    FRESH();
+    put32(c + at_procs + PROC_SIZE, 2); /* procedure 1 claims thread 2 */
+    refused(c, size, at_procs + PROC_SIZE, "procedure 1 to be in thread 2's procedures 3 + 1");
+    FRESH();
+    put32(c + at_arcs + 4, 12345); /* arc 0's caller */
+    refused(c, size, at_arcs + 4, "the caller: a string index below 7 or none, found 12345");
+    FRESH();
+    put32(c + at_hists + 4, 0); /* histogram 0: procedure 0 belongs to thread 0: fine; 1 -> 0 */
+    put32(c + at_hists + 32 + 24 + 4, 0);
+    refused(c, size, at_hists + 32 + 24 + 4,
+            "histogram 1's procedure 0 to belong to thread 1, found 0");
+    FRESH();
+    put32(c + at_hists + 28, IPS2_HIST_MAX_BUCKETS + 1);
+    refused(c, size, at_hists + 28, "at most 1024 buckets, found 1025");
+    FRESH();
+    memset(c + at_hists + 20, 0, 8); /* width 0 */
+    refused(c, size, at_hists + 20, "a bucket width of 1 to");
+    FRESH();
+    double nan_v = NAN;
+    memcpy(c + at_hists + 32 + 8, &nan_v, 8);
+    refused(c, size, at_hists + 32 + 8, "a finite bucket value");
+    FRESH();
+    put32(c + size - 4, NSTR); /* the problem */
+    refused(c, size, size - 4, "a problem: a string index below 7, found 7");
+    FRESH();
+    c[at_procs + 12] ^= 1; /* an inclusive time: well-formed but altered */
+    refused(c, size, 12, "crc32");
+
+    unsigned char *longer = malloc(size + 1);
+    memcpy(longer, buf, size);
+    longer[size] = 0;
+    refused(longer, size + 1, size, "the end of the data, found 1 more bytes");
+    free(longer);
+    free(c);
+    free(buf);
+}
+
+static void test_metric_names(void **state)
+{
+    assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
+    assert_string_equal(ips2_metric_unit(IPS2_M_CPU), "ns");
+    assert_string_equal(ips2_metric_name(IPS2_M_CALLS), "calls");
+    assert_string_equal(ips2_metric_unit(IPS2_M_CALLS), "");
+    assert_string_equal(ips2_metric_unit(IPS2_M_BYTES_SENT), "bytes");
+    assert_null(ips2_metric_name(IPS2_M_COUNT));
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++) {
+        assert_non_null(ips2_metric_name(m));
+        assert_int_equal(ips2_metric_by_name(ips2_metric_name(m)), m);
+    }
+    assert_int_equal(ips2_metric_by_name("nonsense"), -1);
+    assert_int_equal(ips2_metric_by_name(NULL), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),           cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_corrupt_fields),
+        cmocka_unit_test(test_metric_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
