@@ -7,11 +7,16 @@
  * stream is sealed; if exec returns, the streams are unsealed and
  * EXEC_FAILED records errno.  The new image traces again if it is
  * instrumented, as image n+1 of the same pid.
+ *
+ * The libc exec functions are looked up through one accessor each, which
+ * ips2_exec_prepare() calls ahead of a vfork (vfork.c): the vfork child
+ * shares the parent's memory and must not run dlsym.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "runtime.h"
 
 IPS2_EXPORT pid_t fork(void)
@@ -54,34 +59,68 @@ static int exec_failed(int result)
     return result;
 }
 
+static __typeof__(execve) *real_execve(void)
+{
+    return IPS2_REAL(execve);
+}
+
+static __typeof__(execv) *real_execv(void)
+{
+    return IPS2_REAL(execv);
+}
+
+static __typeof__(execvp) *real_execvp(void)
+{
+    return IPS2_REAL(execvp);
+}
+
+static __typeof__(execvpe) *real_execvpe(void)
+{
+    return IPS2_REAL(execvpe);
+}
+
+static __typeof__(fexecve) *real_fexecve(void)
+{
+    return IPS2_REAL(fexecve);
+}
+
+void ips2_exec_prepare(void)
+{
+    real_execve();
+    real_execv();
+    real_execvp();
+    real_execvpe();
+    real_fexecve();
+}
+
 IPS2_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     exec_begin(path);
-    return exec_failed(IPS2_REAL(execve)(path, argv, envp));
+    return exec_failed(real_execve()(path, argv, envp));
 }
 
 IPS2_EXPORT int execv(const char *path, char *const argv[])
 {
     exec_begin(path);
-    return exec_failed(IPS2_REAL(execv)(path, argv));
+    return exec_failed(real_execv()(path, argv));
 }
 
 IPS2_EXPORT int execvp(const char *file, char *const argv[])
 {
     exec_begin(file);
-    return exec_failed(IPS2_REAL(execvp)(file, argv));
+    return exec_failed(real_execvp()(file, argv));
 }
 
 IPS2_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     exec_begin(file);
-    return exec_failed(IPS2_REAL(execvpe)(file, argv, envp));
+    return exec_failed(real_execvpe()(file, argv, envp));
 }
 
 IPS2_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     exec_begin("(fexecve)");
-    return exec_failed(IPS2_REAL(fexecve)(fd, argv, envp));
+    return exec_failed(real_fexecve()(fd, argv, envp));
 }
 
 /* Collects the variadic argument list of execl* into argv (at most max). */

@@ -132,9 +132,16 @@ IPS2_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     a->seq = atomic_fetch_add(&ips2_proc.thread_seq, 1) + 1;
     a->creator = gettid();
     ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_CREATE, a->seq, NULL, 0, IPS2_CPU_READ);
+    uint64_t seq = a->seq; /* a belongs to the new thread once it runs */
     int rc = IPS2_REAL(pthread_create)(thread, attr, thread_start, a);
-    if (rc != 0)
+    if (rc != 0) {
         free(a);
+    } else {
+        /* the new thread records it too, but a join may come first */
+        int saved_errno = errno;
+        seq_put(*thread, seq);
+        errno = saved_errno;
+    }
     return rc;
 }
 

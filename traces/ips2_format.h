@@ -131,6 +131,21 @@ enum ips2_kind {
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
 
     /* 70-89: processes and PVM (FORMAT.md "Processes and PVM") */
+    IPS2_EV_SPAWN = 70,       /* payload: child pid; extra: how, error, start timer, string */
+    IPS2_EV_VFORK = 71,       /* payload: child pid; extra: error, start timer */
+    IPS2_EV_WAIT = 72,        /* payload: pid; extra: status, start timer, call, options, error */
+    IPS2_EV_PVM_TASK = 73,    /* payload: my tid; extra: parent tid */
+    IPS2_EV_PVM_SEND = 74,    /* payload: dst tid; extra: tag, context, seq, bytes, src tid, how,
+                                 error */
+    IPS2_EV_PVM_RECV = 75,    /* payload: src tid; extra: tag, context, seq, bytes, dst tid, how,
+                                 error, start timer */
+    IPS2_EV_PVM_PROBE = 76,   /* payload: src tid; extra: tag, context, seq, bytes, dst tid */
+    IPS2_EV_PVM_SPAWN = 77,   /* payload: child tid; extra: my tid, error, start timer, index,
+                                 ntask, task string */
+    IPS2_EV_PVM_EXIT = 78,    /* payload: my tid; extra: error */
+    IPS2_EV_PVM_BARRIER = 79, /* payload: count; extra: my tid, episode, error, start timer,
+                                 group string */
+    IPS2_EV_PVM_GROUP = 80,   /* payload: instance; extra: my tid, joined, error, group string */
 
     IPS2_EV_KIND_MAX = 127,
 };
@@ -147,6 +162,39 @@ enum ips2_exit_how {
     IPS2_EXIT_SIGNAL = 3, /* killed by a signal; status = signal number */
     IPS2_EXIT_EXEC = 4,   /* replaced by exec */
     IPS2_EXIT_CANCEL = 5, /* thread cancelled */
+};
+
+/* Processes and PVM (kinds 70-89): what started a child (SPAWN extra[0]),
+ * which call waited for one (WAIT extra[2]), and which PVM call sent or
+ * received a message (PVM_SEND extra[4], PVM_RECV extra[4]). */
+enum ips2_spawn_how {
+    IPS2_SPAWN_POSIX_SPAWN = 0,
+    IPS2_SPAWN_POSIX_SPAWNP = 1,
+    IPS2_SPAWN_SYSTEM = 2,
+    IPS2_SPAWN_POPEN = 3,
+};
+
+enum ips2_wait_call {
+    IPS2_WAIT_WAIT = 0,
+    IPS2_WAIT_WAITPID = 1,
+    IPS2_WAIT_WAITID = 2,
+    IPS2_WAIT_WAIT3 = 3,
+    IPS2_WAIT_WAIT4 = 4,
+    IPS2_WAIT_PCLOSE = 5,
+    IPS2_WAIT_SYSTEM = 6,
+};
+
+enum ips2_pvm_send_how {
+    IPS2_PVM_SEND = 0,
+    IPS2_PVM_PSEND = 1,
+    IPS2_PVM_MCAST = 2,
+};
+
+enum ips2_pvm_recv_how {
+    IPS2_PVM_RECV = 0,
+    IPS2_PVM_NRECV = 1,
+    IPS2_PVM_TRECV = 2,
+    IPS2_PVM_PRECV = 3,
 };
 
 /*

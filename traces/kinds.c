@@ -32,6 +32,17 @@ static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
     /* 40-69: messages and file I/O */
 
     /* 70-89: processes and PVM */
+    [IPS2_EV_SPAWN] = "spawn",
+    [IPS2_EV_VFORK] = "vfork",
+    [IPS2_EV_WAIT] = "wait",
+    [IPS2_EV_PVM_TASK] = "pvm-task",
+    [IPS2_EV_PVM_SEND] = "pvm-send",
+    [IPS2_EV_PVM_RECV] = "pvm-recv",
+    [IPS2_EV_PVM_PROBE] = "pvm-probe",
+    [IPS2_EV_PVM_SPAWN] = "pvm-spawn",
+    [IPS2_EV_PVM_EXIT] = "pvm-exit",
+    [IPS2_EV_PVM_BARRIER] = "pvm-barrier",
+    [IPS2_EV_PVM_GROUP] = "pvm-group",
 };
 
 const char *ips2_kind_name(unsigned kind)

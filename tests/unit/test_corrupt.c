@@ -511,11 +511,11 @@ static void test_pack_corrupt_raw(void **state)
 
     (void)state;
     struct ips2_writer *w = make_raw(P, 5, IPS2_CPU_EXACT, 1);
-    assert_int_equal(ips2_writer_emit(w, 77, 5000, 0, 0, 1, NULL, 0), 0);
+    assert_int_equal(ips2_writer_emit(w, 121, 5000, 0, 0, 1, NULL, 0), 0);
     close_writer(w);
     assert_int_equal(ips2_pack_file(P, P2, err), -1);
     assert_string_equal(err,
-                        msg(P, "byte 4176: expected a known record kind, found kind 77"));
+                        msg(P, "byte 4176: expected a known record kind, found kind 121"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", P2);
     assert_int_equal(access(tmp, F_OK), -1);
     expect_events_then(P2, 5, 1, NULL);
