@@ -2,8 +2,8 @@
 # master package `ips2` (master/, ANALYSTS.md §6), the workload reader and
 # the formatters of this folder.
 #
-#   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...?
-#   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR?
+#   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
+#   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
 #   ips2 tree SESSION ?APP|physical? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-phase P? ?-format text|csv|json?
@@ -36,8 +36,9 @@ namespace eval ::ips2::cli {
             summary "run a workload, reduce, print trees and key tables"
             args "WORKLOAD" min 1 max 1
             options {
-                -session {DIR "the session directory to create (default: ./ips2-sessions/NAME.DATE-TIME)"}
+                -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
+                -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
 user's), reduces their traces on each machine and prints the logical and physical
@@ -50,7 +51,8 @@ and histogram."
             args "SESSION ..." min 1 max -1
             options {
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
-                -session {DIR "the session directory to create (default: ./ips2-sessions/replay.DATE-TIME)"}
+                -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
+                -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
@@ -64,6 +66,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -apps {APPS "multi: the applications, a list, one column each (default: all)"}
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
+                -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged)"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -102,7 +105,7 @@ with a bar, then a sparkline; csv and json give the buckets as data."
             summary "list the sessions of a directory"
             args "?DIR?" min 0 max 1
             options {}
-            help "Lists the sessions under DIR (default ./ips2-sessions): when each started,
+            help "Lists the sessions under DIR (default ./sessions): when each started,
 its applications, its processes and its problems."
         }
         check {
@@ -121,7 +124,10 @@ mistake is reported as FILE:LINE: what was expected."
             help "Prints the commands, or the help of one."
         }
     }
-    variable SessionsDir ips2-sessions
+    variable SessionsDir sessions
+    # Shown(MACHINE,STAGE): the tenth of the work last shown by Progress.
+    variable Shown
+    array set Shown {}
 }
 
 # --- entry, usage, errors -------------------------------------------------------
@@ -298,10 +304,49 @@ proc ::ips2::cli::Open {dir} {
     ips2::open $dir
 }
 
-# Progress ARGS: what ips2::run reports while it works, on stderr, one line
-# each (a terminal or a log reads it alike).
-proc ::ips2::cli::Progress {args} {
-    puts stderr "ips2: [join $args { }]"
+# Progress EVENT: what ips2::run reports while it works (an event dict,
+# ANALYSTS.md §6), one line on stderr each, so that a terminal or a log
+# reads it alike.  Reduction progress is shown at each tenth of the work.
+proc ::ips2::cli::Progress {event} {
+    variable Shown
+    if {[catch {dict get $event event} what] || [catch {dict get $event machine} machine]} {
+        Say $event
+        return
+    }
+    set get [list apply {{event key} {
+        expr {[dict exists $event $key] ? [dict get $event $key] : ""}
+    }} $event]
+    switch -- $what {
+        spawned { Say "$machine: slave started on [{*}$get host]" }
+        started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
+        exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
+        stage {
+            set stage [{*}$get stage]
+            set done [{*}$get done]
+            set total [{*}$get total]
+            set step ""
+            if {[string is entier -strict $done] && [string is entier -strict $total] && $total > 0} {
+                set step [expr {min(10, 10 * $done / $total)}]
+            }
+            set key $machine,$stage
+            if {[info exists Shown($key)] && $Shown($key) eq $step} return
+            set Shown($key) $step
+            if {$step eq "" || $total == 0} {
+                Say "$machine: $stage"
+            } else {
+                Say "$machine: $stage [expr {10 * $step}]% ($done of $total)"
+            }
+        }
+        problem    { Say "$machine: problem: [{*}$get text]" }
+        reductions { Say "$machine: reductions received, [{*}$get bytes] bytes" }
+        done       { Say "$machine: done" }
+        died       { Say "$machine: slave died while [{*}$get stage]: [{*}$get text]" }
+        default    { Say "$machine: $what [dict remove $event machine event]" }
+    }
+}
+
+proc ::ips2::cli::Say {text} {
+    puts stderr "ips2: $text"
     flush stderr
 }
 
@@ -330,7 +375,7 @@ proc ::ips2::cli::Phase {session spec} {
     if {[regexp "^($num):($num)\$" $spec -> from to]} {
         set start [expr {entier(round($from * 1e9))}]
         set end [expr {entier(round($to * 1e9))}]
-        if {$end < $start} { UsageError "expected -phase START:END with END >= START, got \"$spec\"" }
+        if {$end <= $start} { UsageError "expected -phase START:END with END after START, got \"$spec\"" }
         set name "$from:$to"
         $session phase $name $start $end
         return $name
@@ -396,7 +441,7 @@ proc ::ips2::cli::CmdRun {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
-    RunAndSummarise $w $dir
+    RunAndSummarise $w $dir [Opt $opts -pvm auto]
 }
 
 proc ::ips2::cli::CmdReplay {words opts} {
@@ -415,13 +460,14 @@ proc ::ips2::cli::CmdReplay {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir replay] }
-    RunAndSummarise $w $dir
+    RunAndSummarise $w $dir [Opt $opts -pvm auto]
 }
 
-proc ::ips2::cli::RunAndSummarise {w dir} {
+proc ::ips2::cli::RunAndSummarise {w dir pvm} {
+    if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
     file mkdir [file dirname [file normalize $dir]]
-    Progress "session $dir"
-    set session [ips2::run $w -session $dir -progress ::ips2::cli::Progress]
+    Say "session $dir"
+    set session [ips2::run $w -session $dir -pvm $pvm -progress ::ips2::cli::Progress]
     try {
         puts -nonewline [Summary $session $dir]
     } finally {
@@ -451,19 +497,19 @@ proc ::ips2::cli::Summary {session dir} {
     append out "\n== NPT profile, processes of the workload\n" \
         [ips2::format::table [$session npt physical -level process]]
     foreach app $apps {
-        append out "\n== gprof of $app\n" [Gprof [$session gprof app:$app] text]
+        append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
     return $out
 }
 
-# Gprof RESULT FORMAT: the gprof command's result as text (GNU gprof's
-# layout, as the master makes it) or the flat profile and call graph as
-# tables.
-proc ::ips2::cli::Gprof {g format} {
+# Gprof SESSION NODE PHASEARGS FORMAT: the gprof tables of a node: as text
+# in GNU gprof's layout (the master makes it), or the flat profile and the
+# call graph as CSV (one after the other) or JSON ({"flat": .., "graph": ..}).
+proc ::ips2::cli::Gprof {session node phase format} {
     if {$format eq "text"} {
-        if {[dict exists $g text]} { return [dict get $g text] }
-        return "[ips2::format::table [dict get $g flat] -title {flat profile}]\n[ips2::format::table [dict get $g graph] -title {call graph}]"
+        return [$session gprof $node {*}$phase -format text]
     }
+    set g [$session gprof $node {*}$phase]
     if {$format eq "csv"} {
         return "[ips2::format::table [dict get $g flat] -format csv]\n[ips2::format::table [dict get $g graph] -format csv]"
     }
@@ -489,14 +535,17 @@ proc ::ips2::cli::CmdReport {words opts} {
             }
             profile {
                 set t [$session profile $node -level [Opt $opts -level procedure] \
-                           -metric [Opt $opts -metric cpu] {*}$phase]
+                           -metric [Opt $opts -metric cpu] -by [Opt $opts -by node] {*}$phase]
             }
-            npt { set t [$session npt $node -level [Opt $opts -level process] {*}$phase] }
+            npt {
+                set t [$session npt $node -level [Opt $opts -level process] \
+                           -by [Opt $opts -by node] {*}$phase]
+            }
             gprof {
                 if {$node eq "physical" && [llength [$session apps]] == 1} {
                     set node app:[lindex [$session apps] 0]
                 }
-                puts -nonewline [Gprof [$session gprof $node {*}$phase] $format]
+                puts -nonewline [Gprof $session $node $phase $format]
                 return
             }
             processes { set t [ProcessesTable [$session processes]] }
@@ -511,25 +560,23 @@ proc ::ips2::cli::CmdReport {words opts} {
     }
 }
 
-# ProcessesTable: the session's processes (a table already, or a list of
-# dicts with the manifest's keys) as a table.
+# ProcessesTable: the session's processes (dicts with the manifest's keys
+# and cpu) as a table.
 proc ::ips2::cli::ProcessesTable {ps} {
-    if {![catch {dict get $ps columns}]} { return $ps }
     set rows [lmap p $ps {
-        list [dict get $p app] [dict get $p index] [dict get $p machine] [dict get $p pid] \
-            [dict get $p status] [join [dict get $p command] " "]
+        set row {}
+        foreach key {app index machine pid status cpu} {
+            lappend row [expr {[dict exists $p $key] ? [dict get $p $key] : ""}]
+        }
+        lappend row [expr {[dict exists $p command] ? [join [dict get $p command] " "] : ""}]
     }]
-    dict create columns {{application ""} {index ""} {machine ""} {pid ""} {status ""} {command ""}} \
-        rows $rows
+    dict create rows $rows columns {{application ""} {index ""} {machine ""} {pid ""} {status ""}
+                                    {cpu ns} {command ""}}
 }
 
+# PhasesTable: the session's phases ({NAME START END} each) as a table.
 proc ::ips2::cli::PhasesTable {phases} {
-    if {![catch {dict get $phases columns}]} { return $phases }
-    set rows {}
-    dict for {name p} $phases {
-        if {[llength $p] == 2} { lassign $p start end } else { set start [dict get $p start]; set end [dict get $p end] }
-        lappend rows [list $name $start $end]
-    }
+    set rows [lmap p $phases { lrange $p 0 2 }]
     dict create columns {{phase ""} {start ns} {end ns}} rows $rows
 }
 

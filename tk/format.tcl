@@ -17,11 +17,14 @@
 #   {"title": T, "columns": [{"name": N, "unit": U}, ...], "rows": [[...], ...]}
 #
 # A tree NODE is a dict with at least name and kind, and children (a list
-# of nodes); label, path and other keys are shown if present.  Text shows
-# the node shapes of IPS-2's trees (paper §3, Fig. 2-3) as marks before
-# the names:
-#   /\ program (application or the physical tree's root)   [] machine
+# of nodes), as the master's trees are; a machine's host, a process's
+# command and status, and a label are shown when present.  Text shows the
+# node shapes of IPS-2's trees (paper §3, Fig. 2-3) as marks before the
+# names:
+#   /\ program (kind app, or physical: the whole workload)   [] machine
 #   () process   <> collector   ~ thread   - procedure
+# A table with a column named "unit" (a metric table) gives each row's
+# unit-less numbers that row's unit.
 #
 # A histogram TABLE has the columns start, end (ns) and one metric; text
 # draws one bar per bucket, scaled to the largest, and a sparkline.
@@ -33,8 +36,8 @@ package provide ips2::format 1.0
 
 namespace eval ::ips2::format {
     namespace export table tree histogram
-    variable Shapes [dict create root "/\\" application "/\\" app "/\\" program "/\\" \
-                         machine {[]} process () collector <> thread ~ procedure -]
+    variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
+                         program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
 }
 
@@ -143,8 +146,24 @@ proc ::ips2::format::Text {columns rows title raw} {
         lappend header [expr {$shown eq "" ? $name : "$name ($shown)"}]
         lappend units $unit
     }
+    # A column named "unit" (without a unit itself) gives the unit of the
+    # unit-less numbers of its row, as in a metric table.
+    set unitcol -1
+    foreach c $columns {
+        if {[lindex $c 0] eq "unit" && [lindex $c 1] eq ""} { set unitcol [lsearch -exact $columns $c] }
+    }
     set cells [lmap row $rows {
-        lmap value $row unit $units { string map {\n \\n \t \\t} [Cell $value $unit $raw] }
+        set rowunit [expr {$unitcol >= 0 ? [lindex $row $unitcol] : ""}]
+        set i -1
+        lmap value $row unit $units {
+            incr i
+            if {$i == $unitcol} {
+                set text [DisplayUnit $value $raw]
+            } else {
+                set text [Cell $value [expr {$unit eq "" ? $rowunit : $unit}] $raw]
+            }
+            string map {\n \\n \t \\t} $text
+        }
     }]
     set n [llength $columns]
     set widths {}
@@ -231,8 +250,9 @@ proc ::ips2::format::tree {node args} {
     return [join $out \n]\n
 }
 
-# Label NODE: how a node reads in text: its shape, its name, and what else
-# it says (label, or the kind for a kind without a shape).
+# Label NODE: how a node reads in text: its shape and name, then what else
+# it says: a machine's host (if not its name), a process's command and
+# status, or a label.
 proc ::ips2::format::Label {node} {
     variable Shapes
     set kind [expr {[dict exists $node kind] ? [dict get $node kind] : ""}]
@@ -243,9 +263,21 @@ proc ::ips2::format::Label {node} {
     } elseif {$kind ne ""} {
         set text "$kind $name"
     }
-    if {[dict exists $node label] && [dict get $node label] ne "" && [dict get $node label] ne $name} {
-        append text "  [dict get $node label]"
+    set more {}
+    if {[dict exists $node host] && [dict get $node host] ni [list "" $name]} {
+        lappend more "on [dict get $node host]"
     }
+    if {[dict exists $node command] && [dict get $node command] ne ""} {
+        set command [dict get $node command]
+        lappend more [expr {[catch {join $command " "} c] ? $command : $c}]
+    }
+    if {[dict exists $node status] && [dict get $node status] ne ""} {
+        lappend more "\[[dict get $node status]\]"
+    }
+    if {[dict exists $node label] && [dict get $node label] ni [list "" $name]} {
+        lappend more [dict get $node label]
+    }
+    if {[llength $more]} { append text "  " [join $more "  "] }
     return $text
 }
 

@@ -61,7 +61,7 @@ out:
     return served;
 }
 
-static int parse(int argc, char **argv, struct options *o)
+__attribute__((noinline)) static int parse(int argc, char **argv, struct options *o)
 {
     *o = (struct options){7346, 2, 20, 64, 256, 2.0};
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 {
     struct options o;
     if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: tcpserver -port P -clients C -requests N -size S -reply R -work MS\n");
+        fprintf(stderr,
+                "usage: tcpserver -port P -clients C -requests N -size S -reply R -work MS\n");
         return 2;
     }
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
