@@ -28,9 +28,9 @@
 # back the old values); [env $vm] gives the same as a dict for -env.  The
 # pvmd runs under a small shell that holds a pipe from this tclsh: stop
 # closes the pipe, the shell sends the pvmd SIGTERM (the pvmd then kills
-# its tasks and removes its files) and reaps it.  If this tclsh dies first
-# (a crash, the runner's timeout), the pipe closes just the same, so no
-# pvmd outlives its test file.  cleanupTests stops every machine still
+# its tasks), reaps it and removes the PVM_TMP directory.  If this tclsh
+# dies first (a crash, the runner's timeout), the pipe closes just the
+# same, so no pvmd outlives its test file.  cleanupTests stops every machine still
 # running before lib.tcl removes its temporary directories.
 #
 # Procedures: start ?-timeout s? | stop vm | stop_all | env vm | dir vm | log vm
@@ -78,18 +78,20 @@ proc ::ips2pvm::start {args} {
         set ::env($name) $value
     }
     # The shell reads its stdin (a pipe from us) until it ends, then stops
-    # and reaps the pvmd; the pvmd's stdout is the shell's, i.e. ours.
+    # and reaps the pvmd and removes its directory; the pvmd's stdout is the
+    # shell's, i.e. ours.
     set script {
         "$0" -nlocalhost "$1" </dev/null 2>"$2" &
         pvmd=$!
         while read -r _; do :; done
         kill -TERM "$pvmd" 2>/dev/null
         wait "$pvmd"
+        rm -rf "$3"
     }
     set log [file join $dir pvmd.stderr]
     set vm [dict create dir $dir vmid $vmid env $vars saved $saved chan ""]
     try {
-        set chan [open |[list sh -c $script $pvmd $hostfile $log] r+]
+        set chan [open |[list sh -c $script $pvmd $hostfile $log $dir] r+]
         dict set vm chan $chan
         lappend machines $vm
         set line [ReadLine $chan $limit]
