@@ -5,7 +5,7 @@
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
-#   ips2 tree SESSION ?APP|physical? ?-format text|json?
+#   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
 #   ips2 check WORKLOAD ?-set NAME=VALUE ...?
@@ -84,6 +84,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
             summary "print the logical and physical trees of a session"
             args "SESSION ?APP|physical?" min 1 max 2
             options {
+                -level {LEVEL "show the tree down to machine, process, thread or procedure (the default)"}
                 -format {FORMAT "text (default) or json"}
             }
             help "Prints the logical tree of an application, the physical tree, or (with no
@@ -317,7 +318,8 @@ proc ::ips2::cli::Progress {event} {
         expr {[dict exists $event $key] ? [dict get $event $key] : ""}
     }} $event]
     switch -- $what {
-        spawned { Say "$machine: slave started on [{*}$get host]" }
+        spawned { Say "$machine: slave spawned on [{*}$get host]" }
+        hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
         stage {
@@ -585,13 +587,14 @@ proc ::ips2::cli::CmdTree {words opts} {
     set format [Format $opts {text json}]
     set session [Open $dir]
     try {
+        set level [expr {[dict exists $opts -level] ? [list -level [dict get $opts -level]] : {}}]
         if {$which eq ""} {
-            set trees [lmap app [$session apps] { $session tree logical $app }]
-            lappend trees [$session tree physical]
+            set trees [lmap app [$session apps] { $session tree logical $app {*}$level }]
+            lappend trees [$session tree physical {*}$level]
         } elseif {$which eq "physical"} {
-            set trees [list [$session tree physical]]
+            set trees [list [$session tree physical {*}$level]]
         } elseif {$which in [$session apps]} {
-            set trees [list [$session tree logical $which]]
+            set trees [list [$session tree logical $which {*}$level]]
         } else {
             UsageError "no tree \"$which\": expected physical or one of the applications [join [$session apps] {, }]"
         }
