@@ -10,6 +10,7 @@
 #include <tcl.h>
 
 #include "ips2_master.h"
+#include "tcl_run.h"
 
 #define IPS2_PACKAGE_VERSION "1.0"
 
@@ -33,6 +34,8 @@ DLLEXPORT int Ips2_Init(Tcl_Interp *interp)
     if (Tcl_InitStubs(interp, "8.6", 0) == NULL)
         return TCL_ERROR;
     if (Ips2_MasterInit(interp) != TCL_OK)
+        return TCL_ERROR;
+    if (Ips2RunInit(interp) != TCL_OK)
         return TCL_ERROR;
     return Tcl_PkgProvideEx(interp, "ips2", IPS2_PACKAGE_VERSION, NULL);
 }

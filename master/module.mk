@@ -47,3 +47,16 @@ $(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) 
                  $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(SLAVE_LIBS) -lcmocka -lpthread -lm
+
+# --- the PVM part: ips2::run (tcl_run.c, run_plan.c), the pvmd (pvm_vm.c),
+# the slaves (pvm_slaves.c), and the protocol's pack helpers shared with
+# ips2slave (slave/proto_pack.c).  Appended to the package's objects; the
+# link recipe above expands MASTER_TCL_OBJS and MASTER_LIBS when it runs.
+MASTER_PVM_SRCS := master/tcl_run.c master/run_plan.c master/pvm_vm.c master/pvm_slaves.c
+MASTER_PVM_OBJS := $(MASTER_PVM_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/slave/proto_pack.o
+$(MASTER_PVM_OBJS): | $(TRACE_HEADERS)
+MASTER_TCL_OBJS += $(MASTER_PVM_OBJS)
+MASTER_LIBS += -lpvm3
+$(MASTER_PKG_LIB): $(MASTER_PVM_OBJS)
+# ips2::run spawns $(B)/bin/ips2slave (bin/ beside the package's lib/)
+all: $(B)/bin/ips2slave

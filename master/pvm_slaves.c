@@ -107,14 +107,29 @@ static void free_proc(char *cd)
     Tcl_Free((char *)s);
 }
 
+void ips2_slaves_quit_all(struct ips2_slaves *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].alive && !s->v[i].quitting)
+            ips2_slaves_quit(s, i);
+}
+
+int ips2_slaves_live(const struct ips2_slaves *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += s->v[i].alive;
+    return n;
+}
+
 void ips2_slaves_free(struct ips2_slaves *s)
 {
     if (s == NULL || s->closed)
         return;
-    for (int i = 0; i < s->n; i++)
-        if (s->v[i].alive && !s->v[i].quitting)
-            ips2_slaves_quit(s, i);
+    ips2_slaves_quit_all(s);
     s->closed = true;
+    if (getenv("IPS2SLAVE_HOLD") != NULL)
+        pvm_unexport("IPS2SLAVE_HOLD");
     Tcl_DeleteFileHandler(s->fd);
     if (s->drain_pending)
         Tcl_CancelIdleCall(idle_proc, s);
@@ -201,6 +216,8 @@ static void gone(struct ips2_slaves *s, int i, const char *why)
     s->v[i].alive = false;
     if (!s->v[i].quitting && s->ev.died != NULL)
         s->ev.died(s->arg, i, why);
+    if (!s->closed && s->ev.ended != NULL)
+        s->ev.ended(s->arg, i);
 }
 
 /* Unpacks and dispatches one message; the active receive buffer is it. */

@@ -26,6 +26,8 @@ struct ips2_slave_events {
     void (*done)(void *arg, int slave, int query, int ok);
     /* the slave's task ended (or its host left the VM) without being told to quit */
     void (*died)(void *arg, int slave, const char *why);
+    /* the slave's task is gone, for whatever reason (after died, if it died) */
+    void (*ended)(void *arg, int slave);
 };
 
 struct ips2_slaves;
@@ -47,8 +49,12 @@ void ips2_slaves_free(struct ips2_slaves *s);
 int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *host, char *err,
                       size_t errsize);
 
-/* Whether the slave's task is still there. */
+/* Whether the slave's task is still there, and how many still are. */
 int ips2_slaves_alive(const struct ips2_slaves *s, int slave);
+int ips2_slaves_live(const struct ips2_slaves *s);
+
+/* Tells every live slave to quit (their ends come as ended events). */
+void ips2_slaves_quit_all(struct ips2_slaves *s);
 
 /* Messages of ips2_proto.h; each returns 0 or a negative PVM code. */
 int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir,

@@ -5,16 +5,22 @@
  * Join: pvm_mytid() with the caller's PVM_TMP / PVM_VMID; that is the
  * user's virtual machine, possibly of many hosts, and it is left running.
  *
- * Private: a new directory PVM_TMP=$TMPDIR/ips2-pvm.XXXXXX and PVM_VMID,
- * so no stale socket-address file of an earlier pvmd (kill -9 leaves
- * them) and no other user's or test's pvmd can be found; stale pvmd.*
- * files in it are removed anyway; then pvm_start_pvmd("-nlocalhost"),
- * which needs no resolvable host name.  PVM refuses to run as root unless
- * PVM_ALLOW_ROOT is set, so it is.  pvm_halt() would kill the caller too,
- * so close leaves the VM and sends the pvmd SIGTERM (it then ends its
- * tasks and removes its files); its pid is in the name of its socket
- * file, pvmtmp<PID>.0, in the private PVM_TMP.  The environment is put
- * back as it was, so a later join finds the user's pvmd again.
+ * Private: a pvmd of our own, apart from any other by a new PVM_VMID (the
+ * socket-address file is PVM_TMP/pvmd.UID.VMID), so no stale file of an
+ * earlier pvmd (kill -9 leaves them) and no other user's or test's pvmd
+ * can be found (a stale file of the same name is removed anyway); then
+ * pvm_start_pvmd("-nlocalhost"), which needs no resolvable host name.
+ * PVM_TMP is left as it is: libpvm reads it once per process and keeps it
+ * (pvmgettmp), so a private directory would break every later join or
+ * private VM of the process; the pvmd is given that same directory.  PVM
+ * refuses to run as root unless PVM_ALLOW_ROOT is set, so it is.
+ * pvm_halt() would kill the caller too, and so would SIGTERM (the pvmd
+ * ends every task it still counts, and pvm_exit() returns before it has
+ * taken ours off), so close leaves the VM, sends the pvmd SIGKILL, waits
+ * for it to end and removes its files itself (the caller has told the
+ * slaves to quit and waited for them first); its pid is in the socket
+ * path its socket-address file holds (.../pvmtmp<PID>.0).
+ * The environment is put back as it was.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+#include <limits.h>
 
 #include "pvm_vm.h"
 
@@ -51,43 +62,33 @@ static void restore_env(const char *name, bool had, const char *value)
         unsetenv(name);
 }
 
-/* Removes dir's files (not recursive) and dir; stale pvmd.* files only
- * when only_stale. */
-static void clean_dir(const char *dir, int only_stale)
+extern char *pvmdsockfile(void); /* libpvm: PVM_TMP/pvmd.UID[.VMID] */
+
+/* Removes path if it exists. */
+static void remove_file(const char *dir, const char *name)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (only_stale && strncmp(e->d_name, "pvmd.", 5) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    if (!only_stale)
-        rmdir(dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
 }
 
-/* The pvmd's pid from its socket file pvmtmp<PID>.0 in dir, or 0. */
-static pid_t find_pvmd(const char *dir)
+/* The pvmd's pid, from its socket-address file (which holds the path of
+ * its socket, .../pvmtmp<PID>.0), or 0. */
+static pid_t find_pvmd(void)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL)
+    const char *file = pvmdsockfile();
+    char buf[PATH_MAX] = "";
+    FILE *f = file != NULL ? fopen(file, "r") : NULL;
+    if (f == NULL)
         return 0;
-    struct dirent *e;
-    pid_t pid = 0;
-    while ((e = readdir(d)) != NULL) {
-        int p, n = 0;
-        if (sscanf(e->d_name, "pvmtmp%d.0%n", &p, &n) == 1 && e->d_name[n] == '\0' && p > 0)
-            pid = (pid_t)p;
-    }
-    closedir(d);
-    return pid;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strstr(buf, "pvmtmp");
+    int pid = 0;
+    if (p == NULL || sscanf(p, "pvmtmp%d.", &pid) != 1)
+        return 0;
+    return (pid_t)pid;
 }
 
 /* Our own pvmd's host name, from the host table. */
@@ -116,24 +117,22 @@ static int join(struct ips2_vm *vm)
 
 static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
 {
-    const char *base = getenv("TMPDIR");
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/ips2-pvm.XXXXXX", base && base[0] ? base : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        snprintf(err, errsize, "cannot make a directory for a private pvmd (%s): %s", dir,
-                 strerror(errno));
-        return -1;
-    }
-    vm->tmpdir = strdup(dir);
-    clean_dir(dir, 1);
     vm->had_tmp = getenv("PVM_TMP") != NULL;
     vm->saved_tmp = save_env("PVM_TMP");
     vm->had_vmid = getenv("PVM_VMID") != NULL;
     vm->saved_vmid = save_env("PVM_VMID");
-    char vmid[64];
-    snprintf(vmid, sizeof vmid, "ips2-%d", (int)getpid());
-    setenv("PVM_TMP", dir, 1);
-    setenv("PVM_VMID", vmid, 1);
+    /* the directory libpvm uses for good in this process; the pvmd must too */
+    const char *td = pvmgettmp();
+    setenv("PVM_TMP", td, 1);
+    vm->tmpdir = strdup(td);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(vm->vmid, sizeof vm->vmid, "ips2.%d.%lld", (int)getpid(),
+             (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+    setenv("PVM_VMID", vm->vmid, 1);
+    char name[128];
+    snprintf(name, sizeof name, "pvmd.%d.%s", (int)getuid(), vm->vmid);
+    remove_file(vm->tmpdir, name); /* a stale one would send tasks to a dead pvmd */
 
     char *argv[] = {"-nlocalhost", NULL};
     int rc = pvm_start_pvmd(1, argv, 1);
@@ -141,14 +140,26 @@ static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
         snprintf(err, errsize, "cannot start a private pvmd: %s (%d)", ips2_vm_strerror(rc), rc);
         return -1;
     }
-    vm->pvmd_pid = find_pvmd(dir);
     rc = join(vm);
+    vm->pvmd_pid = find_pvmd();
     if (rc < 0) {
         snprintf(err, errsize, "cannot join the private pvmd: %s (%d)", ips2_vm_strerror(rc), rc);
-        return -1;
+        return -1; /* ips2_vm_close() ends it */
     }
     vm->mode = IPS2_VM_PRIVATE;
     return 0;
+}
+
+/* Waits (at most a second) until process pid has ended: a pidfd becomes
+ * readable then, also for a process that is not our child. */
+static void wait_gone(pid_t pid)
+{
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0)
+        return;
+    struct pollfd p = {fd, POLLIN, 0};
+    poll(&p, 1, 1000);
+    close(fd);
 }
 
 struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize)
@@ -205,22 +216,24 @@ void ips2_vm_close(struct ips2_vm *vm, const char *keep_log)
     if (vm->mytid > 0)
         pvm_exit();
     if (vm->tmpdir != NULL) {
-        if (vm->pvmd_pid > 0)
-            kill(vm->pvmd_pid, SIGTERM);
+        char name[128];
+        /* SIGKILL: on SIGTERM a pvmd ends its tasks, and it may not yet
+         * have taken in our pvm_exit */
+        if (vm->pvmd_pid > 0 && kill(vm->pvmd_pid, SIGKILL) == 0)
+            wait_gone(vm->pvmd_pid);
+        snprintf(name, sizeof name, "pvml.%d.%s", (int)getuid(), vm->vmid);
         if (keep_log != NULL) {
-            DIR *d = opendir(vm->tmpdir);
-            struct dirent *e;
-            char path[4096];
-            while (d != NULL && (e = readdir(d)) != NULL) {
-                if (strncmp(e->d_name, "pvml.", 5) != 0)
-                    continue;
-                snprintf(path, sizeof path, "%s/%s", vm->tmpdir, e->d_name);
-                copy_file(path, keep_log);
-            }
-            if (d != NULL)
-                closedir(d);
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", vm->tmpdir, name);
+            copy_file(path, keep_log);
         }
-        clean_dir(vm->tmpdir, 0);
+        remove_file(vm->tmpdir, name);
+        snprintf(name, sizeof name, "pvmd.%d.%s", (int)getuid(), vm->vmid);
+        remove_file(vm->tmpdir, name);
+        if (vm->pvmd_pid > 0) {
+            snprintf(name, sizeof name, "pvmtmp%06d.0", (int)vm->pvmd_pid);
+            remove_file(vm->tmpdir, name);
+        }
         restore_env("PVM_TMP", vm->had_tmp, vm->saved_tmp);
         restore_env("PVM_VMID", vm->had_vmid, vm->saved_vmid);
     }

@@ -14,14 +14,15 @@
 enum ips2_vm_mode {
     IPS2_VM_AUTO = 0, /* join a running pvmd if one answers, else start a private one */
     IPS2_VM_JOIN,     /* join the user's pvmd (PVM_TMP, PVM_VMID as set) or fail */
-    IPS2_VM_PRIVATE,  /* start a private pvmd in a new PVM_TMP, halted by close */
+    IPS2_VM_PRIVATE,  /* start a private pvmd with a new PVM_VMID, halted by close */
 };
 
 struct ips2_vm {
     enum ips2_vm_mode mode; /* JOIN or PRIVATE once open */
     int mytid;
     char host[256];               /* the local pvmd's host name in the VM */
-    char *tmpdir;                 /* PRIVATE: the private PVM_TMP */
+    char *tmpdir;                 /* PRIVATE: its PVM_TMP */
+    char vmid[64];                /* PRIVATE: its PVM_VMID */
     pid_t pvmd_pid;               /* PRIVATE: the pvmd started */
     char *saved_tmp, *saved_vmid; /* env values before a private VM, to restore */
     bool had_tmp, had_vmid;
@@ -32,8 +33,8 @@ struct ips2_vm {
  * needs to run as root and to find its pvmd. */
 struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize);
 
-/* Leaves the VM; a private one is halted (its pvmd and any task still in
- * it end) and its PVM_TMP removed, after copying the pvmd's log to
+/* Leaves the VM; a private one is halted (its pvmd is killed; tasks still
+ * in it lose it) and its files removed, after copying the pvmd's log to
  * keep_log if that is not NULL. */
 void ips2_vm_close(struct ips2_vm *vm, const char *keep_log);
 

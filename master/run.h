@@ -85,6 +85,10 @@ struct run {
 
     struct ips2_vm *vm;
     struct ips2_slaves *slaves;
+    bool pvm_private; /* for the result: the VM was ours */
+    int pvmd_pid;
+    bool finishing, closing, close_pending; /* the end: quitting the slaves */
+    Tcl_TimerToken close_timer;
     bool finished;
 };
 

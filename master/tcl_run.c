@@ -24,14 +24,16 @@
  *	more argument, the result dict:
  *	    session DIR  problems {"MACHINE: text" ...}  notes {...}
  *	    machines {NAME {host H state done|failed stage S} ...}
+ *	    pvmd {mode join|private pid PID (private: the pvmd started)}
  *	Without -done it waits (serving the event loop, so a GUI stays live)
  *	and returns [ips2::open DIR] when the master's model package provides
  *	ips2::open, else the session directory.
  *
  *	-progress CMD is called with one more argument, an event dict:
- *	    machine M event spawned|started|exited|stage|problem|reductions|
- *	    done|died  and per event: host; app index pid; app index pid
- *	    status; stage done total; text; bytes; ok; stage.
+ *	    machine M event spawned|hello|started|exited|stage|problem|
+ *	    reductions|done|died  and per event: host; host pid (the slave's);
+ *	    app index pid; app index pid status; stage done total; text;
+ *	    bytes; ok; stage text.
  *
  *	libpvm holds one connection per process, so one run at a time.
  */
@@ -58,6 +60,7 @@ typedef struct RunAssoc {
 
 static void Progress(struct run *run, const char *machine, const char *event, Tcl_Obj *kv);
 static void MaybeFinish(struct run *run);
+static void OnEnded(void *arg, int slave);
 
 /* --- helpers --------------------------------------------------------------- */
 
@@ -156,8 +159,10 @@ static void OnHello(void *arg, int slave, const char *host, int pid, int64_t off
         return;
     m->offset = offset;
     m->has_offset = true;
-    (void)host;
-    (void)pid;
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Put(kv, "host", Str(host));
+    Put(kv, "pid", Tcl_NewIntObj(pid));
+    Progress(run, m->name, "hello", kv);
 }
 
 static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
@@ -339,6 +344,7 @@ static const struct ips2_slave_events Events = {
     .reductions = OnReductions,
     .done = OnDone,
     .died = OnDied,
+    .ended = OnEnded,
 };
 
 /* --- callbacks into Tcl ------------------------------------------------------ */
@@ -386,14 +392,22 @@ static Tcl_Obj *ResultDict(struct run *run)
         Tcl_DictObjPut(NULL, machines, Str(m->name), md);
     }
     Put(d, "machines", machines);
+    Tcl_Obj *pvm = Tcl_NewDictObj();
+    Put(pvm, "mode", Str(run->pvm_private ? "private" : "join"));
+    Put(pvm, "pid", Tcl_NewIntObj((int)run->pvmd_pid));
+    Put(d, "pvmd", pvm);
     return d;
 }
 
-/* Everything is in: shifts, manifest, quit the slaves, leave PVM. */
-static void Finish(ClientData cd)
+/* The slaves are gone (or would not go): shifts, manifest, leave PVM,
+ * tell the caller. */
+static void Close(ClientData cd)
 {
     struct run *run = cd;
     Tcl_Interp *interp = run->interp;
+    if (run->close_timer != NULL)
+        Tcl_DeleteTimerHandler(run->close_timer);
+    run->close_timer = NULL;
     Ips2RunShifts(run);
     run->finished = true;
     ips2_slaves_free(run->slaves);
@@ -424,11 +438,42 @@ static void Finish(ClientData cd)
     /* without -done, RunObjCmd is waiting for run->finished and frees it */
 }
 
+/* Every machine is over: tell the slaves to quit and close when they have
+ * (at most SLAVE_QUIT_MS later). */
+#define SLAVE_QUIT_MS 5000
+
+static void Finish(ClientData cd)
+{
+    struct run *run = cd;
+    run->closing = true;
+    ips2_slaves_quit_all(run->slaves);
+    if (ips2_slaves_live(run->slaves) == 0)
+        Close(run);
+    else
+        run->close_timer = Tcl_CreateTimerHandler(SLAVE_QUIT_MS, Close, run);
+}
+
+static void OnEnded(void *arg, int slave)
+{
+    struct run *run = arg;
+    (void)slave;
+    if (run->closing && !run->close_pending && ips2_slaves_live(run->slaves) == 0) {
+        run->close_pending = true;
+        if (run->close_timer != NULL)
+            Tcl_DeleteTimerHandler(run->close_timer);
+        run->close_timer = NULL;
+        Tcl_DoWhenIdle(Close, run);
+    }
+}
+
 static void MaybeFinish(struct run *run)
 {
+    if (run->finishing)
+        return;
     for (int i = 0; i < run->nmachines; i++)
         if (run->machines[i].state != M_DONE && run->machines[i].state != M_FAILED)
             return;
+    run->finishing = true;
     Tcl_DoWhenIdle(Finish, run);
 }
 
@@ -562,6 +607,10 @@ static int Start(struct run *run)
     Tcl_Interp *interp = run->interp;
     char err[1024];
     run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    if (run->vm != NULL) {
+        run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
+        run->pvmd_pid = run->vm->pvmd_pid;
+    }
     if (run->vm == NULL) {
         Ips2RunProblem(run, "master", "%s", err);
         Tcl_SetObjResult(interp, Tcl_ObjPrintf("ips2::run: %s", err));
