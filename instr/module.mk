@@ -18,5 +18,10 @@ $(B)/bin/ips2cc: instr/ips2cc
 $(B)/bin/ips2c++: $(B)/bin/ips2cc
 	ln -sf ips2cc $@
 
+# ips2-preload: runs a program not built with ips2cc with libips2 preloaded.
+$(B)/bin/ips2-preload: instr/ips2-preload
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod +x $@
+
 LIBRARIES += $(RUNTIME_LIB)
-PROGRAMS  += $(B)/bin/ips2cc $(B)/bin/ips2c++
+PROGRAMS  += $(B)/bin/ips2cc $(B)/bin/ips2c++ $(B)/bin/ips2-preload

@@ -129,6 +129,21 @@ enum ips2_kind {
     /* 19-39: synchronisation (FORMAT.md "Synchronisation") */
 
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
+    IPS2_EV_CHAN = 40,       /* payload: fd; extra: type, out key, in key, self[3], peer[3] */
+    IPS2_EV_SEND = 41,       /* payload: fd; extra: key, offset, bytes, errno, start, call */
+    IPS2_EV_RECV = 42,       /* payload: fd; extra: key, offset, bytes, errno, start, call */
+    IPS2_EV_DGRAM_SEND = 43, /* payload: fd; extra: key, seq, bytes, errno, start, call, peer[3] */
+    IPS2_EV_DGRAM_RECV = 44, /* payload: fd; extra: key, seq, bytes, errno, start, call, peer[3] */
+    IPS2_EV_CONNECT = 45,    /* payload: fd; extra: key, errno, start, self[3], peer[3] */
+    IPS2_EV_ACCEPT = 46,     /* payload: new fd; extra: key, errno, start, self[3], peer[3], lfd */
+    IPS2_EV_IO_WAIT = 47,    /* payload: ready; extra: call, errno, start, nfds, timeout ms */
+    IPS2_EV_OPEN = 48,       /* payload: fd; extra: errno, flags, start, type, path string */
+    IPS2_EV_CLOSE = 49,      /* payload: fd; extra: errno, start, type, out key */
+    IPS2_EV_FILE_READ = 50,  /* payload: fd; extra: offset, bytes, errno, start, call, type */
+    IPS2_EV_FILE_WRITE = 51, /* payload: fd; extra: offset, bytes, errno, start, call, type */
+    IPS2_EV_FILE_SEEK = 52,  /* payload: fd; extra: offset, whence, result, errno, start */
+    IPS2_EV_FILE_SYNC = 53,  /* payload: fd; extra: call, errno, start */
+    IPS2_EV_SHUTDOWN = 54,   /* payload: fd; extra: how, errno, out key */
 
     /* 70-89: processes and PVM (FORMAT.md "Processes and PVM") */
     IPS2_EV_SPAWN = 70,       /* payload: child pid; extra: how, error, start timer, string */
@@ -162,6 +177,51 @@ enum ips2_exit_how {
     IPS2_EXIT_SIGNAL = 3, /* killed by a signal; status = signal number */
     IPS2_EXIT_EXEC = 4,   /* replaced by exec */
     IPS2_EXIT_CANCEL = 5, /* thread cancelled */
+};
+
+/* Messages and files (kinds 40-69, FORMAT.md 9.2): what a descriptor is
+ * (CHAN extra[0], OPEN extra[3], CLOSE extra[2], FILE_* type), and which
+ * call moved the data or waited (the "call" words). */
+enum ips2_chan_type {
+    IPS2_CHAN_UNKNOWN = 0,
+    IPS2_CHAN_FILE = 1, /* regular file or block device */
+    IPS2_CHAN_PIPE = 2,
+    IPS2_CHAN_FIFO = 3,
+    IPS2_CHAN_TCP = 4,
+    IPS2_CHAN_UDP = 5,
+    IPS2_CHAN_UNIX_STREAM = 6,
+    IPS2_CHAN_UNIX_DGRAM = 7,
+    IPS2_CHAN_UNIX_SEQPACKET = 8,
+    IPS2_CHAN_OTHER = 9, /* terminal, character device, eventfd, other sockets, ... */
+};
+
+enum ips2_io_call {
+    IPS2_IO_READ = 1,
+    IPS2_IO_WRITE = 2,
+    IPS2_IO_PREAD = 3,
+    IPS2_IO_PWRITE = 4,
+    IPS2_IO_READV = 5,
+    IPS2_IO_WRITEV = 6,
+    IPS2_IO_PREADV = 7,
+    IPS2_IO_PWRITEV = 8,
+    IPS2_IO_SEND = 9,
+    IPS2_IO_RECV = 10,
+    IPS2_IO_SENDTO = 11,
+    IPS2_IO_RECVFROM = 12,
+    IPS2_IO_SENDMSG = 13,
+    IPS2_IO_RECVMSG = 14,
+    IPS2_IO_SENDMMSG = 15,
+    IPS2_IO_RECVMMSG = 16,
+    IPS2_IO_POLL = 17,
+    IPS2_IO_PPOLL = 18,
+    IPS2_IO_SELECT = 19,
+    IPS2_IO_PSELECT = 20,
+    IPS2_IO_EPOLL_WAIT = 21,
+    IPS2_IO_EPOLL_PWAIT = 22,
+    IPS2_IO_EPOLL_PWAIT2 = 23,
+    IPS2_IO_FSYNC = 24,
+    IPS2_IO_FDATASYNC = 25,
+    IPS2_IO_PEEK = 0x100, /* flag: MSG_PEEK, the data stays queued */
 };
 
 /* Processes and PVM (kinds 70-89): what started a child (SPAWN extra[0]),

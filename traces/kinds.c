@@ -30,6 +30,21 @@ static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
     /* 19-39: synchronisation */
 
     /* 40-69: messages and file I/O */
+    [IPS2_EV_CHAN] = "chan",
+    [IPS2_EV_SEND] = "send",
+    [IPS2_EV_RECV] = "recv",
+    [IPS2_EV_DGRAM_SEND] = "dgram-send",
+    [IPS2_EV_DGRAM_RECV] = "dgram-recv",
+    [IPS2_EV_CONNECT] = "connect",
+    [IPS2_EV_ACCEPT] = "accept",
+    [IPS2_EV_IO_WAIT] = "io-wait",
+    [IPS2_EV_OPEN] = "open",
+    [IPS2_EV_CLOSE] = "close",
+    [IPS2_EV_FILE_READ] = "file-read",
+    [IPS2_EV_FILE_WRITE] = "file-write",
+    [IPS2_EV_FILE_SEEK] = "file-seek",
+    [IPS2_EV_FILE_SYNC] = "file-sync",
+    [IPS2_EV_SHUTDOWN] = "shutdown",
 
     /* 70-89: processes and PVM */
     [IPS2_EV_SPAWN] = "spawn",
