@@ -41,6 +41,9 @@ LIBRARIES += $(SLAVE_LIB)
 PROGRAMS  += $(B)/bin/ips2-reduce
 HEADERS   += $(B)/include/ips2_reductions.h
 
+# bench/run-reduce times ips2-reduce against uftrace report.
+bench: $(B)/bin/ips2-reduce
+
 # --- ips2slave: the slave analyst program (PVM task, one per machine) -------
 # Runs a machine's processes, reduces its traces with the library above,
 # sends the reductions to the master (slave/ips2_proto.h).  proto_pack.o is

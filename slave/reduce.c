@@ -427,8 +427,8 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
         if (r.started) {
             if (r.first_t < p->start_ns)
                 p->start_ns = r.first_t;
-            if (r.last_t > p->end_ns)
-                p->end_ns = r.last_t;
+            if (r.h.last_t > p->end_ns)
+                p->end_ns = r.h.last_t;
         }
         b->r->events += r.events;
         b->r->trace_bytes += s->size;

@@ -197,10 +197,10 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
     th->tid = tid;
     th->create_seq = r->create_seq;
     th->start_ns = r->first_t;
-    th->end_ns = r->last_t;
+    th->end_ns = r->h.last_t;
     memcpy(th->m, r->m, sizeof(th->m));
-    th->m[IPS2_M_CPU] = r->cum_cpu;
-    th->m[IPS2_M_WALL] = r->cum_wall;
+    th->m[IPS2_M_CPU] = r->h.cum_cpu;
+    th->m[IPS2_M_WALL] = r->h.cum_wall;
     th->m[IPS2_M_CALLS] = r->calls;
     th->first_proc = (uint32_t)b->r->nprocs;
 

@@ -8,8 +8,8 @@
  * decoder gives exactly the reader's events (FORMAT.md sections 3 and 6:
  * the same records, wall times and derived CPU times, including the
  * interpolation queue and its limits) but decodes the records in a tight
- * loop, converts timer ticks to ns with a multiplication checked by one
- * integer step instead of a division, and feeds the shadow stack directly.
+ * loop, converts timer ticks to ns with a multiplication by a reciprocal
+ * instead of a 128-bit division, and feeds the shadow stack directly.
  *
  * It decodes only what the reader accepts without complaint.  At anything
  * the reader would call an error, or a header it would not expect here,
@@ -30,14 +30,19 @@
 #define QUEUE_MAX_WORDS  (256u * 1024u) /* as the reader's */
 #define FAST_CONV_MAX    (1ull << 34)   /* ticks * 1e9 fits in 64 bits */
 
-/* An event waiting for the next exact CPU reading. */
+/* An event waiting for the next exact CPU reading: 16 bytes, as the queue
+ * is written and read once per event.  ENTER and EXIT keep their address
+ * and kind in pk; other events keep the index of their record in pool
+ * (kind, payload, offset, nextra, then the extra words). */
 struct qent {
     uint64_t timer;
-    uint64_t payload;
-    uint32_t kind;
-    uint32_t word; /* long records: index of nextra, then the words, in pool */
-    uint64_t offset;
+    uint64_t pk; /* address | kind << 56, or QE_LONG | pool index */
 };
+#define QE_LONG        (1ull << 63)
+#define QE_PK(k, addr) ((addr) | (uint64_t)(k) << 56)
+#define QE_KIND(pk)    ((unsigned)((pk) >> 56) & 0x7f)
+#define QE_ADDR(pk)    ((pk)&IPS2_PAYLOAD_MASK)
+#define POOL_HEAD      4 /* words before a long record's extra words */
 
 struct fr {
     int fd;
@@ -58,7 +63,9 @@ struct fr {
     /* ticks to ns */
     bool mono;
     uint64_t hz;
-    double ns_per_tick;
+    uint64_t div_magic; /* divide() by hz */
+    unsigned div_shift;
+    bool div_add;
 
     struct qent *q;
     uint32_t qn;
@@ -75,27 +82,51 @@ struct fr {
 
 /* ---- time ------------------------------------------------------------ */
 
+/* Division by the constant hz as a multiplication (Granlund and
+ * Montgomery; the unsigned 64-bit scheme of libdivide): exact for every
+ * 64-bit n. */
+static void divider_init(struct fr *f, uint64_t d)
+{
+    unsigned l = 63u - (unsigned)__builtin_clzll(d);
+
+    f->div_add = false;
+    if ((d & (d - 1)) == 0) { /* a power of two: a shift */
+        f->div_magic = 0;
+        f->div_shift = l;
+        return;
+    }
+    unsigned __int128 big = (unsigned __int128)1 << (64 + l);
+    uint64_t m = (uint64_t)(big / d), rem = (uint64_t)(big % d);
+    if (d - rem < (1ull << l)) {
+        f->div_shift = l;
+    } else {
+        m += m;
+        uint64_t twice = rem + rem;
+        if (twice >= d || twice < rem)
+            m += 1;
+        f->div_shift = l;
+        f->div_add = true;
+    }
+    f->div_magic = m + 1;
+}
+
+static inline uint64_t divide(const struct fr *f, uint64_t n)
+{
+    if (f->div_magic == 0)
+        return n >> f->div_shift;
+    uint64_t q = (uint64_t)(((unsigned __int128)f->div_magic * n) >> 64);
+    if (f->div_add)
+        return (((n - q) >> 1) + q) >> f->div_shift;
+    return q >> f->div_shift;
+}
+
 /* floor(x * 1e9 / hz), exactly. */
 static inline uint64_t conv(const struct fr *f, uint64_t x)
 {
     if (f->mono)
         return x;
-    if (RT_LIKELY(x < FAST_CONV_MAX)) {
-        uint64_t n = x * 1000000000ull;
-        uint64_t q = (uint64_t)((double)x * f->ns_per_tick);
-        uint64_t rem = n - q * f->hz;
-        int64_t srem;
-        memcpy(&srem, &rem, sizeof(srem));
-        while (srem < 0) {
-            q--;
-            srem += (int64_t)f->hz;
-        }
-        while ((uint64_t)srem >= f->hz) {
-            q++;
-            srem -= (int64_t)f->hz;
-        }
-        return q;
-    }
+    if (RT_LIKELY(x < FAST_CONV_MAX))
+        return divide(f, x * 1000000000ull);
     return (uint64_t)((unsigned __int128)x * 1000000000u / f->hz);
 }
 
@@ -138,16 +169,20 @@ static inline void deliver(struct fr *f, unsigned kind, uint64_t timer, uint64_t
                            uint64_t offset)
 {
     struct rt *r = f->r;
+    struct rt_hot k = r->h;
     int64_t t = (int64_t)wall + f->offset;
 
     r->events++;
     if (kind == IPS2_EV_ENTER) {
-        rt_enter(r, t, cpu, payload);
+        rt_enter(r, &k, t, cpu, payload);
+        r->h = k;
     } else if (kind == IPS2_EV_EXIT) {
-        rt_exit(r, t, cpu, payload);
+        rt_exit(r, &k, t, cpu, payload);
+        r->h = k;
     } else {
         struct ips2_event ev = {kind, exact, timer, wall, cpu, payload, nextra, extra, offset};
-        rt_advance(r, t, cpu);
+        rt_advance(r, &k, t, cpu);
+        r->h = k;
         red_kind_event(r, &f->ks, &f->clock, &ev, t);
     }
     if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
@@ -163,6 +198,7 @@ static void flush_queue(struct fr *f, bool next, uint64_t t1, uint64_t c1)
     const uint64_t t0 = f->exact_timer, c0 = f->exact_cpu;
     const bool same_base = t0 == f->sync_timer && !f->mono;
     struct rt *r = f->r;
+    struct rt_hot k = r->h;
 
     for (uint32_t i = 0; i < f->qn; i++) {
         const struct qent *e = &f->q[i];
@@ -183,21 +219,24 @@ static void flush_queue(struct fr *f, bool next, uint64_t t1, uint64_t c1)
             wall = wall_of(f, e->timer);
             cpu = next ? derive(f, t0, c0, t1, c1, e->timer) : c0;
         }
-        if (e->kind == IPS2_EV_ENTER || e->kind == IPS2_EV_EXIT) {
+        if (!(e->pk & QE_LONG)) {
             int64_t t = (int64_t)wall + f->offset;
             r->events++;
-            if (e->kind == IPS2_EV_ENTER)
-                rt_enter(r, t, cpu, e->payload);
+            if (QE_KIND(e->pk) == IPS2_EV_ENTER)
+                rt_enter(r, &k, t, cpu, QE_ADDR(e->pk));
             else
-                rt_exit(r, t, cpu, e->payload);
+                rt_exit(r, &k, t, cpu, QE_ADDR(e->pk));
             if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
-                red_progress_tick(f->prog, r->events, e->offset);
+                red_progress_tick(f->prog, r->events, f->pos);
         } else {
-            const uint64_t *w = f->pool + e->word;
-            deliver(f, e->kind, e->timer, wall, cpu, false, e->payload, w + 1, (unsigned)w[0],
-                    e->offset);
+            const uint64_t *w = f->pool + (e->pk & ~QE_LONG);
+            r->h = k;
+            deliver(f, (unsigned)w[0], e->timer, wall, cpu, false, w[1], w + POOL_HEAD,
+                    (unsigned)w[3], w[2]);
+            k = r->h;
         }
     }
+    r->h = k;
     f->qn = 0;
     f->pool_used = 0;
     f->reader_words = 0;
@@ -210,9 +249,9 @@ static bool queue_long(struct fr *f, unsigned kind, uint64_t timer, uint64_t pay
 {
     if (f->qn == QUEUE_MAX_EVENTS || f->reader_words + nextra > QUEUE_MAX_WORDS)
         return false;
-    if (f->pool_cap - f->pool_used < (size_t)nextra + 1) {
+    if (f->pool_cap - f->pool_used < (size_t)nextra + POOL_HEAD) {
         size_t cap = f->pool_cap ? f->pool_cap : 1024;
-        while (cap - f->pool_used < (size_t)nextra + 1)
+        while (cap - f->pool_used < (size_t)nextra + POOL_HEAD)
             cap *= 2;
         uint64_t *p = realloc(f->pool, cap * sizeof(*p));
         if (!p)
@@ -222,13 +261,18 @@ static bool queue_long(struct fr *f, unsigned kind, uint64_t timer, uint64_t pay
     }
     struct qent *e = &f->q[f->qn++];
     e->timer = timer;
-    e->payload = payload;
-    e->kind = kind;
-    e->word = (uint32_t)f->pool_used;
-    e->offset = offset;
-    f->pool[f->pool_used] = nextra;
-    memcpy(f->pool + f->pool_used + 1, extra, (size_t)nextra * 8);
-    f->pool_used += (size_t)nextra + 1;
+    if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
+        e->pk = QE_PK(kind, payload);
+        return true;
+    }
+    uint64_t *w = f->pool + f->pool_used;
+    e->pk = QE_LONG | f->pool_used;
+    w[0] = kind;
+    w[1] = payload;
+    w[2] = offset;
+    w[3] = nextra;
+    memcpy(w + POOL_HEAD, extra, (size_t)nextra * 8);
+    f->pool_used += (size_t)nextra + POOL_HEAD;
     f->reader_words += nextra;
     return true;
 }
@@ -338,9 +382,8 @@ static int run(struct fr *f)
                     break;
                 struct qent *e = &q[qn++];
                 e->timer = sync_timer + IPS2_SHORT_DELTA(w);
-                e->payload = addr_base + IPS2_SHORT_OFFSET(w);
-                e->kind = kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT;
-                e->offset = pos;
+                e->pk = QE_PK(kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT,
+                              addr_base + IPS2_SHORT_OFFSET(w));
                 p += 8;
                 pos += 8;
             }
@@ -467,7 +510,7 @@ int red_stream_raw(const char *path, struct rt *r, int64_t session_offset,
     f.interp = f.h.cpu_method == IPS2_CPU_INTERP;
     f.mono = f.h.timer == IPS2_TIMER_MONOTONIC;
     f.hz = f.h.tsc_hz;
-    f.ns_per_tick = f.mono ? 1.0 : 1e9 / (double)f.hz;
+    divider_init(&f, f.mono ? 1 : f.hz);
     f.r = r;
     f.offset = session_offset;
     f.clock = (struct red_clock){session_offset, f.h.timer, f.h.tsc_hz};

@@ -35,24 +35,28 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     const struct ips2_file_header *h = ips2_reader_header(rd);
     struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
     memset(&ks, 0, sizeof(ks));
+    struct rt_hot k = r->h;
     while ((rc = ips2_reader_next(rd, &ev)) == 1) {
         int64_t t = (int64_t)ev->wall_ns + session_offset;
         r->events++;
         switch (ev->kind) {
         case IPS2_EV_ENTER:
-            rt_enter(r, t, ev->cpu_ns, ev->payload);
+            rt_enter(r, &k, t, ev->cpu_ns, ev->payload);
             break;
         case IPS2_EV_EXIT:
-            rt_exit(r, t, ev->cpu_ns, ev->payload);
+            rt_exit(r, &k, t, ev->cpu_ns, ev->payload);
             break;
         default:
-            rt_advance(r, t, ev->cpu_ns);
+            rt_advance(r, &k, t, ev->cpu_ns);
+            r->h = k;
             red_kind_event(r, &ks, &clock, ev, t);
+            k = r->h;
             break;
         }
         if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
             red_progress_tick(prog, r->events, ev->offset);
     }
+    r->h = k;
     if (rc < 0)
         snprintf(err, IPS2_ERR_MAX, "%s", ips2_reader_error(rd));
     ips2_reader_close(rd);

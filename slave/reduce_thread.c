@@ -32,7 +32,7 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
     r->ps = ps;
     r->pe = pe;
     r->interval_ns = interval_ns ? interval_ns : DEFAULT_INTERVAL_NS;
-    r->fast_end = INT64_MIN; /* the first event takes the slow path */
+    r->h.fast_end = INT64_MIN; /* the first event takes the slow path */
     r->exit_how = -1;
     r->thread_exit_how = -1;
     r->proc_start_how = -1;
@@ -95,9 +95,9 @@ static void flush_bucket(struct rt *r)
             p->snap_cpu = p->m[IPS2_M_CPU];
         }
     }
-    if (r->cum_cpu != r->snap_cum_cpu) {
-        hist_add(r, &r->cpu_hist, r->bucket, (double)(r->cum_cpu - r->snap_cum_cpu));
-        r->snap_cum_cpu = r->cum_cpu;
+    if (r->h.cum_cpu != r->snap_cum_cpu) {
+        hist_add(r, &r->cpu_hist, r->bucket, (double)(r->h.cum_cpu - r->snap_cum_cpu));
+        r->snap_cum_cpu = r->h.cum_cpu;
     }
 }
 
@@ -137,10 +137,10 @@ static void goto_bucket(struct rt *r, int64_t t)
 
 static void set_fast_end(struct rt *r)
 {
-    if (r->last_t >= r->ps && r->last_t < r->pe)
-        r->fast_end = min64(r->bucket_end, r->pe);
+    if (r->h.last_t >= r->ps && r->h.last_t < r->pe)
+        r->h.fast_end = min64(r->bucket_end, r->pe);
     else
-        r->fast_end = INT64_MIN;
+        r->h.fast_end = INT64_MIN;
 }
 
 /* ---- the clock ------------------------------------------------------- */
@@ -148,8 +148,8 @@ static void set_fast_end(struct rt *r)
 void rt_first(struct rt *r, int64_t t, uint64_t c)
 {
     r->started = true;
-    r->first_t = r->last_t = t;
-    r->last_c = c;
+    r->first_t = r->h.last_t = t;
+    r->h.last_c = c;
     red_hgeom_init(&r->geom, max64(t, r->ps), r->interval_ns);
     r->bucket = 0;
     r->bucket_end = r->geom.start + (int64_t)r->geom.width;
@@ -165,12 +165,12 @@ static uint64_t share(uint64_t dc, uint64_t x, uint64_t dt)
 /* Charges cpu and wall to the top procedure and the thread's totals. */
 static void charge(struct rt *r, uint64_t cpu, uint64_t wall)
 {
-    struct rt_proc *p = &r->procs[r->top];
+    struct rt_proc *p = &r->procs[r->h.top];
 
     p->m[IPS2_M_CPU] += cpu;
     p->m[IPS2_M_WALL] += wall;
-    r->cum_cpu += cpu;
-    r->cum_wall += wall;
+    r->h.cum_cpu += cpu;
+    r->h.cum_wall += wall;
 }
 
 void rt_advance_slow(struct rt *r, int64_t t, uint64_t c)
@@ -179,13 +179,13 @@ void rt_advance_slow(struct rt *r, int64_t t, uint64_t c)
         rt_first(r, t, c);
         return;
     }
-    if (t < r->last_t) /* time never runs backwards for us */
-        t = r->last_t;
-    if (c < r->last_c)
-        c = r->last_c;
+    if (t < r->h.last_t) /* time never runs backwards for us */
+        t = r->h.last_t;
+    if (c < r->h.last_c)
+        c = r->h.last_c;
 
-    const int64_t t0 = r->last_t;
-    const uint64_t dt = (uint64_t)(t - t0), dc = c - r->last_c;
+    const int64_t t0 = r->h.last_t;
+    const uint64_t dt = (uint64_t)(t - t0), dc = c - r->h.last_c;
     if (dt == 0) {
         if (dc && in_phase(r, t0)) {
             goto_bucket(r, t0);
@@ -202,8 +202,8 @@ void rt_advance_slow(struct rt *r, int64_t t, uint64_t c)
             s = e;
         }
     }
-    r->last_t = t;
-    r->last_c = c;
+    r->h.last_t = t;
+    r->h.last_c = c;
     set_fast_end(r);
 }
 
@@ -352,7 +352,7 @@ bool rt_push_grow(struct rt *r)
  * child inherits its parent's stack) and is ignored. */
 void rt_exit_slow(struct rt *r, uint64_t addr)
 {
-    uint32_t d = r->depth;
+    uint32_t d = r->h.depth;
 
     while (d > 0 && r->stack[d - 1].addr != addr)
         d--;
@@ -360,11 +360,11 @@ void rt_exit_slow(struct rt *r, uint64_t addr)
         r->unmatched_exits++;
         return;
     }
-    while (r->depth > d) {
-        rt_pop(r);
+    while (r->h.depth > d) {
+        rt_pop(r, &r->h);
         r->unwound++;
     }
-    rt_pop(r);
+    rt_pop(r, &r->h);
 }
 
 /* ---- interactions ---------------------------------------------------- */
@@ -373,7 +373,7 @@ void rt_count(struct rt *r, unsigned metric, int64_t t, uint64_t v)
 {
     if (metric >= IPS2_M_COUNT || !r->started || !in_phase(r, t))
         return;
-    r->procs[r->top].m[metric] += v;
+    r->procs[r->h.top].m[metric] += v;
     r->m[metric] += v;
     hist_add(r, &r->mhist[metric], bucket_of(r, t < r->geom.start ? r->geom.start : t), (double)v);
 }
@@ -406,7 +406,7 @@ void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
     int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
     if (b <= a)
         return;
-    r->procs[r->top].m[metric] += (uint64_t)(b - a);
+    r->procs[r->h.top].m[metric] += (uint64_t)(b - a);
     r->m[metric] += (uint64_t)(b - a);
     spread(r, &r->mhist[metric], a, b, (uint64_t)(b - a));
 }
@@ -446,8 +446,8 @@ void rt_finish(struct rt *r)
 {
     if (!r->started)
         return;
-    r->open_at_end = r->depth;
-    while (r->depth)
-        rt_pop(r);
+    r->open_at_end = r->h.depth;
+    while (r->h.depth)
+        rt_pop(r, &r->h);
     flush_bucket(r);
 }

@@ -20,7 +20,8 @@
  *
  * The hot path (rt_enter, rt_exit, rt_advance) is inline here, so that
  * both stream decoders (reduce_stream.c, reduce_raw.c) get it without a
- * call; everything rare is in reduce_thread.c.
+ * call, with the state that changes at every event in registers (struct
+ * rt_hot); everything rare is in reduce_thread.c.
  */
 #ifndef IPS2_SLAVE_REDUCE_THREAD_H
 #define IPS2_SLAVE_REDUCE_THREAD_H
@@ -63,16 +64,28 @@ struct rt_object {
     uint64_t waits, wait_ns, spin_ns;
 };
 
+/* What changes at every event.  A decoder keeps a copy in a local
+ * variable, which the compiler keeps in registers, passes it to the inline
+ * functions below, and stores it back into r->h around anything else (the
+ * rare paths work on r->h); rt_enter() and friends do that themselves. */
+struct rt_hot {
+    int64_t last_t;             /* the latest event's time */
+    int64_t fast_end;           /* events before it take the fast path */
+    uint64_t last_c;            /* its CPU time */
+    uint64_t cum_cpu, cum_wall; /* running totals inside the phase */
+    uint32_t top;               /* proc index on top of the stack, 0 when empty */
+    uint32_t depth;             /* frames on the stack */
+};
+
 struct rt {
     /* configuration */
     int64_t ps, pe; /* phase [ps, pe) */
     uint64_t interval_ns;
 
-    /* clock: the latest event; running totals inside the phase */
+    /* clock: the first event; the hot state (see struct rt_hot) */
     bool started;
-    int64_t first_t, last_t, fast_end;
-    uint64_t last_c;
-    uint64_t cum_cpu, cum_wall;
+    int64_t first_t;
+    struct rt_hot h;
 
     /* histograms: one geometry for the thread */
     struct red_hgeom geom;
@@ -96,10 +109,9 @@ struct rt {
     uint32_t *amap_val;
     uint32_t amap_mask;
 
-    /* shadow stack */
+    /* shadow stack (its depth and top are in h) */
     struct rt_frame *stack;
-    uint32_t depth, cap_stack;
-    uint32_t top; /* proc index on top, 0 when empty */
+    uint32_t cap_stack;
 
     /* objects */
     struct rt_object *objects;
@@ -139,7 +151,7 @@ void rt_free(struct rt *r);
  * flushes the current histogram bucket. */
 void rt_finish(struct rt *r);
 
-/* Rare paths, in reduce_thread.c. */
+/* Rare paths, in reduce_thread.c; they work on r->h. */
 void rt_first(struct rt *r, int64_t t, uint64_t c);
 void rt_advance_slow(struct rt *r, int64_t t, uint64_t c);
 uint32_t rt_proc_insert(struct rt *r, uint64_t addr);
@@ -157,47 +169,51 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
                     uint64_t spin_ns);
 
 /* Moves the clock to (t, c), charging the interval to the top procedure. */
-static inline void rt_advance(struct rt *r, int64_t t, uint64_t c)
+static inline __attribute__((always_inline)) void rt_advance(struct rt *r, struct rt_hot *k,
+                                                             int64_t t, uint64_t c)
 {
-    if (RT_LIKELY(t < r->fast_end && t >= r->last_t && c >= r->last_c)) {
-        uint64_t dc = c - r->last_c, dt = (uint64_t)(t - r->last_t);
-        struct rt_proc *p = &r->procs[r->top];
+    if (RT_LIKELY(t < k->fast_end && t >= k->last_t && c >= k->last_c)) {
+        uint64_t dc = c - k->last_c, dt = (uint64_t)(t - k->last_t);
+        struct rt_proc *p = &r->procs[k->top];
         p->m[IPS2_M_CPU] += dc;
         p->m[IPS2_M_WALL] += dt;
-        r->cum_cpu += dc;
-        r->cum_wall += dt;
-        r->last_t = t;
-        r->last_c = c;
+        k->cum_cpu += dc;
+        k->cum_wall += dt;
+        k->last_t = t;
+        k->last_c = c;
         return;
     }
+    r->h = *k;
     rt_advance_slow(r, t, c);
+    *k = r->h;
 }
 
-static inline uint32_t rt_proc_of(struct rt *r, uint64_t addr)
+static inline __attribute__((always_inline)) uint32_t rt_proc_of(struct rt *r, uint64_t addr)
 {
     uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 40) & r->map_mask;
 
     for (;;) {
-        uint64_t k = r->map_key[i];
-        if (RT_LIKELY(k == addr + 1))
+        uint64_t key = r->map_key[i];
+        if (RT_LIKELY(key == addr + 1))
             return r->map_val[i];
-        if (k == 0)
+        if (key == 0)
             return rt_proc_insert(r, addr);
         i = (i + 1) & r->map_mask;
     }
 }
 
-static inline void rt_enter(struct rt *r, int64_t t, uint64_t c, uint64_t addr)
+static inline __attribute__((always_inline)) void rt_enter(struct rt *r, struct rt_hot *k,
+                                                           int64_t t, uint64_t c, uint64_t addr)
 {
-    rt_advance(r, t, c);
+    rt_advance(r, k, t, c);
     uint32_t callee = rt_proc_of(r, addr);
     if (RT_UNLIKELY(callee == 0))
         return; /* out of memory: r->oom is set */
-    if (RT_UNLIKELY(r->depth == r->cap_stack) && !rt_push_grow(r))
+    if (RT_UNLIKELY(k->depth == r->cap_stack) && !rt_push_grow(r))
         return;
     struct rt_proc *p = &r->procs[callee];
-    uint32_t caller = r->top, arc;
-    if (RT_LIKELY(p->last_caller == caller && p->last_arc != UINT32_MAX)) {
+    uint32_t caller = k->top, arc;
+    if (RT_LIKELY(p->last_caller == caller)) {
         arc = p->last_arc;
     } else {
         arc = rt_arc_find(r, caller, callee);
@@ -212,39 +228,43 @@ static inline void rt_enter(struct rt *r, int64_t t, uint64_t c, uint64_t addr)
         r->arcs[arc].count++;
         r->calls++;
     }
-    struct rt_frame *f = &r->stack[r->depth++];
+    struct rt_frame *f = &r->stack[k->depth++];
     f->addr = addr;
-    f->cum_cpu = r->cum_cpu;
-    f->cum_wall = r->cum_wall;
+    f->cum_cpu = k->cum_cpu;
+    f->cum_wall = k->cum_wall;
     f->proc = callee;
     f->arc = arc;
     f->outer = p->active++ == 0;
-    r->top = callee;
+    k->top = callee;
 }
 
 /* Pops the top frame. */
-static inline void rt_pop(struct rt *r)
+static inline __attribute__((always_inline)) void rt_pop(struct rt *r, struct rt_hot *k)
 {
-    struct rt_frame *f = &r->stack[--r->depth];
+    struct rt_frame *f = &r->stack[--k->depth];
     struct rt_proc *p = &r->procs[f->proc];
 
     p->active--;
     if (f->outer) {
-        uint64_t dc = r->cum_cpu - f->cum_cpu;
+        uint64_t dc = k->cum_cpu - f->cum_cpu;
         p->incl_cpu += dc;
-        p->incl_wall += r->cum_wall - f->cum_wall;
+        p->incl_wall += k->cum_wall - f->cum_wall;
         r->arcs[f->arc].child_cpu += dc;
     }
-    r->top = r->depth ? r->stack[r->depth - 1].proc : 0;
+    k->top = k->depth ? r->stack[k->depth - 1].proc : 0;
 }
 
-static inline void rt_exit(struct rt *r, int64_t t, uint64_t c, uint64_t addr)
+static inline __attribute__((always_inline)) void rt_exit(struct rt *r, struct rt_hot *k, int64_t t,
+                                                          uint64_t c, uint64_t addr)
 {
-    rt_advance(r, t, c);
-    if (RT_LIKELY(r->depth && r->stack[r->depth - 1].addr == addr))
-        rt_pop(r);
-    else
+    rt_advance(r, k, t, c);
+    if (RT_LIKELY(k->depth && r->stack[k->depth - 1].addr == addr)) {
+        rt_pop(r, k);
+    } else {
+        r->h = *k;
         rt_exit_slow(r, addr);
+        *k = r->h;
+    }
 }
 
 #endif /* IPS2_SLAVE_REDUCE_THREAD_H */
