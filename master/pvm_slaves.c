@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tcl.h>
+#include <time.h>
 
 #include "ips2_proto.h"
 #include "pvm_slaves.h"
@@ -47,6 +48,10 @@ struct ips2_slaves {
 };
 
 static void drain(struct ips2_slaves *s);
+static int by_tid(const struct ips2_slaves *s, int tid);
+
+/* How long ips2_slaves_free() waits for the slaves to go. */
+#define QUIT_WAIT_MS 3000
 
 static void file_proc(ClientData cd, int mask)
 {
@@ -122,11 +127,35 @@ int ips2_slaves_live(const struct ips2_slaves *s)
     return n;
 }
 
+/* Waits (blocking, at most timeout_ms) for the exit notifications of the
+ * slaves told to quit; other messages stay queued. */
+static void wait_quit(struct ips2_slaves *s, int timeout_ms)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (ips2_slaves_live(s) > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left =
+            timeout_ms - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left <= 0)
+            break;
+        struct timeval tv = {left / 1000, (left % 1000) * 1000};
+        int buf = pvm_trecv(-1, IPS2_TAG_TASK_EXIT, &tv);
+        if (buf <= 0)
+            break;
+        int32_t tid = 0;
+        int i;
+        if (ips2_upk_i32(&tid) >= 0 && (i = by_tid(s, tid)) >= 0)
+            s->v[i].alive = false;
+    }
+}
+
 void ips2_slaves_free(struct ips2_slaves *s)
 {
     if (s == NULL || s->closed)
         return;
     ips2_slaves_quit_all(s);
+    wait_quit(s, QUIT_WAIT_MS);
     s->closed = true;
     if (getenv("IPS2SLAVE_HOLD") != NULL)
         pvm_unexport("IPS2SLAVE_HOLD");
@@ -289,6 +318,11 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
         if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_i32(&y)) >= 0 && s->ev.done != NULL)
             s->ev.done(s->arg, i, x, y);
         break;
+    case IPS2_TAG_QUERY_FAILED:
+        if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_str(&a)) >= 0 &&
+            s->ev.query_failed != NULL)
+            s->ev.query_failed(s->arg, i, x, a);
+        break;
     default:
         break;
     }
@@ -341,7 +375,7 @@ static int send_to(struct ips2_slaves *s, int slave, int tag)
 
 int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir,
                        const char *machine, const char *host, int64_t session_start,
-                       int64_t interval_ns, int64_t grace_ms)
+                       int64_t interval_ns, int64_t grace_ms, uint32_t flags)
 {
     TRY(pvm_initsend(PvmDataDefault));
     TRY(ips2_pk_u32(IPS2_PROTO_VERSION));
@@ -351,6 +385,7 @@ int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir
     TRY(ips2_pk_i64(session_start));
     TRY(ips2_pk_i64(interval_ns));
     TRY(ips2_pk_i64(grace_ms));
+    TRY(ips2_pk_u32(flags));
     return send_to(s, slave, IPS2_TAG_CONFIG);
 }
 
@@ -410,6 +445,19 @@ int ips2_slaves_phase(struct ips2_slaves *s, int slave, int query, int64_t start
     for (int i = 0; i < nshifts; i++)
         TRY(ips2_pk_i64(shifts[i]));
     return send_to(s, slave, IPS2_TAG_PHASE);
+}
+
+int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
+                       int64_t session_start, int64_t start, int64_t end, int64_t interval_ns)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_str(trace_dir));
+    TRY(ips2_pk_i64(session_start));
+    TRY(ips2_pk_i64(start));
+    TRY(ips2_pk_i64(end));
+    TRY(ips2_pk_i64(interval_ns));
+    return send_to(s, slave, IPS2_TAG_REDUCE);
 }
 
 int ips2_slaves_quit(struct ips2_slaves *s, int slave)

@@ -24,6 +24,7 @@ struct ips2_slave_events {
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);
+    void (*query_failed)(void *arg, int slave, int query, const char *why);
     /* the slave's task ended (or its host left the VM) without being told to quit */
     void (*died)(void *arg, int slave, const char *why);
     /* the slave's task is gone, for whatever reason (after died, if it died) */
@@ -39,8 +40,9 @@ struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
                                     const struct ips2_slave_events *ev, void *arg, char *err,
                                     size_t errsize);
 
-/* Sends QUIT to every live slave, unhooks from the event loop and frees
- * the set (later, if called from one of its callbacks). */
+/* Sends QUIT to every live slave, waits (blocking, a few seconds at most;
+ * slaves go at once) for them to end, unhooks from the event loop and
+ * frees the set (later, if called from one of its callbacks). */
 void ips2_slaves_free(struct ips2_slaves *s);
 
 /* Spawns the slave of machine on host (added to the VM if it is not in
@@ -59,7 +61,7 @@ void ips2_slaves_quit_all(struct ips2_slaves *s);
 /* Messages of ips2_proto.h; each returns 0 or a negative PVM code. */
 int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir,
                        const char *machine, const char *host, int64_t session_start,
-                       int64_t interval_ns, int64_t grace_ms);
+                       int64_t interval_ns, int64_t grace_ms, uint32_t flags);
 int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int index,
                         const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,
                         int nenv, const char *const *env_names, const char *const *env_values);
@@ -69,6 +71,8 @@ int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, co
 int ips2_slaves_go(struct ips2_slaves *s, int slave);
 int ips2_slaves_phase(struct ips2_slaves *s, int slave, int query, int64_t start, int64_t end,
                       int nshifts, const int64_t *shifts);
+int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
+                       int64_t session_start, int64_t start, int64_t end, int64_t interval_ns);
 int ips2_slaves_quit(struct ips2_slaves *s, int slave);
 
 #endif /* IPS2_PVM_SLAVES_H */

@@ -90,6 +90,16 @@ struct run {
     bool finishing, closing, close_pending; /* the end: quitting the slaves */
     Tcl_TimerToken close_timer;
     bool finished;
+    bool keep; /* the slaves stay for the session's phase queries */
+    bool shut; /* slaves and VM are gone */
+    struct RunAssoc *assoc;
+
+    /* the phase query in flight (one at a time) */
+    int next_query, query;
+    bool query_done;
+    void *query_data;
+    size_t query_size;
+    char query_err[512];
 };
 
 /* run_plan.c */

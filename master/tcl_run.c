@@ -26,14 +26,17 @@
  *	    machines {NAME {host H state done|failed stage S} ...}
  *	    pvmd {mode join|private pid PID (private: the pvmd started)}
  *	Without -done it waits (serving the event loop, so a GUI stays live)
- *	and returns [ips2::open DIR] when the master's model package provides
- *	ips2::open, else the session directory.
+ *	and returns a session object (as ips2::open would) whose phase
+ *	queries go to the slaves, which stay until the session is closed, the
+ *	next run starts, or the process exits.  A slave that outlives its
+ *	master halts a private VM (ips2_proto.h IPS2_CONFIG_HALT_ORPHAN).
  *
  *	-progress CMD is called with one more argument, an event dict:
  *	    machine M event spawned|hello|started|exited|stage|problem|
  *	    reductions|done|died  and per event: host; host pid (the slave's);
  *	    app index pid; app index pid status; stage done total; text;
- *	    bytes; ok; stage text.
+ *	    bytes; ok; stage text.  And once, machine master event pvm mode
+ *	    join|private pid PID (the private pvmd's).
  *
  *	libpvm holds one connection per process, so one run at a time.
  */
@@ -48,19 +51,23 @@
 
 #include "ips2_proto.h"
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
-#include "run.h"
+#include "run.h"         /* with tcl.h, before ips2_master.h */
+#include "ips2_master.h"
 #include "tcl_run.h"
 
 #define ASSOC_KEY "ips2::run"
 
-/* Per-interpreter state: the run in progress, if any. */
+/* Per-interpreter state: the run in progress, and the finished run whose
+ * slaves stay to answer its session's phase queries. */
 typedef struct RunAssoc {
     struct run *active;
+    struct run *kept;
 } RunAssoc;
 
 static void Progress(struct run *run, const char *machine, const char *event, Tcl_Obj *kv);
 static void MaybeFinish(struct run *run);
 static void OnEnded(void *arg, int slave);
+static void QueryAnswer(struct run *run, int query, void *data, size_t size, const char *why);
 
 /* --- helpers --------------------------------------------------------------- */
 
@@ -81,8 +88,9 @@ static void Release(Tcl_Obj **o)
     *o = NULL;
 }
 
-static void FreeRun(struct run *run)
+static void FreeRunProc(char *block)
 {
+    struct run *run = (struct run *)block;
     for (int i = 0; i < run->nprocs; i++) {
         struct run_proc *p = &run->procs[i];
         Release(&p->app);
@@ -116,6 +124,27 @@ static void FreeRun(struct run *run)
     Release(&run->problems);
     Release(&run->notes);
     Tcl_Free((char *)run);
+}
+
+/* Frees run once nothing Tcl_Preserve's it (a phase query waiting in the
+ * event loop may). */
+static void FreeRun(struct run *run)
+{
+    Tcl_EventuallyFree(run, FreeRunProc);
+}
+
+/* Quits the slaves and leaves (a private: halts) the VM, once. */
+static void Shutdown(struct run *run)
+{
+    if (run->shut)
+        return;
+    run->shut = true;
+    ips2_slaves_free(run->slaves);
+    run->slaves = NULL;
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/output/pvmd.log", Tcl_GetString(run->session));
+    ips2_vm_close(run->vm, run->vm != NULL && run->vm->mode == IPS2_VM_PRIVATE ? log : NULL);
+    run->vm = NULL;
 }
 
 /* The machine of slave index i. */
@@ -281,6 +310,10 @@ static void OnReductions(void *arg, int slave, int query, void *data, size_t siz
 {
     struct run *run = arg;
     struct run_machine *m = BySlave(run, slave);
+    if (m != NULL && query > 0) {
+        QueryAnswer(run, query, data, size, NULL);
+        return;
+    }
     if (m == NULL || query != 0) {
         free(data);
         return;
@@ -307,6 +340,25 @@ static void OnReductions(void *arg, int slave, int query, void *data, size_t siz
     Tcl_Obj *kv = Tcl_NewDictObj();
     Put(kv, "bytes", Tcl_NewWideIntObj((Tcl_WideInt)size));
     Progress(run, m->name, "reductions", kv);
+}
+
+/* The answer to the phase query waiting in SlaveReduce(). */
+static void QueryAnswer(struct run *run, int query, void *data, size_t size, const char *why)
+{
+    if (query != run->query || run->query_done) {
+        free(data);
+        return;
+    }
+    run->query_done = true;
+    run->query_data = data;
+    run->query_size = size;
+    snprintf(run->query_err, sizeof run->query_err, "%s", why ? why : "");
+}
+
+static void OnQueryFailed(void *arg, int slave, int query, const char *why)
+{
+    (void)slave;
+    QueryAnswer(arg, query, NULL, 0, why);
 }
 
 static void OnDone(void *arg, int slave, int query, int ok)
@@ -345,6 +397,7 @@ static const struct ips2_slave_events Events = {
     .done = OnDone,
     .died = OnDied,
     .ended = OnEnded,
+    .query_failed = OnQueryFailed,
 };
 
 /* --- callbacks into Tcl ------------------------------------------------------ */
@@ -399,8 +452,8 @@ static Tcl_Obj *ResultDict(struct run *run)
     return d;
 }
 
-/* The slaves are gone (or would not go): shifts, manifest, leave PVM,
- * tell the caller. */
+/* The slaves are gone (or would not go, or stay for the session's phase
+ * queries): shifts, manifest, leave PVM unless kept, tell the caller. */
 static void Close(ClientData cd)
 {
     struct run *run = cd;
@@ -410,12 +463,8 @@ static void Close(ClientData cd)
     run->close_timer = NULL;
     Ips2RunShifts(run);
     run->finished = true;
-    ips2_slaves_free(run->slaves);
-    run->slaves = NULL;
-    char log[PATH_MAX];
-    snprintf(log, sizeof log, "%s/output/pvmd.log", Tcl_GetString(run->session));
-    ips2_vm_close(run->vm, log);
-    run->vm = NULL;
+    if (!run->keep)
+        Shutdown(run);
     if (Ips2RunWriteManifest(run) != TCL_OK) {
         Ips2RunProblem(run, "master", "cannot write the manifest: %s",
                        Tcl_GetString(Tcl_GetObjResult(interp)));
@@ -435,7 +484,7 @@ static void Close(ClientData cd)
         Tcl_DecrRefCount(cmd);
         FreeRun(run);
     }
-    /* without -done, RunObjCmd is waiting for run->finished and frees it */
+    /* without -done, RunObjCmd is waiting for run->finished */
 }
 
 /* Every machine is over: tell the slaves to quit and close when they have
@@ -445,6 +494,10 @@ static void Close(ClientData cd)
 static void Finish(ClientData cd)
 {
     struct run *run = cd;
+    if (run->keep) { /* the slaves stay for the session */
+        Close(run);
+        return;
+    }
     run->closing = true;
     ips2_slaves_quit_all(run->slaves);
     if (ips2_slaves_live(run->slaves) == 0)
@@ -485,7 +538,8 @@ static void SendWork(struct run *run, struct run_machine *m)
     int mi = (int)(m - run->machines);
     struct ips2_slaves *s = run->slaves;
     ips2_slaves_config(s, m->slave, Tcl_GetString(run->session), m->name, m->host, run->start,
-                       run->interval_ns, run->grace_ms);
+                       run->interval_ns, run->grace_ms,
+                       run->pvm_private ? IPS2_CONFIG_HALT_ORPHAN : 0);
     for (int i = 0; i < run->nprocs; i++) {
         struct run_proc *p = &run->procs[i];
         if (p->replay >= 0 || p->machine != mi)
@@ -610,6 +664,10 @@ static int Start(struct run *run)
     if (run->vm != NULL) {
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
         run->pvmd_pid = run->vm->pvmd_pid;
+        Tcl_Obj *kv = Tcl_NewDictObj();
+        Put(kv, "mode", Str(run->pvm_private ? "private" : "join"));
+        Put(kv, "pid", Tcl_NewIntObj(run->pvmd_pid));
+        Progress(run, "master", "pvm", kv);
     }
     if (run->vm == NULL) {
         Ips2RunProblem(run, "master", "%s", err);
@@ -648,8 +706,94 @@ static int Start(struct run *run)
 
 static void DeleteAssoc(ClientData cd, Tcl_Interp *interp)
 {
+    RunAssoc *assoc = cd;
     (void)interp;
+    if (assoc->kept != NULL)
+        assoc->kept->assoc = NULL;
     Tcl_Free((char *)cd);
+}
+
+/* --- the session's phase queries ---------------------------------------------- */
+
+/*
+ *----------------------------------------------------------------------
+ *
+ * SlaveReduce --
+ *
+ *	The reducer of a session that ips2::run opened (master/ips2_master.h
+ *	ips2_reduce_fn): asks the slave of the machine, where the traces
+ *	are, to reduce one trace directory for a phase, and serves the event
+ *	loop until it answers (so a GUI stays live).  Without a live slave
+ *	(it died, or the run was shut down) it reduces in this process.
+ *
+ * Results:
+ *	0 with *out set, or -1 with err set.
+ *
+ *----------------------------------------------------------------------
+ */
+static int SlaveReduce(void *arg, const char *machine, const char *trace_dir,
+                       int64_t session_start_real, int64_t phase_start_ns, int64_t phase_end_ns,
+                       uint64_t interval_ns, struct ips2_reductions **out, char *err)
+{
+    struct run *run = arg;
+    int mi = Ips2RunMachine(run, machine);
+    struct run_machine *m = mi >= 0 ? &run->machines[mi] : NULL;
+    *out = NULL;
+    Tcl_Preserve(run);
+    if (!run->shut && m != NULL && m->slave >= 0 && run->query == 0 &&
+        ips2_slaves_alive(run->slaves, m->slave)) {
+        int q = ++run->next_query;
+        run->query = q;
+        run->query_done = false;
+        run->query_data = NULL;
+        run->query_err[0] = '\0';
+        if (ips2_slaves_reduce(run->slaves, m->slave, q, trace_dir, session_start_real,
+                               phase_start_ns, phase_end_ns, (int64_t)interval_ns) >= 0) {
+            while (!run->query_done && !run->shut && ips2_slaves_alive(run->slaves, m->slave))
+                Tcl_DoOneEvent(TCL_ALL_EVENTS);
+        }
+        run->query = 0;
+        if (run->query_done) {
+            int rc = -1;
+            if (run->query_data != NULL) {
+                *out = ips2_reductions_decode(run->query_data, run->query_size, machine, err);
+                rc = *out != NULL ? 0 : -1;
+            } else {
+                snprintf(err, IPS2_ERR_MAX, "%s", run->query_err);
+            }
+            free(run->query_data);
+            run->query_data = NULL;
+            Tcl_Release(run);
+            return rc;
+        }
+        /* the slave went away: do it here */
+    }
+    Tcl_Release(run);
+    struct ips2_reduce_options o = {
+        .machine = machine,
+        .session_start_real = session_start_real,
+        .phase_start_ns = phase_start_ns,
+        .phase_end_ns = phase_end_ns,
+        .interval_ns = interval_ns,
+    };
+    *out = ips2_reduce_dir(trace_dir, &o, err);
+    return *out != NULL ? 0 : -1;
+}
+
+static void ExitProc(ClientData cd)
+{
+    Shutdown(cd);
+}
+
+/* The session that kept the slaves is closed. */
+static void ReleaseRun(void *arg)
+{
+    struct run *run = arg;
+    Tcl_DeleteExitHandler(ExitProc, run);
+    Shutdown(run);
+    if (run->assoc != NULL && run->assoc->kept == run)
+        run->assoc->kept = NULL;
+    FreeRun(run);
 }
 
 /*
@@ -727,6 +871,12 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
     Tcl_Obj *workload = ReadWorkload(interp, objv[1], vars);
     if (workload == NULL)
         return TCL_ERROR;
+    if (assoc->kept != NULL) {
+        /* libpvm has one connection: the earlier session's slaves go (its
+         * phase queries are then reduced in this process) */
+        Shutdown(assoc->kept);
+        assoc->kept = NULL;
+    }
     Tcl_IncrRefCount(workload);
 
     struct run *run = (struct run *)Tcl_Alloc(sizeof *run);
@@ -742,6 +892,8 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
         run->done_cmd = done;
         Tcl_IncrRefCount(done);
     }
+    run->keep = run->done_cmd == NULL; /* the session it returns keeps the slaves */
+    run->assoc = assoc;
     run->slave_path = slave ? slave : DefaultSlavePath();
     Tcl_IncrRefCount(run->slave_path);
 
@@ -797,26 +949,20 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
     }
     while (!run->finished)
         Tcl_DoOneEvent(TCL_ALL_EVENTS);
-    Tcl_Obj *dir = run->session;
-    Tcl_IncrRefCount(dir);
-    FreeRun(run);
-    rc = TCL_OK;
-    if (Tcl_FindCommand(interp, "::ips2::open", NULL, TCL_GLOBAL_ONLY) != NULL) {
-        Tcl_Obj *cmd[2] = {Str("::ips2::open"), dir};
-        Tcl_IncrRefCount(cmd[0]);
-        rc = Tcl_EvalObjv(interp, 2, cmd, TCL_EVAL_GLOBAL);
-        Tcl_DecrRefCount(cmd[0]);
-    } else {
-        Tcl_SetObjResult(interp, dir);
-    }
-    Tcl_DecrRefCount(dir);
-    return rc;
+    /* the session: its phase queries go to the slaves while it is open;
+     * the slaves and a private pvmd go when it is closed, or at exit */
+    if (run->slaves == NULL || ips2_slaves_live(run->slaves) == 0)
+        Shutdown(run);
+    Tcl_CreateExitHandler(ExitProc, run);
+    assoc->kept = run;
+    return Ips2_OpenSession(interp, Tcl_GetString(run->session), SlaveReduce, run, ReleaseRun);
 }
 
 int Ips2RunInit(Tcl_Interp *interp)
 {
     RunAssoc *assoc = (RunAssoc *)Tcl_Alloc(sizeof *assoc);
     assoc->active = NULL;
+    assoc->kept = NULL;
     Tcl_SetAssocData(interp, ASSOC_KEY, DeleteAssoc, assoc);
     if (Tcl_CreateObjCommand(interp, "::ips2::run", RunObjCmd, assoc, NULL) == NULL)
         return TCL_ERROR;

@@ -31,10 +31,13 @@
  *                                  <---- DONE (query 0), after packing
  *   PHASE (query q) ------------------->
  *                                  <---- REDUCTIONS (query q), DONE (q)
+ *   REDUCE (query q) ------------------>
+ *                                  <---- REDUCTIONS (query q) or QUERY_FAILED (q)
  *   QUIT ------------------------------>   (slave kills what still runs, exits)
  *
- * A slave that loses its master (pvm_parent() gone, or the master's task
- * exit) kills its processes and exits.  A slave never sends raw traces.
+ * A slave that loses its master (the master's task exit) kills its
+ * processes and exits; with IPS2_CONFIG_HALT_ORPHAN it halts the VM first.
+ * A slave never sends raw traces.
  */
 #ifndef IPS2_PROTO_H
 #define IPS2_PROTO_H
@@ -48,7 +51,8 @@ enum ips2_tag {
     /* 100-199: master to slave */
     IPS2_TAG_CONFIG = 100,  /* u32 version, str session dir, str machine, str host,
                                i64 session start (CLOCK_REALTIME ns), i64 sample
-                               interval ns, i64 kill grace ms (SIGTERM -> SIGKILL) */
+                               interval ns, i64 kill grace ms (SIGTERM -> SIGKILL),
+                               u32 flags (IPS2_CONFIG_*) */
     IPS2_TAG_PROCESS = 101, /* str app, i32 index, str cwd, i64 timeout ms (0: none),
                                u32 argc, argc x str, u32 nenv, nenv x (str name, str value) */
     IPS2_TAG_REPLAY = 102,  /* str old session dir, str trace dir to reduce, str prefix,
@@ -61,19 +65,24 @@ enum ips2_tag {
                                shift of its applications (the phase is reduced there
                                as [start - shift, end - shift)) */
     IPS2_TAG_QUIT = 105,    /* empty */
+    IPS2_TAG_REDUCE = 106,  /* i32 query (> 0), str trace dir, i64 session start
+                               (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
+                               ns: reduce that one directory (ips2_reduce_dir) for the
+                               phase and send REDUCTIONS, or QUERY_FAILED */
 
     /* 200-299: slave to master */
-    IPS2_TAG_HELLO = 200,      /* u32 version, str machine, str host (gethostname), i32 pid,
-                                  i64 CLOCK_REALTIME - CLOCK_MONOTONIC ns */
-    IPS2_TAG_STARTED = 201,    /* str app, i32 index, i32 pid */
-    IPS2_TAG_EXITED = 202,     /* str app, i32 index, i32 pid (0 if it never started),
-                                  i32 how (enum ips2_proc_how), i32 code, str text */
-    IPS2_TAG_PROGRESS = 203,   /* str stage (enum ips2_stage name), i64 done, i64 total */
-    IPS2_TAG_PROBLEM = 204,    /* str text: what went wrong (the master logs
-                                  "MACHINE: text") */
-    IPS2_TAG_REDUCTIONS = 205, /* i32 query, blob: the bytes of an ips2_reductions_encode()
-                                  (slave/ips2_reductions.h) */
-    IPS2_TAG_DONE = 206,       /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
+    IPS2_TAG_HELLO = 200,        /* u32 version, str machine, str host (gethostname), i32 pid,
+                                    i64 CLOCK_REALTIME - CLOCK_MONOTONIC ns */
+    IPS2_TAG_STARTED = 201,      /* str app, i32 index, i32 pid */
+    IPS2_TAG_EXITED = 202,       /* str app, i32 index, i32 pid (0 if it never started),
+                                    i32 how (enum ips2_proc_how), i32 code, str text */
+    IPS2_TAG_PROGRESS = 203,     /* str stage (enum ips2_stage name), i64 done, i64 total */
+    IPS2_TAG_PROBLEM = 204,      /* str text: what went wrong (the master logs
+                                    "MACHINE: text") */
+    IPS2_TAG_REDUCTIONS = 205,   /* i32 query, blob: the bytes of an ips2_reductions_encode()
+                                    (slave/ips2_reductions.h) */
+    IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
+    IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
 
     /* 300-399: critical-path diffusion between slaves (cpa/) */
     IPS2_TAG_CPA_FIRST = 300,
@@ -83,6 +92,11 @@ enum ips2_tag {
     IPS2_TAG_TASK_EXIT = 900,   /* PvmTaskExit: body i32 tid of the exited task */
     IPS2_TAG_HOST_DELETE = 901, /* PvmHostDelete: body i32 tid of the pvmd */
 };
+
+/* CONFIG.flags */
+#define IPS2_CONFIG_HALT_ORPHAN                                                                    \
+    1u /* the VM is the master's own: a slave that outlives                                        \
+          its master halts it (pvm_halt), so no pvmd is left */
 
 /* How a process ended (EXITED.how). */
 enum ips2_proc_how {

@@ -9,7 +9,9 @@
  * starts the processes (slave_run.c), reports each start and end, waits
  * for all of them, reduces the traces of the machine (slave_analysis.c),
  * sends the reductions, packs the raw streams (slave_pack.c) and stays to
- * answer phase queries until QUIT, or until its master goes away.
+ * answer phase queries (PHASE, REDUCE) until QUIT, or until its master
+ * goes away (then, if the VM is the master's own, it halts it: a master
+ * killed with kill -9 leaves no pvmd behind).
  *
  * One single-threaded loop: poll() on the PVM socket and the runner's
  * SIGCHLD descriptor, with the runner's next timeout as the poll timeout.
@@ -39,6 +41,8 @@
 #include <unistd.h>
 
 #include "ips2_proto.h"
+#include "ips2_reader.h" /* IPS2_ERR_MAX */
+#include "ips2_reductions.h"
 #include "slave_analysis.h"
 #include "slave_proto.h"
 #include "slave_run.h"
@@ -46,7 +50,7 @@
 struct slave {
     int master;
     int pvmfd;
-    bool configured, go, reduced, quit;
+    bool configured, go, reduced, quit, orphan;
     struct slave_config cfg;
     char host[256];
     char *trace_dir, *output_dir;
@@ -283,6 +287,43 @@ static void start_all(struct slave *s)
     }
 }
 
+/* REDUCE: one directory for one phase, as asked (the master's model
+ * filters and shifts what comes back). */
+static void reduce_query(struct slave *s)
+{
+    struct slave_reduce q;
+    if (slave_upk_reduce(&q) < 0) {
+        problem(s, "bad REDUCE message");
+        slave_reduce_free(&q);
+        return;
+    }
+    struct ips2_reduce_options o = {
+        .machine = s->cfg.machine,
+        .session_start_real = q.session_start,
+        .phase_start_ns = q.start,
+        .phase_end_ns = q.end,
+        .interval_ns = (uint64_t)q.interval_ns,
+        .progress = reduce_progress,
+        .progress_arg = s,
+    };
+    char err[IPS2_ERR_MAX] = "";
+    s->last_progress = 0;
+    progress(s, IPS2_STAGE_REDUCING, 0, 0);
+    struct ips2_reductions *r = ips2_reduce_dir(q.trace_dir, &o, err);
+    size_t size = 0;
+    void *bytes = r != NULL ? ips2_reductions_encode(r, &size) : NULL;
+    if (bytes != NULL)
+        slave_send_reductions(s->master, q.query, bytes, size);
+    else
+        slave_send_query_failed(s->master, q.query,
+                                r == NULL ? (err[0] ? err : "cannot reduce")
+                                          : "out of memory encoding reductions");
+    free(bytes);
+    ips2_reductions_free(r);
+    progress(s, IPS2_STAGE_IDLE, 0, 0);
+    slave_reduce_free(&q);
+}
+
 static void phase_query(struct slave *s)
 {
     struct slave_phase q;
@@ -305,6 +346,7 @@ static void handle(struct slave *s, int buf)
     pvm_bufinfo(buf, &len, &tag, &src);
     if (tag == IPS2_TAG_TASK_EXIT || tag == IPS2_TAG_HOST_DELETE) {
         s->quit = true; /* the master is gone */
+        s->orphan = true;
         return;
     }
     if (src != s->master)
@@ -330,6 +372,9 @@ static void handle(struct slave *s, int buf)
         break;
     case IPS2_TAG_PHASE:
         phase_query(s);
+        break;
+    case IPS2_TAG_REDUCE:
+        reduce_query(s);
         break;
     case IPS2_TAG_QUIT:
         s->quit = true;
@@ -412,6 +457,12 @@ int main(int argc, char **argv)
     }
 
     slave_runner_free(s.runner); /* kills what still runs */
+    if (s.orphan && (s.cfg.flags & IPS2_CONFIG_HALT_ORPHAN)) {
+        /* the master's own VM would be left with no one to end it; this
+         * ends the slave too (pvmd sends SIGTERM), which is all that is left */
+        fprintf(stderr, "ips2slave: the master is gone: halting its virtual machine\n");
+        pvm_halt();
+    }
     for (size_t i = 0; i < s.nprocs; i++)
         slave_process_free(&s.procs[i]);
     free(s.procs);

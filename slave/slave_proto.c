@@ -1,8 +1,8 @@
 /*
  * slave_proto.c - ips2slave's side of the protocol: unpacking what the
- * master sends (CONFIG, PROCESS, REPLAY, PHASE) and packing what the
- * slave reports (HELLO, STARTED, EXITED, PROGRESS, PROBLEM, REDUCTIONS,
- * DONE).  The layouts are those documented in ips2_proto.h, field by
+ * master sends (CONFIG, PROCESS, REPLAY, PHASE, REDUCE) and packing what
+ * the slave reports (HELLO, STARTED, EXITED, PROGRESS, PROBLEM, REDUCTIONS,
+ * DONE, QUERY_FAILED).  The layouts are those documented in ips2_proto.h, field by
  * field in the same order.
  */
 #include <pvm3.h>
@@ -58,6 +58,7 @@ int slave_upk_config(struct slave_config *c)
     TRY(ips2_upk_i64(&c->session_start));
     TRY(ips2_upk_i64(&c->interval_ns));
     TRY(ips2_upk_i64(&c->grace_ms));
+    TRY(ips2_upk_u32(&c->flags));
     return 0;
 }
 
@@ -178,6 +179,24 @@ void slave_phase_free(struct slave_phase *q)
     memset(q, 0, sizeof *q);
 }
 
+int slave_upk_reduce(struct slave_reduce *q)
+{
+    memset(q, 0, sizeof *q);
+    TRY(ips2_upk_i32(&q->query));
+    TRY(ips2_upk_str(&q->trace_dir));
+    TRY(ips2_upk_i64(&q->session_start));
+    TRY(ips2_upk_i64(&q->start));
+    TRY(ips2_upk_i64(&q->end));
+    TRY(ips2_upk_i64(&q->interval_ns));
+    return 0;
+}
+
+void slave_reduce_free(struct slave_reduce *q)
+{
+    free(q->trace_dir);
+    memset(q, 0, sizeof *q);
+}
+
 /* Sends the packed buffer; a new one is started by each sender. */
 static int send(int master, int tag)
 {
@@ -249,4 +268,12 @@ int slave_send_done(int master, int query, int ok)
     TRY(ips2_pk_i32(query));
     TRY(ips2_pk_i32(ok));
     return send(master, IPS2_TAG_DONE);
+}
+
+int slave_send_query_failed(int master, int query, const char *why)
+{
+    BEGIN();
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_str(why));
+    return send(master, IPS2_TAG_QUERY_FAILED);
 }

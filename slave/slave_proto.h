@@ -18,6 +18,7 @@ struct slave_config {
     int64_t session_start; /* CLOCK_REALTIME ns */
     int64_t interval_ns;
     int64_t grace_ms;
+    uint32_t flags; /* IPS2_CONFIG_* */
 };
 
 struct slave_process {
@@ -42,6 +43,13 @@ struct slave_replay {
     size_t nexpected;
 };
 
+/* A REDUCE query: one directory for one phase. */
+struct slave_reduce {
+    int32_t query;
+    char *trace_dir;
+    int64_t session_start, start, end, interval_ns;
+};
+
 struct slave_phase {
     int32_t query;
     int64_t start, end;
@@ -54,11 +62,13 @@ int slave_upk_config(struct slave_config *c);
 int slave_upk_process(struct slave_process *p);
 int slave_upk_replay(struct slave_replay *r);
 int slave_upk_phase(struct slave_phase *q);
+int slave_upk_reduce(struct slave_reduce *q);
 
 void slave_config_free(struct slave_config *c);
 void slave_process_free(struct slave_process *p);
 void slave_replay_free(struct slave_replay *r);
 void slave_phase_free(struct slave_phase *q);
+void slave_reduce_free(struct slave_reduce *q);
 
 /* Send to the master. */
 int slave_send_hello(int master, const char *machine, const char *host, int pid,
@@ -69,5 +79,6 @@ int slave_send_progress(int master, int stage, int64_t done, int64_t total);
 int slave_send_problem(int master, const char *text);
 int slave_send_reductions(int master, int query, const void *data, size_t size);
 int slave_send_done(int master, int query, int ok);
+int slave_send_query_failed(int master, int query, const char *why);
 
 #endif /* IPS2_SLAVE_PROTO_H */
