@@ -184,8 +184,11 @@ static int ensure_host(const char *host, char *err, size_t errsize)
     int rc = pvm_addhosts(hosts, 1, &info);
     if (rc < 1) {
         int code = rc < 0 ? rc : info;
-        snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)", host,
-                 ips2_vm_strerror(code), code);
+        snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
+                 ips2_vm_strerror(code), code,
+                 code == PvmIPLoopback ? "; a private pvmd serves this host only: start a "
+                                         "virtual machine with that host and run with -pvm join"
+                                       : "");
         return -1;
     }
     return 0;
@@ -432,19 +435,6 @@ int ips2_slaves_go(struct ips2_slaves *s, int slave)
 {
     TRY(pvm_initsend(PvmDataDefault));
     return send_to(s, slave, IPS2_TAG_GO);
-}
-
-int ips2_slaves_phase(struct ips2_slaves *s, int slave, int query, int64_t start, int64_t end,
-                      int nshifts, const int64_t *shifts)
-{
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
-    TRY(ips2_pk_i64(start));
-    TRY(ips2_pk_i64(end));
-    TRY(ips2_pk_u32((uint32_t)nshifts));
-    for (int i = 0; i < nshifts; i++)
-        TRY(ips2_pk_i64(shifts[i]));
-    return send_to(s, slave, IPS2_TAG_PHASE);
 }
 
 int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,

@@ -69,8 +69,6 @@ int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, co
                        const char *prefix, int napps, const char *const *apps, int nexpected,
                        const char *const *expected_apps, const int *expected_pids);
 int ips2_slaves_go(struct ips2_slaves *s, int slave);
-int ips2_slaves_phase(struct ips2_slaves *s, int slave, int query, int64_t start, int64_t end,
-                      int nshifts, const int64_t *shifts);
 int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
                        int64_t session_start, int64_t start, int64_t end, int64_t interval_ns);
 int ips2_slaves_quit(struct ips2_slaves *s, int slave);

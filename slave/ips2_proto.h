@@ -29,8 +29,6 @@
  *                                        PROBLEM*, PROGRESS*
  *                                  <---- REDUCTIONS (query 0)
  *                                  <---- DONE (query 0), after packing
- *   PHASE (query q) ------------------->
- *                                  <---- REDUCTIONS (query q), DONE (q)
  *   REDUCE (query q) ------------------>
  *                                  <---- REDUCTIONS (query q) or QUERY_FAILED (q)
  *   QUIT ------------------------------>   (slave kills what still runs, exits)
@@ -60,15 +58,12 @@ enum ips2_tag {
                                u32 npids, npids x (str app, i32 pid): the processes the
                                old manifest lists, each of which should have a trace */
     IPS2_TAG_GO = 103,      /* empty: start the processes, then reduce */
-    IPS2_TAG_PHASE = 104,   /* i32 query (> 0), i64 start ns, i64 end ns, u32 nshift,
-                               nshift x i64: for each REPLAY in the order sent, the time
-                               shift of its applications (the phase is reduced there
-                               as [start - shift, end - shift)) */
-    IPS2_TAG_QUIT = 105,    /* empty */
-    IPS2_TAG_REDUCE = 106,  /* i32 query (> 0), str trace dir, i64 session start
-                               (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
-                               ns: reduce that one directory (ips2_reduce_dir) for the
-                               phase and send REDUCTIONS, or QUERY_FAILED */
+    /* 104: unused (a merged phase reduction per machine, before REDUCE) */
+    IPS2_TAG_QUIT = 105,   /* empty */
+    IPS2_TAG_REDUCE = 106, /* i32 query (> 0), str trace dir, i64 session start
+                              (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
+                              ns: reduce that one directory (ips2_reduce_dir) for the
+                              phase and send REDUCTIONS, or QUERY_FAILED */
 
     /* 200-299: slave to master */
     IPS2_TAG_HELLO = 200,        /* u32 version, str machine, str host (gethostname), i32 pid,

@@ -8,8 +8,8 @@
  * in the reductions ("replay of DIR: ..."); the rest goes on.  Every
  * directory is reduced against the active session's time 0, so replayed
  * applications keep their recorded times (comparison-mode shifts are the
- * master's, ANALYSTS.md §4); a phase is moved by the replay's shift so that
- * it covers the same stretch of the shifted timeline.
+ * master's, ANALYSTS.md §4).  Phases are the master model's business: it
+ * asks for one directory at a time (REDUCE, slave_main.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,15 +54,7 @@ static int has_process(const struct ips2_reductions *r, const char *app, int32_t
     return 0;
 }
 
-static int64_t shifted(int64_t t, int64_t shift)
-{
-    if (t == INT64_MIN || t == INT64_MAX)
-        return t;
-    return t - shift;
-}
-
-void *slave_analyse(const struct slave_analysis *a, int64_t start, int64_t end,
-                    const int64_t *shifts, size_t nshifts, size_t *size, char *err, size_t errsize)
+void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, size_t errsize)
 {
     size_t n = 1 + a->nreplays;
     struct ips2_reductions **red = calloc(n, sizeof *red);
@@ -78,8 +70,8 @@ void *slave_analyse(const struct slave_analysis *a, int64_t start, int64_t end,
     struct ips2_reduce_options o = {
         .machine = a->machine,
         .session_start_real = a->session_start,
-        .phase_start_ns = start,
-        .phase_end_ns = end,
+        .phase_start_ns = INT64_MIN,
+        .phase_end_ns = INT64_MAX,
         .interval_ns = (uint64_t)a->interval_ns,
         .progress = a->progress,
         .progress_arg = a->progress_arg,
@@ -88,9 +80,6 @@ void *slave_analyse(const struct slave_analysis *a, int64_t start, int64_t end,
     for (size_t k = 0; k < n; k++) {
         const struct slave_replay *rp = k > 0 ? &a->replays[k - 1] : NULL;
         const char *dir = rp ? rp->trace_dir : a->trace_dir;
-        int64_t shift = rp && shifts != NULL && k - 1 < nshifts ? shifts[k - 1] : 0;
-        o.phase_start_ns = shifted(start, shift);
-        o.phase_end_ns = shifted(end, shift);
         rerr[0] = '\0';
         red[k] = ips2_reduce_dir(dir, &o, rerr);
         if (red[k] == NULL) {
@@ -122,11 +111,8 @@ void *slave_analyse(const struct slave_analysis *a, int64_t start, int64_t end,
         snprintf(err, errsize, "out of memory merging reductions");
         goto out;
     }
-    if (nsrc == 0) {
-        m->phase_start_ns = start;
-        m->phase_end_ns = end;
+    if (nsrc == 0)
         m->interval_ns = (uint64_t)a->interval_ns;
-    }
     bytes = ips2_reductions_encode(m, size);
     if (bytes == NULL)
         snprintf(err, errsize, "out of memory encoding reductions");

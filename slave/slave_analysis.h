@@ -28,14 +28,12 @@ struct slave_analysis {
     void *progress_arg;
 };
 
-/* Reduces everything for phase [start, end) (replay k over [start -
- * shifts[k], end - shifts[k]); shifts may be NULL), merges and encodes.
+/* Reduces everything (the whole run), merges and encodes.
  * Problems (a directory that cannot be read, an expected process of a
  * replay without a trace) go into the reductions and are counted in
  * *nproblems.  Returns the encoded bytes (malloc'd, *size set), or NULL
  * with err set when not even empty reductions could be made. */
-void *slave_analyse(const struct slave_analysis *a, int64_t start, int64_t end,
-                    const int64_t *shifts, size_t nshifts, size_t *size, char *err, size_t errsize);
+void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, size_t errsize);
 
 /* Packs every *.raw stream of dir into *.ips2 beside it, removing the raw
  * stream once its packed copy is in place (as ips2-pack does).  A stream

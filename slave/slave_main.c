@@ -9,7 +9,7 @@
  * starts the processes (slave_run.c), reports each start and end, waits
  * for all of them, reduces the traces of the machine (slave_analysis.c),
  * sends the reductions, packs the raw streams (slave_pack.c) and stays to
- * answer phase queries (PHASE, REDUCE) until QUIT, or until its master
+ * answer phase queries (REDUCE) until QUIT, or until its master
  * goes away (then, if the VM is the master's own, it halts it: a master
  * killed with kill -9 leaves no pvmd behind).
  *
@@ -139,9 +139,8 @@ static void hold(struct slave *s)
         close(in);
 }
 
-/* Reduces for query q over [start, end) and sends REDUCTIONS; 1 if sent. */
-static int reduce_and_send(struct slave *s, int q, int64_t start, int64_t end,
-                           const int64_t *shifts, size_t nshifts)
+/* Reduces the run and sends REDUCTIONS (query 0); 1 if sent. */
+static int reduce_and_send(struct slave *s)
 {
     struct slave_analysis a = {
         .machine = s->cfg.machine,
@@ -158,12 +157,12 @@ static int reduce_and_send(struct slave *s, int q, int64_t start, int64_t end,
     size_t size = 0;
     s->last_progress = 0;
     progress(s, IPS2_STAGE_REDUCING, 0, 0);
-    void *bytes = slave_analyse(&a, start, end, shifts, nshifts, &size, err, sizeof err);
+    void *bytes = slave_analyse(&a, &size, err, sizeof err);
     if (bytes == NULL) {
         problem(s, err);
         return 0;
     }
-    int rc = slave_send_reductions(s->master, q, bytes, size);
+    int rc = slave_send_reductions(s->master, 0, bytes, size);
     free(bytes);
     if (rc < 0) {
         fprintf(stderr, "ips2slave %s: cannot send reductions: %d\n", s->cfg.machine, rc);
@@ -177,7 +176,7 @@ static void finish_run(struct slave *s)
 {
     s->reduced = true;
     hold(s);
-    int ok = reduce_and_send(s, 0, INT64_MIN, INT64_MAX, NULL, 0);
+    int ok = reduce_and_send(s);
     slave_pack_dir(s->trace_dir, pack_progress, problem, s);
     progress(s, IPS2_STAGE_IDLE, 0, 0);
     slave_send_done(s->master, 0, ok);
@@ -324,21 +323,6 @@ static void reduce_query(struct slave *s)
     slave_reduce_free(&q);
 }
 
-static void phase_query(struct slave *s)
-{
-    struct slave_phase q;
-    if (slave_upk_phase(&q) < 0) {
-        problem(s, "bad PHASE message");
-    } else if (s->runner != NULL) {
-        int ok = reduce_and_send(s, q.query, q.start, q.end, q.shifts, q.nshifts);
-        progress(s, IPS2_STAGE_IDLE, 0, 0);
-        slave_send_done(s->master, q.query, ok);
-    } else {
-        slave_send_done(s->master, q.query, 0);
-    }
-    slave_phase_free(&q);
-}
-
 /* Handles one received message. */
 static void handle(struct slave *s, int buf)
 {
@@ -369,9 +353,6 @@ static void handle(struct slave *s, int buf)
     case IPS2_TAG_GO:
         if (!s->go)
             start_all(s);
-        break;
-    case IPS2_TAG_PHASE:
-        phase_query(s);
         break;
     case IPS2_TAG_REDUCE:
         reduce_query(s);

@@ -1,6 +1,6 @@
 /*
  * slave_proto.c - ips2slave's side of the protocol: unpacking what the
- * master sends (CONFIG, PROCESS, REPLAY, PHASE, REDUCE) and packing what
+ * master sends (CONFIG, PROCESS, REPLAY, REDUCE) and packing what
  * the slave reports (HELLO, STARTED, EXITED, PROGRESS, PROBLEM, REDUCTIONS,
  * DONE, QUERY_FAILED).  The layouts are those documented in ips2_proto.h, field by
  * field in the same order.
@@ -152,31 +152,6 @@ void slave_replay_free(struct slave_replay *r)
         free(r->expected[i].app);
     free(r->expected);
     memset(r, 0, sizeof *r);
-}
-
-int slave_upk_phase(struct slave_phase *q)
-{
-    memset(q, 0, sizeof *q);
-    TRY(ips2_upk_i32(&q->query));
-    TRY(ips2_upk_i64(&q->start));
-    TRY(ips2_upk_i64(&q->end));
-    uint32_t n = 0;
-    TRY(ips2_upk_u32(&n));
-    if (n > LIST_MAX)
-        return PvmBadMsg;
-    q->shifts = calloc((size_t)n + 1, sizeof *q->shifts);
-    if (q->shifts == NULL)
-        return PvmNoMem;
-    q->nshifts = n;
-    for (uint32_t i = 0; i < n; i++)
-        TRY(ips2_upk_i64(&q->shifts[i]));
-    return 0;
-}
-
-void slave_phase_free(struct slave_phase *q)
-{
-    free(q->shifts);
-    memset(q, 0, sizeof *q);
 }
 
 int slave_upk_reduce(struct slave_reduce *q)

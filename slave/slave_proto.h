@@ -50,24 +50,15 @@ struct slave_reduce {
     int64_t session_start, start, end, interval_ns;
 };
 
-struct slave_phase {
-    int32_t query;
-    int64_t start, end;
-    int64_t *shifts;
-    size_t nshifts;
-};
-
 /* Unpack the message in the active receive buffer. */
 int slave_upk_config(struct slave_config *c);
 int slave_upk_process(struct slave_process *p);
 int slave_upk_replay(struct slave_replay *r);
-int slave_upk_phase(struct slave_phase *q);
 int slave_upk_reduce(struct slave_reduce *q);
 
 void slave_config_free(struct slave_config *c);
 void slave_process_free(struct slave_process *p);
 void slave_replay_free(struct slave_replay *r);
-void slave_phase_free(struct slave_phase *q);
 void slave_reduce_free(struct slave_reduce *q);
 
 /* Send to the master. */
