@@ -21,9 +21,14 @@
  * parents in increasing order of arc time (self calls first), children in
  * decreasing order (self calls last).
  *
- * Not done: gprof's cycles.  Procedures calling each other recursively are
- * listed as ordinary entries (each one's calls are then all its calls, as
- * gprof's member lines show them), without a "<cycle N as a whole>" entry.
+ * Cycles (procedures that call each other recursively) are gprof's: the
+ * strongly connected components of the call graph (self calls aside) each
+ * get an entry "<cycle N as a whole>" (kind "cycle", its members listed
+ * after it with kind "member") whose calls are "calls from outside + calls
+ * within"; a member is named "f <cycle N>", its children are only the
+ * time of its callees outside the cycle, calls within the cycle show as
+ * counts without times, and "n/M" of an arc into a member has the calls
+ * into the cycle as M.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -43,7 +48,17 @@ struct garc {
 struct gfn {
     const char *name;
     uint64_t self, incl, calls, self_calls;
-    int index; /* [N] in the call graph, 0 if not listed */
+    uint64_t child; /* gprof's children: incl - self; a cycle member's: outside its cycle */
+    int cycle;      /* its cycle's number (before renumbering), 0 if none */
+    int index;      /* [N] in the call graph, 0 if not listed */
+};
+
+struct gcycle {
+    uint64_t self, child;          /* its members' self times and outside children */
+    uint64_t ext_calls, int_calls; /* calls into it from outside, and within it */
+    int nmembers;
+    int number; /* "<cycle N>", in call graph order */
+    int index;  /* [N] of its entry */
 };
 
 struct gprof {
@@ -54,6 +69,8 @@ struct gprof {
     size_t narc, caparc;
     int *map; /* name hash: fn index + 1, 0 = empty */
     size_t capmap;
+    struct gcycle *cyc; /* [1 .. ncycles] */
+    int ncycles;
     int oom;
 };
 
@@ -156,42 +173,214 @@ static void gather_thread(void *arg, const struct ips2_node *thread, const struc
     }
 }
 
-/* --------------------------------------------------------------- order --- */
+/* --------------------------------------------------------------- cycles --- */
+
+/* Tarjan's strongly connected components over the arcs between different
+ * procedures; every component of two or more is one of gprof's cycles. */
+struct tarjan {
+    struct gprof *g;
+    uint32_t *at, *to; /* adjacency: callees of fn f are to[at[f] .. at[f + 1]) */
+    int *idx, *low, *stack;
+    char *on;
+    int next, sp, ncycles;
+    int *comp; /* component of each fn */
+};
+
+static void strong(struct tarjan *t, int v)
+{
+    t->idx[v] = t->low[v] = t->next++;
+    t->stack[t->sp++] = v;
+    t->on[v] = 1;
+    for (uint32_t k = t->at[v]; k < t->at[v + 1]; k++) {
+        int w = (int)t->to[k];
+        if (t->idx[w] < 0) {
+            strong(t, w);
+            if (t->low[w] < t->low[v])
+                t->low[v] = t->low[w];
+        } else if (t->on[w] && t->idx[w] < t->low[v]) {
+            t->low[v] = t->idx[w];
+        }
+    }
+    if (t->low[v] == t->idx[v]) {
+        int w, size = 0, first = t->sp;
+        do {
+            w = t->stack[--first];
+            size++;
+        } while (w != v);
+        for (int i = first; i < t->sp; i++) {
+            t->on[t->stack[i]] = 0;
+            t->comp[t->stack[i]] = size > 1 ? t->ncycles + 1 : 0;
+        }
+        if (size > 1)
+            t->ncycles++;
+        t->sp = first;
+    }
+}
+
+/* Sets fn[].cycle (1, 2, ... in no particular order yet) and g->ncycles. */
+static int find_cycles(struct gprof *g)
+{
+    struct tarjan t = {.g = g};
+    int rc = -1;
+    size_t n = g->nfn;
+
+    t.at = calloc(n + 1, sizeof(*t.at));
+    t.to = malloc((g->narc ? g->narc : 1) * sizeof(*t.to));
+    t.idx = malloc((n ? n : 1) * sizeof(int));
+    t.low = malloc((n ? n : 1) * sizeof(int));
+    t.stack = malloc((n ? n : 1) * sizeof(int));
+    t.comp = calloc(n ? n : 1, sizeof(int));
+    t.on = calloc(n ? n : 1, 1);
+    if (!t.at || !t.to || !t.idx || !t.low || !t.stack || !t.comp || !t.on)
+        goto out;
+    for (size_t k = 0; k < g->narc; k++)
+        if (g->arc[k].caller >= 0 && g->arc[k].caller != g->arc[k].callee)
+            t.at[g->arc[k].caller + 1]++;
+    for (size_t f = 0; f < n; f++)
+        t.at[f + 1] += t.at[f];
+    {
+        uint32_t *fill = calloc(n ? n : 1, sizeof(*fill));
+        if (fill == NULL)
+            goto out;
+        for (size_t k = 0; k < g->narc; k++) {
+            int c = g->arc[k].caller;
+            if (c >= 0 && c != g->arc[k].callee)
+                t.to[t.at[c] + fill[c]++] = (uint32_t)g->arc[k].callee;
+        }
+        free(fill);
+    }
+    for (size_t f = 0; f < n; f++)
+        t.idx[f] = -1;
+    for (size_t f = 0; f < n; f++)
+        if (t.idx[f] < 0)
+            strong(&t, (int)f);
+    for (size_t f = 0; f < n; f++)
+        g->fn[f].cycle = t.comp[f];
+    g->ncycles = t.ncycles;
+    rc = 0;
+out:
+    free(t.at);
+    free(t.to);
+    free(t.idx);
+    free(t.low);
+    free(t.stack);
+    free(t.comp);
+    free(t.on);
+    return rc;
+}
+
+static int same_cycle(const struct gprof *g, int a, int b)
+{
+    return a >= 0 && b >= 0 && g->fn[a].cycle && g->fn[a].cycle == g->fn[b].cycle;
+}
+
+/* What gprof propagates: a procedure's children (in a cycle: only those
+ * outside it), and each cycle's self, children and calls. */
+static int propagate(struct gprof *g)
+{
+    g->cyc = calloc(g->ncycles + 1, sizeof(*g->cyc));
+    if (g->cyc == NULL)
+        return -1;
+    for (size_t f = 0; f < g->nfn; f++) {
+        struct gfn *fn = &g->fn[f];
+        fn->child = fn->incl > fn->self ? fn->incl - fn->self : 0;
+        if (fn->cycle) {
+            fn->child = 0;
+            g->cyc[fn->cycle].self += fn->self;
+            g->cyc[fn->cycle].nmembers++;
+        }
+    }
+    for (size_t k = 0; k < g->narc; k++) {
+        const struct garc *a = &g->arc[k];
+        int cc = g->fn[a->callee].cycle;
+        if (a->caller >= 0 && g->fn[a->caller].cycle && !same_cycle(g, a->caller, a->callee))
+            g->fn[a->caller].child += a->child_cpu;
+        if (cc == 0)
+            continue;
+        if (same_cycle(g, a->caller, a->callee) || a->caller == a->callee)
+            g->cyc[cc].int_calls += a->count;
+        else
+            g->cyc[cc].ext_calls += a->count;
+    }
+    for (size_t f = 0; f < g->nfn; f++)
+        if (g->fn[f].cycle)
+            g->cyc[g->fn[f].cycle].child += g->fn[f].child;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- order --- */
+
+/* An entry of the call graph: fn index >= 0, or -(cycle number). */
+static uint64_t entry_total(const struct gprof *g, int e)
+{
+    return e >= 0 ? g->fn[e].self + g->fn[e].child : g->cyc[-e].self + g->cyc[-e].child;
+}
+
+static uint64_t ncalls(const struct gfn *f)
+{
+    return f->calls - f->self_calls;
+}
 
 static int cmp_flat(const void *a, const void *b, void *ctx)
 {
-    const struct gfn *fn = ctx, *x = &fn[*(const int *)a], *y = &fn[*(const int *)b];
+    const struct gprof *g = ctx;
+    const struct gfn *x = &g->fn[*(const int *)a], *y = &g->fn[*(const int *)b];
 
     if (x->self != y->self)
         return x->self > y->self ? -1 : 1;
-    if (x->calls - x->self_calls != y->calls - y->self_calls)
-        return x->calls - x->self_calls > y->calls - y->self_calls ? -1 : 1;
+    if (ncalls(x) != ncalls(y))
+        return ncalls(x) > ncalls(y) ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
+/* gprof's cmp_total: total time, cycles first, names not starting with
+ * '_' first, calls, name. */
 static int cmp_total(const void *a, const void *b, void *ctx)
 {
-    const struct gfn *fn = ctx, *x = &fn[*(const int *)a], *y = &fn[*(const int *)b];
-    uint64_t tx = x->self > x->incl ? x->self : x->incl;
-    uint64_t ty = y->self > y->incl ? y->self : y->incl;
+    const struct gprof *g = ctx;
+    int ea = *(const int *)a, eb = *(const int *)b;
+    uint64_t ta = entry_total(g, ea), tb = entry_total(g, eb);
+    const struct gfn *x, *y;
 
-    if (tx != ty)
-        return tx > ty ? -1 : 1;
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    if ((ea < 0) != (eb < 0))
+        return ea < 0 ? -1 : 1;
+    if (ea < 0)
+        return ea < eb ? 1 : -1;
+    x = &g->fn[ea];
+    y = &g->fn[eb];
     if ((x->name[0] == '_') != (y->name[0] == '_'))
         return x->name[0] == '_' ? 1 : -1;
-    if (x->calls - x->self_calls != y->calls - y->self_calls)
-        return x->calls - x->self_calls > y->calls - y->self_calls ? -1 : 1;
+    if (ncalls(x) != ncalls(y))
+        return ncalls(x) > ncalls(y) ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-/* gprof's cmp_arc: self calls least, then arc time, then count. */
-static int cmp_arc(const struct garc *x, const struct garc *y)
+static int cmp_member(const void *a, const void *b, void *ctx)
+{
+    const struct gprof *g = ctx;
+    int x = *(const int *)a, y = *(const int *)b;
+
+    if (entry_total(g, x) != entry_total(g, y))
+        return entry_total(g, x) > entry_total(g, y) ? -1 : 1;
+    if (ncalls(&g->fn[x]) != ncalls(&g->fn[y]))
+        return ncalls(&g->fn[x]) > ncalls(&g->fn[y]) ? -1 : 1;
+    return strcmp(g->fn[x].name, g->fn[y].name);
+}
+
+/* gprof's cmp_arc: self calls least, then calls within a cycle (by count),
+ * then by arc time, then count. */
+static int cmp_arc(const struct gprof *g, const struct garc *x, const struct garc *y)
 {
     int xs = x->caller == x->callee, ys = y->caller == y->callee;
+    int xc = same_cycle(g, x->caller, x->callee), yc = same_cycle(g, y->caller, y->callee);
 
     if (xs != ys)
         return xs ? -1 : 1;
-    if (x->child_cpu != y->child_cpu)
+    if (xc != yc)
+        return xc ? -1 : 1;
+    if (!xc && x->child_cpu != y->child_cpu)
         return x->child_cpu < y->child_cpu ? -1 : 1;
     if (x->count != y->count)
         return x->count < y->count ? -1 : 1;
@@ -200,8 +389,8 @@ static int cmp_arc(const struct garc *x, const struct garc *y)
 
 static int cmp_arc_up(const void *a, const void *b, void *ctx)
 {
-    const struct garc *arcs = ctx;
-    return cmp_arc(&arcs[*(const int *)a], &arcs[*(const int *)b]);
+    const struct gprof *g = ctx;
+    return cmp_arc(g, &g->arc[*(const int *)a], &g->arc[*(const int *)b]);
 }
 
 static int cmp_arc_down(const void *a, const void *b, void *ctx)
@@ -211,28 +400,40 @@ static int cmp_arc_down(const void *a, const void *b, void *ctx)
 
 /* -------------------------------------------------------------- tables --- */
 
-static int put_row_ints(struct ips2_table *t, const int64_t *v, const int *isblank, size_t n,
-                        long row)
+/* A procedure's name as gprof prints it: "f", or "f <cycle N>". */
+static const char *label(const struct gprof *g, int f, char *buf, size_t size)
 {
-    for (size_t c = 0; c < n; c++) {
-        if (isblank && isblank[c]) {
-            if (ips2_table_str(t, (size_t)row, c, "") != 0)
-                return -1;
-        } else {
-            ips2_table_int(t, (size_t)row, c, v[c]);
-        }
-    }
-    return 0;
+    if (g->fn[f].cycle == 0)
+        return g->fn[f].name;
+    snprintf(buf, size, "%s <cycle %d>", g->fn[f].name, g->cyc[g->fn[f].cycle].number);
+    return buf;
 }
 
-/* The part of an arc's time that is the callee's own (gprof's arc->time). */
-static uint64_t arc_self(const struct gfn *callee, const struct garc *a)
+/* The calls into callee that "n/M" puts after the slash: its calls from
+ * others, or, for a cycle member, the calls into the cycle. */
+static uint64_t calls_into(const struct gprof *g, int callee)
 {
-    uint64_t incl = callee->incl > callee->self ? callee->incl : callee->self;
+    const struct gfn *f = &g->fn[callee];
+    return f->cycle ? g->cyc[f->cycle].ext_calls : ncalls(f);
+}
 
-    if (incl == 0)
+/* The part of an arc's time that is the callee's (or its cycle's) own. */
+static uint64_t arc_self(const struct gprof *g, const struct garc *a)
+{
+    const struct gfn *f = &g->fn[a->callee];
+    uint64_t self = f->cycle ? g->cyc[f->cycle].self : f->self;
+    uint64_t total = f->cycle ? self + g->cyc[f->cycle].child : self + f->child;
+    uint64_t s;
+
+    if (total == 0)
         return 0;
-    return (uint64_t)llround((double)a->child_cpu * (double)callee->self / (double)incl);
+    s = (uint64_t)llround((double)a->child_cpu * (double)self / (double)total);
+    return s < a->child_cpu ? s : a->child_cpu;
+}
+
+static int put_blank(struct ips2_table *t, long row, size_t c)
+{
+    return ips2_table_str(t, (size_t)row, c, "");
 }
 
 static struct ips2_table *flat_table(struct gprof *g, const int *order, size_t n, uint64_t total)
@@ -250,8 +451,7 @@ static struct ips2_table *flat_table(struct gprof *g, const int *order, size_t n
         return NULL;
     for (size_t i = 0; i < n; i++) {
         const struct gfn *f = &g->fn[order[i]];
-        uint64_t children = f->incl > f->self ? f->incl - f->self : 0;
-        uint64_t ncalls = f->calls - f->self_calls;
+        uint64_t nc = ncalls(f);
         long row;
         if (f->self == 0 && f->calls == 0)
             continue;
@@ -261,13 +461,12 @@ static struct ips2_table *flat_table(struct gprof *g, const int *order, size_t n
         ips2_table_real(t, (size_t)row, 0, total ? 100.0 * (double)f->self / (double)total : 0.0);
         ips2_table_int(t, (size_t)row, 1, (int64_t)cum);
         ips2_table_int(t, (size_t)row, 2, (int64_t)f->self);
-        if (ncalls) {
-            ips2_table_int(t, (size_t)row, 3, (int64_t)ncalls);
-            ips2_table_int(t, (size_t)row, 4, (int64_t)llround((double)f->self / (double)ncalls));
+        if (nc) {
+            ips2_table_int(t, (size_t)row, 3, (int64_t)nc);
+            ips2_table_int(t, (size_t)row, 4, (int64_t)llround((double)f->self / (double)nc));
             ips2_table_int(t, (size_t)row, 5,
-                           (int64_t)llround((double)(f->self + children) / (double)ncalls));
-        } else if (ips2_table_str(t, (size_t)row, 3, "") || ips2_table_str(t, (size_t)row, 4, "") ||
-                   ips2_table_str(t, (size_t)row, 5, "")) {
+                           (int64_t)llround((double)(f->self + f->child) / (double)nc));
+        } else if (put_blank(t, row, 3) || put_blank(t, row, 4) || put_blank(t, row, 5)) {
             goto oom;
         }
         if (ips2_table_str(t, (size_t)row, 6, f->name) != 0)
@@ -279,32 +478,124 @@ oom:
     return NULL;
 }
 
-/* One line of the call graph. */
+/* One line of the call graph; times < 0 leave self and children blank,
+ * percent < 0 leaves percent blank, index 0 leaves index blank. */
 static int graph_line(struct ips2_table *t, const char *kind, int index, double percent,
-                      int64_t self, int64_t children, int blank_times, const char *called,
-                      const char *name)
+                      int64_t self, int64_t children, const char *called, const char *name)
 {
     long row = ips2_table_row(t);
-    int64_t v[4] = {index, 0, self, children};
-    int blank[4] = {index == 0, 1, blank_times, blank_times};
 
-    if (row < 0 || put_row_ints(t, v, blank, 4, row) != 0 ||
-        ips2_table_str(t, (size_t)row, 4, called) || ips2_table_str(t, (size_t)row, 5, name) ||
-        ips2_table_str(t, (size_t)row, 6, kind))
+    if (row < 0)
+        return -1;
+    if (index)
+        ips2_table_int(t, (size_t)row, 0, index);
+    else if (put_blank(t, row, 0))
         return -1;
     if (percent >= 0)
         ips2_table_real(t, (size_t)row, 1, percent);
+    else if (put_blank(t, row, 1))
+        return -1;
+    if (self >= 0) {
+        ips2_table_int(t, (size_t)row, 2, self);
+        ips2_table_int(t, (size_t)row, 3, children);
+    } else if (put_blank(t, row, 2) || put_blank(t, row, 3)) {
+        return -1;
+    }
+    return ips2_table_str(t, (size_t)row, 4, called) || ips2_table_str(t, (size_t)row, 5, name) ||
+                   ips2_table_str(t, (size_t)row, 6, kind)
+               ? -1
+               : 0;
+}
+
+/* A parent or child line for arc a, naming other (its caller or callee). */
+static int arc_line(struct gprof *g, struct ips2_table *t, const char *kind, const struct garc *a,
+                    int other)
+{
+    char called[64], buf[512];
+    const char *name = label(g, other, buf, sizeof(buf));
+
+    if (a->caller == a->callee || same_cycle(g, a->caller, a->callee)) {
+        snprintf(called, sizeof(called), "%" PRIu64, a->count);
+        return graph_line(t, kind, g->fn[other].index, -1, -1, 0, called, name);
+    }
+    uint64_t s = arc_self(g, a);
+    snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->count, calls_into(g, a->callee));
+    return graph_line(t, kind, g->fn[other].index, -1, (int64_t)s, (int64_t)(a->child_cpu - s),
+                      called, name);
+}
+
+static void calls_text(char *buf, size_t size, uint64_t n, uint64_t r)
+{
+    if (r)
+        snprintf(buf, size, "%" PRIu64 "+%" PRIu64, n, r);
+    else if (n)
+        snprintf(buf, size, "%" PRIu64, n);
+    else
+        buf[0] = 0;
+}
+
+/* A cycle's entry: its header and its members. */
+static int cycle_entry(struct gprof *g, struct ips2_table *t, int c, const int *members, size_t n,
+                       uint64_t total)
+{
+    const struct gcycle *cy = &g->cyc[c];
+    char called[64], name[64], buf[512];
+
+    calls_text(called, sizeof(called), cy->ext_calls, cy->int_calls);
+    snprintf(name, sizeof(name), "<cycle %d as a whole>", cy->number);
+    if (graph_line(t, "cycle", cy->index,
+                   total ? 100.0 * (double)(cy->self + cy->child) / (double)total : 0.0,
+                   (int64_t)cy->self, (int64_t)cy->child, called, name))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct gfn *f = &g->fn[members[i]];
+        calls_text(called, sizeof(called), ncalls(f), f->self_calls);
+        if (graph_line(t, "member", f->index, -1, (int64_t)f->self, (int64_t)f->child, called,
+                       label(g, members[i], buf, sizeof(buf))))
+            return -1;
+    }
     return 0;
 }
 
-static struct ips2_table *graph_table(struct gprof *g, const int *order, size_t n, uint64_t total)
+static int fn_entry(struct gprof *g, struct ips2_table *t, int f, int *list, uint64_t total)
+{
+    const struct gfn *fn = &g->fn[f];
+    size_t np = 0, nc = 0;
+    char called[64], buf[512];
+
+    for (size_t k = 0; k < g->narc; k++)
+        if (g->arc[k].callee == f)
+            list[np++] = (int)k;
+    qsort_r(list, np, sizeof(int), cmp_arc_up, g);
+    for (size_t k = 0; k < np; k++) {
+        const struct garc *a = &g->arc[list[k]];
+        int rc = a->caller < 0 ? graph_line(t, "parent", 0, -1, -1, 0, "", "<spontaneous>")
+                               : arc_line(g, t, "parent", a, a->caller);
+        if (rc)
+            return -1;
+    }
+    calls_text(called, sizeof(called), ncalls(fn), fn->self_calls);
+    if (graph_line(t, "primary", fn->index,
+                   total ? 100.0 * (double)(fn->self + fn->child) / (double)total : 0.0,
+                   (int64_t)fn->self, (int64_t)fn->child, called, label(g, f, buf, sizeof(buf))))
+        return -1;
+    for (size_t k = 0; k < g->narc; k++)
+        if (g->arc[k].caller == f)
+            list[nc++] = (int)k;
+    qsort_r(list, nc, sizeof(int), cmp_arc_down, g);
+    for (size_t k = 0; k < nc; k++)
+        if (arc_line(g, t, "child", &g->arc[list[k]], g->arc[list[k]].callee))
+            return -1;
+    return 0;
+}
+
+static struct ips2_table *graph_table(struct gprof *g, const int *entries, size_t n, uint64_t total)
 {
     static const char *const names[] = {"index",  "percent", "self", "children",
                                         "called", "name",    "kind"};
     static const char *const units[] = {"", "%", "ns", "ns", "", "", ""};
     struct ips2_table *t = ips2_table_new(7);
-    int *list = malloc((g->narc ? g->narc : 1) * sizeof(int));
-    char called[64];
+    int *list = malloc((g->narc + g->nfn + 1) * sizeof(int));
 
     for (size_t c = 0; t && c < 7; c++)
         if (ips2_table_column(t, c, names[c], units[c]) != 0)
@@ -312,73 +603,19 @@ static struct ips2_table *graph_table(struct gprof *g, const int *order, size_t 
     if (t == NULL || list == NULL)
         goto oom;
     for (size_t i = 0; i < n; i++) {
-        int f = order[i];
-        const struct gfn *fn = &g->fn[f];
-        uint64_t children = fn->incl > fn->self ? fn->incl - fn->self : 0;
-        uint64_t ncalls = fn->calls - fn->self_calls;
-        size_t np = 0, nc = 0;
-        /* parents */
-        for (size_t k = 0; k < g->narc; k++)
-            if (g->arc[k].callee == f)
-                list[np++] = (int)k;
-        qsort_r(list, np, sizeof(int), cmp_arc_up, g->arc);
-        for (size_t k = 0; k < np; k++) {
-            const struct garc *a = &g->arc[list[k]];
-            if (a->caller < 0) {
-                if (graph_line(t, "parent", 0, -1, 0, 0, 1, "", "<spontaneous>"))
-                    goto oom;
-                continue;
-            }
-            if (a->caller == f) {
-                snprintf(called, sizeof(called), "%" PRIu64, a->count);
-                if (graph_line(t, "parent", fn->index, -1, 0, 0, 1, called, fn->name))
-                    goto oom;
-                continue;
-            }
-            snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->count, ncalls);
-            {
-                uint64_t s = arc_self(fn, a);
-                if (graph_line(t, "parent", g->fn[a->caller].index, -1, (int64_t)s,
-                               (int64_t)(a->child_cpu - (s < a->child_cpu ? s : a->child_cpu)), 0,
-                               called, g->fn[a->caller].name))
-                    goto oom;
-            }
+        int e = entries[i];
+        if (e >= 0) {
+            if (fn_entry(g, t, e, list, total))
+                goto oom;
+            continue;
         }
-        /* the entry itself */
-        if (fn->self_calls)
-            snprintf(called, sizeof(called), "%" PRIu64 "+%" PRIu64, ncalls, fn->self_calls);
-        else if (ncalls)
-            snprintf(called, sizeof(called), "%" PRIu64, ncalls);
-        else
-            called[0] = 0;
-        if (graph_line(t, "primary", fn->index,
-                       total ? 100.0 * (double)(fn->self + children) / (double)total : 0.0,
-                       (int64_t)fn->self, (int64_t)children, 0, called, fn->name))
+        size_t nm = 0;
+        for (size_t f = 0; f < g->nfn; f++)
+            if (g->fn[f].cycle == -e && g->fn[f].index)
+                list[nm++] = (int)f;
+        qsort_r(list, nm, sizeof(int), cmp_member, g);
+        if (cycle_entry(g, t, -e, list, nm, total))
             goto oom;
-        /* children */
-        for (size_t k = 0; k < g->narc; k++)
-            if (g->arc[k].caller == f)
-                list[nc++] = (int)k;
-        qsort_r(list, nc, sizeof(int), cmp_arc_down, g->arc);
-        for (size_t k = 0; k < nc; k++) {
-            const struct garc *a = &g->arc[list[k]];
-            const struct gfn *c = &g->fn[a->callee];
-            if (a->callee == f) {
-                snprintf(called, sizeof(called), "%" PRIu64, a->count);
-                if (graph_line(t, "child", fn->index, -1, 0, 0, 1, called, fn->name))
-                    goto oom;
-                continue;
-            }
-            snprintf(called, sizeof(called), "%" PRIu64 "/%" PRIu64, a->count,
-                     c->calls - c->self_calls);
-            {
-                uint64_t s = arc_self(c, a);
-                if (graph_line(t, "child", c->index, -1, (int64_t)s,
-                               (int64_t)(a->child_cpu - (s < a->child_cpu ? s : a->child_cpu)), 0,
-                               called, c->name))
-                    goto oom;
-            }
-        }
     }
     free(list);
     return t;
@@ -394,8 +631,8 @@ int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ip
     struct gprof g = {.m = m};
     int *order = NULL;
     uint64_t total = 0;
-    size_t nlisted = 0;
-    int rc = -1;
+    size_t nlisted = 0, nflat = 0;
+    int rc = -1, number = 0;
 
     *flat = *graph = NULL;
     if (n->kind == IPS2_NODE_PROC) {
@@ -413,23 +650,33 @@ int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ip
             g.fn[f].calls = g.fn[f].self_calls; /* arcs say more than the rows */
         total += g.fn[f].self;
     }
-    order = malloc((g.nfn ? g.nfn : 1) * sizeof(int));
+    if (find_cycles(&g) != 0 || propagate(&g) != 0)
+        goto oom;
+    order = malloc((g.nfn + (size_t)g.ncycles + 1) * sizeof(int));
     if (order == NULL)
         goto oom;
+    /* the entries: every procedure with calls or time, and every cycle */
     for (size_t f = 0; f < g.nfn; f++)
-        order[f] = (int)f;
-    qsort_r(order, g.nfn, sizeof(int), cmp_total, g.fn);
-    for (size_t i = 0; i < g.nfn; i++) {
-        const struct gfn *f = &g.fn[order[i]];
-        if (f->self || f->calls || f->incl)
-            order[nlisted++] = order[i];
+        if (g.fn[f].self || g.fn[f].calls || g.fn[f].incl)
+            order[nlisted++] = (int)f;
+    for (int c = 1; c <= g.ncycles; c++)
+        order[nlisted++] = -c;
+    qsort_r(order, nlisted, sizeof(int), cmp_total, &g);
+    for (size_t i = 0; i < nlisted; i++) {
+        if (order[i] >= 0) {
+            g.fn[order[i]].index = (int)i + 1;
+        } else {
+            g.cyc[-order[i]].index = (int)i + 1;
+            g.cyc[-order[i]].number = ++number;
+        }
     }
-    for (size_t i = 0; i < nlisted; i++)
-        g.fn[order[i]].index = (int)i + 1;
     if ((*graph = graph_table(&g, order, nlisted, total)) == NULL)
         goto oom;
-    qsort_r(order, nlisted, sizeof(int), cmp_flat, g.fn);
-    if ((*flat = flat_table(&g, order, nlisted, total)) == NULL)
+    for (size_t i = 0; i < nlisted; i++)
+        if (order[i] >= 0)
+            order[nflat++] = order[i];
+    qsort_r(order, nflat, sizeof(int), cmp_flat, &g);
+    if ((*flat = flat_table(&g, order, nflat, total)) == NULL)
         goto oom;
     rc = 0;
     goto out;
@@ -442,6 +689,7 @@ out:
     free(g.fn);
     free(g.arc);
     free(g.map);
+    free(g.cyc);
     return rc;
 }
 
@@ -551,7 +799,7 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
         char ref[32] = "";
         if (!blank(&c[0]))
             snprintf(ref, sizeof(ref), " [%" PRId64 "]", c[0].u.i);
-        if (strcmp(kind, "primary") == 0) {
+        if (strcmp(kind, "primary") == 0 || strcmp(kind, "cycle") == 0) {
             char idx[32], n1[32] = "", n2[32] = "";
             const char *plus = strchr(called, '+');
             snprintf(idx, sizeof(idx), "[%" PRId64 "]", c[0].u.i);
@@ -568,6 +816,9 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
         } else if (strcmp(name, "<spontaneous>") == 0) {
             bprintf(&b, "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "",
                     "", "");
+        } else if (strcmp(kind, "member") == 0) {
+            bprintf(&b, "%6.6s %5.5s %7.2f %7.2f %7s %7.7s     %s%s\n", "", "", num(&c[2]) / 1e9,
+                    num(&c[3]) / 1e9, called, "", name, ref);
         } else if (blank(&c[2])) {
             bprintf(&b, "%6.6s %5.5s %7.7s %7.7s %7s %7.7s     %s%s\n", "", "", "", "", called, "",
                     name, ref);
@@ -579,9 +830,10 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
             bprintf(&b, "%6.6s %5.5s %7.2f %7.2f %7s/%-7s     %s%s\n", "", "", num(&c[2]) / 1e9,
                     num(&c[3]) / 1e9, n1, slash ? slash + 1 : "", name, ref);
         }
-        if (r + 1 == graph->nrows || strcmp(str(ips2_table_at(graph, r + 1, 6)), "child") != 0) {
-            /* an entry ends before the next parent or primary line */
-            if (strcmp(kind, "child") == 0 || strcmp(kind, "primary") == 0)
+        if (strcmp(kind, "parent") != 0) {
+            /* an entry ends before the next parent, primary or cycle line */
+            const char *next = r + 1 < graph->nrows ? str(ips2_table_at(graph, r + 1, 6)) : "";
+            if (strcmp(next, "child") != 0 && strcmp(next, "member") != 0)
                 bprintf(&b, "-----------------------------------------------\n");
         }
     }

@@ -153,10 +153,11 @@ struct ips2_table *ips2_histogram_table(const struct ips2_hist *h, int metric, i
  * (calls: from other procedures, as gprof counts them; blank cells are "")
  * and the call graph, one row per line of GNU gprof's layout:
  *     index, percent, self, children, called, name, kind
- * (kind: parent, primary, child; index is the primary's [N] on its row
- * and the referenced entry's N on parent and child rows; called is
- * gprof's text: "N", "N+R", "N/M").  Procedures of all the node's threads
- * are merged by name.  0, or -1 with err set. */
+ * (kind: parent, primary, child, or for gprof's cycles of mutually
+ * recursive procedures cycle and member; index is the entry's [N] on its
+ * row and the referenced entry's N on the others; called is gprof's text:
+ * "N", "N+R", "N/M"; blank cells are "").  Procedures of all the node's
+ * threads are merged by name.  0, or -1 with err set. */
 int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ips2_table **flat,
                       struct ips2_table **graph, char *err);
 

@@ -294,6 +294,61 @@ static void test_gprof_numbers(void **state)
     ips2_model_free(m);
 }
 
+/* ev and od call each other: gprof's cycle, as GNU gprof lays it out. */
+static void test_gprof_cycle(void **state)
+{
+    struct ips2_reductions *r = rb_new("m1", 100);
+    struct ips2_model *m;
+    struct ips2_table *flat, *graph;
+    char *text;
+    static const struct gline want[] = {
+        {"parent", 0, "", "<spontaneous>", -1, 0},
+        {"primary", 1, "1", "main", 50, 400},
+        {"child", 3, "1/1", "ev <cycle 1>", 300, 100},
+        {"cycle", 2, "1+5000", "<cycle 1 as a whole>", 300, 100},
+        {"member", 3, "2501", "ev <cycle 1>", 300, 0},
+        {"member", 4, "2500", "od <cycle 1>", 0, 100},
+        {"parent", 4, "2500", "od <cycle 1>", -1, 0},
+        {"parent", 1, "1/1", "main", 300, 100},
+        {"primary", 3, "2501", "ev <cycle 1>", 300, 0},
+        {"child", 4, "2500", "od <cycle 1>", -1, 0},
+        {"parent", 3, "2500", "ev <cycle 1>", -1, 0},
+        {"primary", 4, "2500", "od <cycle 1>", 0, 100},
+        {"child", 5, "10/10", "leaf", 100, 0},
+        {"child", 3, "2500", "ev <cycle 1>", -1, 0},
+        {"parent", 4, "10/10", "od <cycle 1>", 100, 0},
+        {"primary", 5, "10", "leaf", 100, 0},
+    };
+
+    (void)state;
+    rb_process(r, "A", 1, 0, 1000);
+    rb_thread(r, 1, 0, 1000, 450);
+    rb_proc(r, "main", 50, 1, 450);
+    rb_proc(r, "ev", 300, 2501, 400);
+    rb_proc(r, "od", 0, 2500, 400);
+    rb_proc(r, "leaf", 100, 10, 100);
+    rb_arc(r, NULL, "main", 1, 450);
+    rb_arc(r, "main", "ev", 1, 400);
+    rb_arc(r, "ev", "od", 2500, 400);
+    rb_arc(r, "od", "ev", 2500, 400);
+    rb_arc(r, "od", "leaf", 10, 100);
+    m = model_of(r);
+    assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
+    check_graph(graph, want, sizeof(want) / sizeof(want[0]));
+    /* the flat profile knows no cycles */
+    assert_int_equal(flat->nrows, 4);
+    assert_string_equal(cell_str(flat, 0, "name"), "ev");
+    assert_int_equal(cell_int(flat, 0, "calls"), 2501);
+    text = ips2_gprof_text(flat, graph);
+    assert_non_null(strstr(text,
+                           "[2]     88.9    0.00    0.00       1+5000    <cycle 1 as a whole> [2]\n"
+                           "                0.00    0.00    2501             ev <cycle 1> [3]\n"));
+    free(text);
+    ips2_table_free(flat);
+    ips2_table_free(graph);
+    ips2_model_free(m);
+}
+
 /* gprof's text layout on times large enough to print: two procedures. */
 static void test_gprof_text(void **state)
 {
@@ -707,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_multi_app_table),
         cmocka_unit_test(test_profile_order_and_percent),
         cmocka_unit_test(test_gprof_numbers),
+        cmocka_unit_test(test_gprof_cycle),
         cmocka_unit_test(test_gprof_text),
         cmocka_unit_test(test_npt_known_concurrency),
         cmocka_unit_test(test_npt_histogram),
