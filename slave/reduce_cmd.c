@@ -4,8 +4,8 @@
  * bench/run-reduce.
  *
  *   ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]
- *               [--interval MS] [-o FILE] [--quiet] DIR
- *   ips2-reduce --read FILE
+ *               [--interval MS] [-o FILE] [--quiet | --tsv] [--progress] DIR
+ *   ips2-reduce [--tsv] --read FILE
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,19 +19,21 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
-               "                   [--interval MS] [-o FILE] [--quiet] [--progress] DIR\n"
-               "       ips2-reduce --read FILE\n"
-               "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
-               "  --machine NAME      the machine's name to record (default: empty)\n"
-               "  --session-start NS  CLOCK_REALTIME ns of session time 0 (default 0: times\n"
-               "                      are ns since the epoch)\n"
-               "  --phase START END   reduce only session times [START, END) ns\n"
-               "  --interval MS       histogram sample interval (default 100)\n"
-               "  -o FILE             write the reductions file\n"
-               "  --quiet             print only the line with events and events/s\n"
-               "  --progress          print progress on stderr\n"
-               "  --read FILE         decode a reductions file and print its summary\n");
+    fprintf(f,
+            "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
+            "                   [--interval MS] [-o FILE] [--quiet | --tsv] [--progress] DIR\n"
+            "       ips2-reduce [--tsv] --read FILE\n"
+            "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
+            "  --machine NAME      the machine's name to record (default: empty)\n"
+            "  --session-start NS  CLOCK_REALTIME ns of session time 0 (default 0: times\n"
+            "                      are ns since the epoch)\n"
+            "  --phase START END   reduce only session times [START, END) ns\n"
+            "  --interval MS       histogram sample interval (default 100)\n"
+            "  -o FILE             write the reductions file\n"
+            "  --quiet             print only the line with events and events/s\n"
+            "  --tsv               print every row, tab-separated (\"#\" lines name the columns)\n"
+            "  --progress          print progress on stderr\n"
+            "  --read FILE         decode a reductions file and print its summary\n");
 }
 
 static int64_t number(const char *s, const char *what)
@@ -95,13 +97,82 @@ static void print_summary(const struct ips2_reductions *r)
         printf("problem: %s\n", str(r, r->problems[i]));
 }
 
+/* The reductions as tab-separated rows, for scripts and tests; the first
+ * field names the row, "#" lines name the columns. */
+static void print_tsv(const struct ips2_reductions *r)
+{
+    printf("# machine\tNAME\tHOST\tEVENTS\tTRACE_BYTES\tPHASE_START\tPHASE_END\tINTERVAL\n");
+    printf("# process\tPID\tIMAGE\tPPID\tAPP\tEXE\tEXIT_HOW\tEXIT_STATUS\tSTART\tEND\tPROBLEM\n");
+    printf("# thread\tPID\tIMAGE\tTID\tCREATE_SEQ\tSTART\tEND");
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+        printf("\t%s", ips2_metric_name(m));
+    printf("\n# proc\tPID\tIMAGE\tTID\tNAME\tINCL_CPU\tINCL_WALL");
+    for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+        printf("\t%s", ips2_metric_name(m));
+    printf("\n# arc\tPID\tIMAGE\tTID\tCALLER\tCALLEE\tCOUNT\tCHILD_CPU\n");
+    printf("# hist\tPID\tIMAGE\tTID\tPROC\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
+    printf("# problem\tTEXT\n");
+    printf("machine\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\n",
+           str(r, r->machine), str(r, r->host), r->events, r->trace_bytes, r->phase_start_ns,
+           r->phase_end_ns, r->interval_ns);
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const struct ips2_red_process *p = &r->processes[i];
+        printf("process\t%u\t%u\t%u\t%s\t%s\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t%s\n", p->pid,
+               p->image, p->ppid, str(r, p->app), str(r, p->exe), p->exit_how, p->exit_status,
+               p->start_ns, p->end_ns, p->problem != IPS2_RED_NONE ? str(r, p->problem) : "");
+    }
+    for (size_t i = 0; i < r->nthreads; i++) {
+        const struct ips2_red_thread *t = &r->threads[i];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("thread\t%u\t%u\t%u\t%" PRIu64 "\t%" PRId64 "\t%" PRId64, p->pid, p->image, t->tid,
+               t->create_seq, t->start_ns, t->end_ns);
+        for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+            printf("\t%" PRIu64, t->m[m]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < r->nprocs; i++) {
+        const struct ips2_red_proc *pr = &r->procs[i];
+        const struct ips2_red_thread *t = &r->threads[pr->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("proc\t%u\t%u\t%u\t%s\t%" PRIu64 "\t%" PRIu64, p->pid, p->image, t->tid,
+               str(r, pr->name), pr->incl_cpu, pr->incl_wall);
+        for (unsigned m = 0; m < IPS2_M_COUNT; m++)
+            printf("\t%" PRIu64, pr->m[m]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < r->narcs; i++) {
+        const struct ips2_red_arc *a = &r->arcs[i];
+        const struct ips2_red_thread *t = &r->threads[a->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("arc\t%u\t%u\t%u\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\n", p->pid, p->image, t->tid,
+               a->caller == IPS2_RED_NONE ? "<spontaneous>" : str(r, a->caller), str(r, a->callee),
+               a->count, a->child_cpu);
+    }
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct ips2_red_hist *h = &r->hists[i];
+        const struct ips2_red_thread *t = &r->threads[h->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        double sum = 0;
+        for (uint32_t k = 0; k < h->nbuckets; k++)
+            sum += h->v[k];
+        printf("hist\t%u\t%u\t%u\t%s\t%s\t%" PRId64 "\t%" PRIu64 "\t%u\t%.17g\t", p->pid, p->image,
+               t->tid, h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name),
+               ips2_metric_name(h->metric), h->start_ns, h->width_ns, h->nbuckets, sum);
+        for (uint32_t k = 0; k < h->nbuckets; k++)
+            printf("%s%.17g", k ? "," : "", h->v[k]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < r->nproblems; i++)
+        printf("problem\t%s\n", str(r, r->problems[i]));
+}
+
 static void progress(void *arg, uint64_t done, uint64_t total)
 {
     (void)arg;
     fprintf(stderr, "ips2-reduce: %" PRIu64 " of ~%" PRIu64 " events\n", done, total);
 }
 
-static int read_file(const char *path)
+static int read_file(const char *path, bool tsv)
 {
     FILE *f = fopen(path, "rb");
     char err[IPS2_ERR_MAX];
@@ -137,7 +208,10 @@ static int read_file(const char *path)
         fprintf(stderr, "ips2-reduce: %s\n", err);
         return 1;
     }
-    print_summary(r);
+    if (tsv)
+        print_tsv(r);
+    else
+        print_summary(r);
     ips2_reductions_free(r);
     return 0;
 }
@@ -146,7 +220,8 @@ int main(int argc, char **argv)
 {
     struct ips2_reduce_options o = {0};
     const char *dir = NULL, *out = NULL;
-    bool quiet = false;
+    bool quiet = false, tsv = false;
+    const char *read = NULL;
     char err[IPS2_ERR_MAX];
 
     o.phase_start_ns = INT64_MIN;
@@ -158,7 +233,9 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--read") && more) {
-            return read_file(argv[i + 1]);
+            read = argv[++i];
+        } else if (!strcmp(a, "--tsv")) {
+            tsv = true;
         } else if (!strcmp(a, "--machine") && more) {
             o.machine = argv[++i];
         } else if (!strcmp(a, "--session-start") && more) {
@@ -186,6 +263,8 @@ int main(int argc, char **argv)
             dir = a;
         }
     }
+    if (read)
+        return read_file(read, tsv);
     if (!dir) {
         usage(stderr);
         return 2;
@@ -216,10 +295,13 @@ int main(int argc, char **argv)
         }
         free(buf);
     }
-    if (!quiet)
+    if (tsv)
+        print_tsv(r);
+    else if (!quiet)
         print_summary(r);
-    printf("reduced %" PRIu64 " events in %.3f s (cpu %.3f s): %.1f M events/s\n", r->events, secs,
-           cpu, secs > 0 ? (double)r->events / secs / 1e6 : 0.0);
+    if (!tsv)
+        printf("reduced %" PRIu64 " events in %.3f s (cpu %.3f s): %.1f M events/s\n", r->events,
+               secs, cpu, secs > 0 ? (double)r->events / secs / 1e6 : 0.0);
     ips2_reductions_free(r);
     return rc;
 }

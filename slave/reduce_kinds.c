@@ -2,11 +2,98 @@
  * reduce_kinds.c - what each event kind other than procedure entry and
  * exit means to the reduction: process and thread life (start, exit,
  * create sequence), lost records, and the interaction events, mapped onto
- * enum ips2_metric in one table (FORMAT.md section 9).
+ * enum ips2_metric in one table (FORMAT.md section 9; REDUCTION.md lists
+ * the mapping).
+ *
+ * An interaction event is recorded when its call returns and carries the
+ * timer value of the call's start, so one event is one interval: its
+ * time goes to a wait metric (message wait, synchronisation wait, file
+ * I/O time ...), charged like CPU time to the procedure on top of the
+ * stack, clipped to the phase and spread over the histogram buckets it
+ * covers; its message or operation and its bytes count at its end.
+ *
+ * The critical-path analysis (cpa/, a later issue) will build its part of
+ * the Program Activity Graph from these same events: this is the one
+ * place that sees every interaction of a thread in order, with its time
+ * and CPU time on the session's base, so a PAG builder hooks in here
+ * (a pointer in struct red_kstate) and in the thread start and end.
  */
 #include <string.h>
 
 #include "reduce_internal.h"
+
+#define NONE 0xff /* no metric */
+#define NOX  -1   /* no extra word */
+
+/* When an event counts as a message or operation (and its bytes count). */
+enum when {
+    IF_OK = 0,      /* the error word is 0 */
+    IF_BYTES = 1,   /* it moved bytes (a byte stream: an empty read is no message) */
+    IF_PAYLOAD = 2, /* and the payload is not 0 (a PVM receive got a message) */
+};
+
+struct kind_map {
+    uint8_t wait;   /* metric of the call's time [start, end], or NONE */
+    uint8_t count;  /* metric counted once (messages, operations), or NONE */
+    uint8_t bytes;  /* metric of the bytes moved, or NONE */
+    int8_t start_x; /* extra word: start timer */
+    int8_t bytes_x; /* extra word: bytes */
+    int8_t err_x;   /* extra word: error (0 = none) */
+    int8_t call_x;  /* extra word: call, whose IPS2_IO_PEEK flag means nothing moved */
+    uint8_t when;   /* enum when */
+};
+
+#define M(k, wait, count, bytes, start_x, bytes_x, err_x, call_x, when)                            \
+    [k] = {(wait), (count), (bytes), (start_x), (bytes_x), (err_x), (call_x), (when) | 0x80}
+
+/* The one table: kinds of FORMAT.md section 9 onto metrics. */
+static const struct kind_map kinds[IPS2_EV_KIND_MAX + 1] = {
+    /* messages and files (9.2) */
+    M(IPS2_EV_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_BYTES),
+    M(IPS2_EV_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_BYTES),
+    M(IPS2_EV_DGRAM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_OK),
+    M(IPS2_EV_DGRAM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_OK),
+    M(IPS2_EV_CONNECT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_ACCEPT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_IO_WAIT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_FILE_READ, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
+    M(IPS2_EV_FILE_WRITE, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
+    M(IPS2_EV_FILE_SEEK, IPS2_M_SEEK_TIME, NONE, NONE, 4, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_FILE_SYNC, IPS2_M_IO_TIME, IPS2_M_IO_OPS, NONE, 2, NOX, 1, NOX, IF_OK),
+    /* processes and PVM (9.3) */
+    M(IPS2_EV_VFORK, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_WAIT, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
+    M(IPS2_EV_PVM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, NOX, 3, 6, NOX, IF_OK),
+    M(IPS2_EV_PVM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 7, 3, 6, NOX,
+      IF_PAYLOAD),
+    M(IPS2_EV_PVM_BARRIER, IPS2_M_SYNC_WAIT, NONE, NONE, 3, NOX, NOX, NOX, IF_OK),
+};
+
+static uint64_t word(const struct ips2_event *ev, int i)
+{
+    return i >= 0 && (unsigned)i < ev->nextra ? ev->extra[i] : 0;
+}
+
+/* An interaction event through the table. */
+static void interaction(struct rt *r, const struct kind_map *km, const struct red_clock *c,
+                        const struct ips2_event *ev, int64_t t)
+{
+    if (km->wait != NONE && km->start_x != NOX && (unsigned)km->start_x < ev->nextra)
+        rt_wait(r, km->wait, red_clock_at(c, ev, t, ev->extra[km->start_x]), t);
+    if (km->count == NONE)
+        return;
+    if (km->err_x != NOX && word(ev, km->err_x) != 0)
+        return;
+    if (km->call_x != NOX && (word(ev, km->call_x) & IPS2_IO_PEEK))
+        return;
+    uint64_t bytes = km->bytes_x != NOX ? word(ev, km->bytes_x) : 0;
+    unsigned when = km->when & 0x7f;
+    if ((when == IF_BYTES && bytes == 0) || (when == IF_PAYLOAD && ev->payload == 0))
+        return;
+    rt_count(r, km->count, t, 1);
+    if (km->bytes != NONE && bytes)
+        rt_count(r, km->bytes, t, bytes);
+}
 
 int64_t red_clock_at(const struct red_clock *c, const struct ips2_event *ev, int64_t t,
                      uint64_t timer)
@@ -34,7 +121,6 @@ static uint64_t extra(const struct ips2_event *ev, unsigned i)
 void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *c,
                     const struct ips2_event *ev, int64_t t)
 {
-    (void)c;
     switch (ev->kind) {
     case IPS2_EV_PROC_START:
         r->proc_start_seen = true;
@@ -69,6 +155,8 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
         r->lost += ev->payload;
         break;
     default:
+        if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].when & 0x80)
+            interaction(r, &kinds[ev->kind], c, ev, t);
         break;
     }
 }

@@ -706,6 +706,84 @@ static void test_join_wait(void **state)
     ips2_reductions_free(r);
 }
 
+static void evx(struct ips2_writer *w, unsigned kind, uint64_t t, uint64_t cpu, uint64_t payload,
+                const uint64_t *x, unsigned n)
+{
+    assert_int_equal(ips2_writer_emit(w, kind, t, 1, cpu, payload, x, n), 0);
+}
+
+/* Interaction events: their time (from the start timer they carry to the
+ * event) is a wait of the procedure on top; messages, operations and
+ * bytes count at the end; errors, peeks and empty reads move nothing. */
+static void test_interactions(void **state)
+{
+    const char *d = new_dir("interact");
+    struct ips2_writer *w = stream(d, "900.0.900.raw", IPS2_STREAM_THREAD, 900, 900, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    /* RECV: key, offset, bytes, errno, start, call */
+    evx(w, IPS2_EV_RECV, 1000, 10, 3, (uint64_t[]){7, 0, 100, 0, 400, IPS2_IO_READ}, 6);
+    evx(w, IPS2_EV_RECV, 1100, 10, 3, (uint64_t[]){7, 100, 0, 0, 1050, IPS2_IO_READ}, 6);
+    evx(w, IPS2_EV_RECV, 1200, 10, 3,
+        (uint64_t[]){7, 100, 50, 0, 1200, IPS2_IO_RECV | IPS2_IO_PEEK}, 6);
+    ev(w, IPS2_EV_ENTER, 1300, 20, A_A);
+    /* SEND: key, offset, bytes, errno, start, call */
+    evx(w, IPS2_EV_SEND, 1400, 30, 4, (uint64_t[]){8, 0, 64, 0, 1390, IPS2_IO_WRITE}, 6);
+    evx(w, IPS2_EV_SEND, 1410, 30, 4, (uint64_t[]){8, 64, 0, 32, 1405, IPS2_IO_WRITE}, 6);
+    /* FILE_WRITE: offset, bytes, errno, start, call, type */
+    evx(w, IPS2_EV_FILE_WRITE, 1600, 40, 5,
+        (uint64_t[]){0, 4096, 0, 1500, IPS2_IO_WRITE, IPS2_CHAN_FILE}, 6);
+    /* FILE_SEEK: offset, whence, result, errno, start */
+    evx(w, IPS2_EV_FILE_SEEK, 1700, 40, 5, (uint64_t[]){0, 0, 0, 0, 1680}, 5);
+    ev(w, IPS2_EV_EXIT, 1800, 50, A_A);
+    /* IO_WAIT: call, errno, start, nfds, timeout */
+    evx(w, IPS2_EV_IO_WAIT, 2800, 60, 1, (uint64_t[]){IPS2_IO_POLL, 0, 1800, 1, 5000}, 5);
+    /* PVM_RECV: tag, context, seq, bytes, dst tid, how, error, start */
+    evx(w, IPS2_EV_PVM_RECV, 3000, 70, 0x40001, (uint64_t[]){1, 0, 1, 256, 0x40002, 0, 0, 2900}, 8);
+    /* PVM_SEND: tag, context, seq, bytes, src tid, how, error */
+    evx(w, IPS2_EV_PVM_SEND, 3100, 80, 0x40001, (uint64_t[]){1, 0, 1, 128, 0x40002, 0, 0}, 7);
+    ev(w, IPS2_EV_EXIT, 3200, 90, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 3200, 90, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 900, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 1000);
+    const struct ips2_red_proc *m = proc_of(r, 900, "proc_main");
+    const struct ips2_red_proc *a = proc_of(r, 900, "proc_a");
+    assert_int_equal(m->m[IPS2_M_MSGS_RECV], 2);    /* the empty read and the peek: none */
+    assert_int_equal(m->m[IPS2_M_BYTES_RECV], 356); /* 100 + the PVM message's 256 */
+    assert_int_equal(m->m[IPS2_M_MSG_WAIT], 600 + 50 + 0 + 1000 + 100);
+    assert_int_equal(m->m[IPS2_M_MSGS_SENT], 1);
+    assert_int_equal(m->m[IPS2_M_BYTES_SENT], 128);
+    assert_int_equal(a->m[IPS2_M_MSGS_SENT], 1); /* the failed send moved nothing */
+    assert_int_equal(a->m[IPS2_M_BYTES_SENT], 64);
+    assert_int_equal(a->m[IPS2_M_MSG_WAIT], 0);
+    assert_int_equal(a->m[IPS2_M_IO_OPS], 1);
+    assert_int_equal(a->m[IPS2_M_IO_BYTES], 4096);
+    assert_int_equal(a->m[IPS2_M_IO_TIME], 100);
+    assert_int_equal(a->m[IPS2_M_SEEK_TIME], 20);
+    const struct ips2_red_thread *t = thread_of(r, 900);
+    assert_int_equal(t->m[IPS2_M_MSG_WAIT], 1750);
+    assert_int_equal(t->m[IPS2_M_BYTES_RECV], 356);
+    assert_int_equal(t->m[IPS2_M_IO_BYTES], 4096);
+    /* the poll waited over [1800, 2800): buckets of 1000 ns from 0 */
+    const struct ips2_red_hist *h = hist_of(r, 900, NULL, IPS2_M_MSG_WAIT);
+    assert_int_equal(h->width_ns, 1000);
+    assert_true(h->v[0] == 600.0);         /* [400, 1000) */
+    assert_true(h->v[1] == 50.0 + 200.0);  /* [1050, 1100) and [1800, 2000) */
+    assert_true(h->v[2] == 800.0 + 100.0); /* [2000, 2800) and [2900, 3000) */
+    h = hist_of(r, 900, NULL, IPS2_M_MSGS_RECV);
+    assert_true(h->v[0] == 0.0 && h->v[1] == 1.0 && h->v[3] == 1.0);
+    ips2_reductions_free(r);
+
+    /* a phase clips the waits */
+    r = reduce_opts(d, 2000, 2900, 0);
+    assert_int_equal(proc_of(r, 900, "proc_main")->m[IPS2_M_MSG_WAIT], 800);
+    assert_int_equal(proc_of(r, 900, "proc_main")->m[IPS2_M_MSGS_RECV], 0);
+    ips2_reductions_free(r);
+}
+
 /* A damaged stream is reduced up to the damage; the error names the file
  * and byte offset; other streams are complete. */
 static void test_damaged(void **state)
@@ -954,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_unwind),
         cmocka_unit_test(test_fork_child_killed),
         cmocka_unit_test(test_join_wait),
+        cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_no_dir),
         cmocka_unit_test(test_fast_vs_reader),
