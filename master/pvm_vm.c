@@ -24,6 +24,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pvm3.h>
 #include <signal.h>
 #include <stdio.h>
@@ -115,6 +116,35 @@ static int join(struct ips2_vm *vm)
     return 0;
 }
 
+/* Whether the socket-address file of the pvmd a join would look for
+ * (PVM_TMP/pvmd.UID[.VMID]) exists. */
+static bool pvmd_announced(void)
+{
+    char path[PATH_MAX];
+    const char *vmid = getenv("PVM_VMID");
+    snprintf(path, sizeof path, "%s/pvmd.%d%s%s", pvmgettmp(), (int)getuid(),
+             vmid && vmid[0] ? "." : "", vmid && vmid[0] ? vmid : "");
+    return access(path, F_OK) == 0;
+}
+
+/* join(), with libpvm's complaints about a stale socket-address file kept
+ * off stderr (in auto mode a failed join only means "start one"). */
+static int quiet_join(struct ips2_vm *vm)
+{
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved >= 0 && null >= 0)
+        dup2(null, 2);
+    int rc = join(vm);
+    if (saved >= 0 && null >= 0)
+        dup2(saved, 2);
+    if (saved >= 0)
+        close(saved);
+    if (null >= 0)
+        close(null);
+    return rc;
+}
+
 static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
 {
     vm->had_tmp = getenv("PVM_TMP") != NULL;
@@ -173,8 +203,10 @@ struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize)
     setenv("PVM_ROOT", "/usr/lib/pvm3", 0);
     pvm_setopt(PvmAutoErr, 0);
 
-    if (mode == IPS2_VM_AUTO || mode == IPS2_VM_JOIN) {
-        int rc = join(vm);
+    if (mode == IPS2_VM_AUTO && !pvmd_announced()) {
+        /* nobody to join; libpvm would only complain on stderr, and retry */
+    } else if (mode == IPS2_VM_AUTO || mode == IPS2_VM_JOIN) {
+        int rc = mode == IPS2_VM_AUTO ? quiet_join(vm) : join(vm);
         if (rc == 0) {
             vm->mode = IPS2_VM_JOIN;
             return vm;
@@ -184,7 +216,7 @@ struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize)
             free(vm);
             return NULL;
         }
-        pvm_exit();
+        /* not connected: no pvm_exit(), which would only try to connect again */
     }
     if (start_private(vm, err, errsize) == 0)
         return vm;
