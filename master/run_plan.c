@@ -444,7 +444,14 @@ int Ips2RunPlan(struct run *run, Tcl_Obj *workload)
         }
 
     if (run->nmachines == 0) {
-        Tcl_SetObjResult(interp, Tcl_NewStringObj("the workload has nothing to run or replay", -1));
+        /* say why, when replays were refused */
+        Tcl_Obj *msg = Tcl_NewStringObj("the workload has nothing to run or replay", -1);
+        Tcl_Size np = 0;
+        Tcl_Obj **pv = NULL;
+        Tcl_ListObjGetElements(NULL, run->problems, &np, &pv);
+        for (Tcl_Size i = 0; i < np; i++)
+            Tcl_AppendStringsToObj(msg, i ? "; " : ": ", Tcl_GetString(pv[i]), NULL);
+        Tcl_SetObjResult(interp, msg);
         return TCL_ERROR;
     }
     return TCL_OK;
