@@ -1,6 +1,7 @@
 /*
  * tables.c - the table container and the metric, multi-application,
- * profile and NPT tables (definitions in tables.h).
+ * profile, NPT and synchronisation object tables (definitions in
+ * tables.h).
  *
  * Every table reads the aggregates that ips2_model_index() put on the
  * nodes; only NPT goes back to the histograms (histograms.c).  Profiles
@@ -9,6 +10,7 @@
  * on every run.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -464,4 +466,120 @@ struct ips2_table *ips2_npt_table(struct ips2_model *m, const struct ips2_node *
 out:
     free(l.r);
     return t;
+}
+
+/* -------------------------------------------------------------- objects --- */
+
+struct orow {
+    uint32_t kind, pid;
+    uint64_t id, waits, wait_ns, spin_ns;
+};
+
+struct olist {
+    struct ips2_model *m;
+    struct orow *r;
+    size_t n, cap;
+    int oom;
+};
+
+static void objects_of_thread(void *arg, const struct ips2_node *thread, const struct ips2_ref *ref)
+{
+    struct olist *l = arg;
+    const struct ips2_reductions *r = l->m->slots[ref->slot].r;
+    uint32_t pid = r->processes[r->threads[ref->row].process].pid;
+
+    (void)thread;
+    for (size_t i = 0; i < r->nobjects; i++) {
+        const struct ips2_red_object *o = &r->objects[i];
+        uint32_t opid = (o->id & IPS2_SYNC_KEY_SHARED) ? 0 : pid;
+        size_t k;
+        if (o->thread != ref->row)
+            continue;
+        for (k = 0; k < l->n; k++)
+            if (l->r[k].kind == o->kind && l->r[k].id == o->id && l->r[k].pid == opid)
+                break;
+        if (k == l->n) {
+            if (l->n == l->cap) {
+                size_t ncap = l->cap ? 2 * l->cap : 16;
+                void *p = realloc(l->r, ncap * sizeof(*l->r));
+                if (p == NULL) {
+                    l->oom = 1;
+                    return;
+                }
+                l->r = p;
+                l->cap = ncap;
+            }
+            memset(&l->r[l->n++], 0, sizeof(l->r[0]));
+            l->r[k].kind = o->kind;
+            l->r[k].id = o->id;
+            l->r[k].pid = opid;
+        }
+        l->r[k].waits += o->waits;
+        l->r[k].wait_ns += o->wait_ns;
+        l->r[k].spin_ns += o->spin_ns;
+    }
+}
+
+static int cmp_orow(const void *a, const void *b)
+{
+    const struct orow *x = a, *y = b;
+
+    if (x->wait_ns != y->wait_ns)
+        return x->wait_ns > y->wait_ns ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_node *n, char *err)
+{
+    static const char *const kinds[] = {"any",       "mutex",       "rwlock",  "rwlock_write",
+                                        "spin",      "cond",        "barrier", "sem",
+                                        "user_lock", "user_barrier"};
+    static const char *const names[] = {"kind", "object", "pid",    "waits",
+                                        "wait", "spin",   "percent"};
+    static const char *const units[] = {"", "", "", "", "ns", "ns", "%"};
+    struct olist l = {.m = m};
+    struct ips2_table *t;
+    double total = 0;
+
+    if (n->kind == IPS2_NODE_PROC) {
+        ips2_master_error(err, "no synchronisation objects of a procedure node (%s)", n->path);
+        return NULL;
+    }
+    ips2_node_threads(n, objects_of_thread, &l);
+    t = ips2_table_new(7);
+    for (size_t c = 0; t && c < 7; c++)
+        if (ips2_table_column(t, c, names[c], units[c]))
+            goto nomem;
+    if (t == NULL || l.oom)
+        goto nomem;
+    qsort(l.r, l.n, sizeof(*l.r), cmp_orow);
+    for (size_t i = 0; i < l.n; i++)
+        total += (double)l.r[i].wait_ns;
+    for (size_t i = 0; i < l.n; i++) {
+        const struct orow *o = &l.r[i];
+        char kind[32], id[32];
+        long row = ips2_table_row(t);
+        if (o->kind < sizeof(kinds) / sizeof(kinds[0]))
+            snprintf(kind, sizeof(kind), "%s", kinds[o->kind]);
+        else
+            snprintf(kind, sizeof(kind), "%u", o->kind);
+        snprintf(id, sizeof(id), "0x%llx", (unsigned long long)o->id);
+        if (row < 0 || ips2_table_str(t, (size_t)row, 0, kind) ||
+            ips2_table_str(t, (size_t)row, 1, id))
+            goto nomem;
+        ips2_table_int(t, (size_t)row, 2, o->pid);
+        ips2_table_int(t, (size_t)row, 3, (int64_t)o->waits);
+        ips2_table_int(t, (size_t)row, 4, (int64_t)o->wait_ns);
+        ips2_table_int(t, (size_t)row, 5, (int64_t)o->spin_ns);
+        ips2_table_real(t, (size_t)row, 6, total > 0 ? 100.0 * (double)o->wait_ns / total : 0.0);
+    }
+    free(l.r);
+    return t;
+nomem:
+    free(l.r);
+    return oom(t, err);
 }

@@ -112,6 +112,14 @@ struct ips2_table *ips2_profile_table(struct ips2_model *m, const struct ips2_no
 struct ips2_table *ips2_npt_table(struct ips2_model *m, const struct ips2_node *n,
                                   enum ips2_node_kind level, int by_name, char *err);
 
+/* Synchronisation objects waited for under n (not a procedure): one row
+ * per object (kind, and id in hex; a process-private object also by its
+ * process), columns kind, object, pid (0 for a process-shared one), waits,
+ * wait, spin, percent (of the rows' wait), sorted by wait.  Kinds are
+ * ips2_sync_type's (mutex, rwlock, rwlock_write, spin, cond, barrier, sem,
+ * user_lock, user_barrier). */
+struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_node *n, char *err);
+
 /* ----------------------------------------------------------- histograms --- */
 
 /* Bucket i covers [origin + i * width, origin + (i + 1) * width). */

@@ -238,8 +238,9 @@ static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
 static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const subcmds[] = {
-        "application", "apps",  "close",  "gprof",    "histogram", "info",    "machines", "metrics",
-        "npt",         "phase", "phases", "problems", "processes", "profile", "tree",     NULL};
+        "application", "apps",      "close",   "gprof",   "histogram", "info",
+        "machines",    "metrics",   "npt",     "objects", "phase",     "phases",
+        "problems",    "processes", "profile", "tree",    NULL};
     enum {
         S_APPLICATION,
         S_APPS,
@@ -250,6 +251,7 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
         S_MACHINES,
         S_METRICS,
         S_NPT,
+        S_OBJECTS,
         S_PHASE,
         S_PHASES,
         S_PROBLEMS,
@@ -307,6 +309,9 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
         break;
     case S_NPT:
         rc = Ips2NptCmd(s, interp, objc, objv);
+        break;
+    case S_OBJECTS:
+        rc = Ips2ObjectsCmd(s, interp, objc, objv);
         break;
     case S_PHASE:
         rc = PhaseCmd(s, interp, objc, objv);

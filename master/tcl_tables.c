@@ -7,6 +7,7 @@
  *   $s profile NODE -level L -metric M ?-phase P? ?-by node|name?
  *   $s npt NODE ?-level L? ?-phase P? ?-by node|name?
  *   $s gprof NODE ?-phase P? ?-format dict|text?
+ *   $s objects NODE ?-phase P?
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
  *
  * A tree is a node dict {kind K name N path P children {NODE ...}}, with
@@ -361,6 +362,30 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
         return TCL_ERROR;
     if ((t = ips2_npt_table(m, n, level, by_name, err)) == NULL)
         return Failed(interp, err, "npt");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-phase", NULL};
+    char err[IPS2_ERR_MAX];
+    struct ips2_node scratch;
+    const struct ips2_node *n;
+    struct ips2_model *m;
+    struct ips2_table *t;
+    Tcl_Obj *o[O_COUNT];
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase?");
+        return TCL_ERROR;
+    }
+    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        return TCL_ERROR;
+    if ((t = ips2_objects_table(m, n, err)) == NULL)
+        return Failed(interp, err, "objects");
     Tcl_SetObjResult(interp, Ips2TableObj(t));
     ips2_table_free(t);
     return TCL_OK;

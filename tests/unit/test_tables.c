@@ -220,6 +220,68 @@ static void test_profile_order_and_percent(void **state)
     ips2_model_free(m);
 }
 
+static void add_object(struct ips2_reductions *r, uint32_t kind, uint64_t id, uint64_t waits,
+                       uint64_t wait_ns, uint64_t spin_ns)
+{
+    struct ips2_red_object *o;
+
+    r->objects = rb_grow(r->objects, r->nobjects, sizeof(*o));
+    o = &r->objects[r->nobjects++];
+    o->thread = (uint32_t)r->nthreads - 1;
+    o->kind = kind;
+    o->id = id;
+    o->waits = waits;
+    o->wait_ns = wait_ns;
+    o->spin_ns = spin_ns;
+}
+
+/* Two threads of process 1 wait for its mutex at 0x1000; process 2 has a
+ * mutex at the same address (another object); both wait at a
+ * process-shared barrier (slot 3). */
+static void test_objects_table(void **state)
+{
+    struct ips2_reductions *r = rb_new("m1", 100);
+    const uint64_t shared = IPS2_SYNC_KEY_SHARED | 3;
+    struct ips2_model *m;
+    struct ips2_table *t;
+
+    (void)state;
+    rb_process(r, "A", 1, 0, 100);
+    rb_thread(r, 1, 0, 100, 10);
+    add_object(r, IPS2_SYNC_MUTEX, 0x1000, 2, 300, 0);
+    add_object(r, IPS2_SYNC_BARRIER, shared, 1, 100, 0);
+    rb_thread(r, 2, 0, 100, 10);
+    add_object(r, IPS2_SYNC_MUTEX, 0x1000, 3, 200, 50);
+    rb_process(r, "A", 2, 0, 100);
+    rb_thread(r, 3, 0, 100, 10);
+    add_object(r, IPS2_SYNC_MUTEX, 0x1000, 1, 100, 0);
+    add_object(r, IPS2_SYNC_BARRIER, shared, 1, 300, 0);
+    m = model_of(r);
+    t = ips2_objects_table(m, ips2_model_find(m, "app:A"), err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 3);
+    /* by wait: process 1's mutex 500, the barrier 400, process 2's mutex 100 */
+    assert_string_equal(cell_str(t, 0, "kind"), "mutex");
+    assert_string_equal(cell_str(t, 0, "object"), "0x1000");
+    assert_int_equal(cell_int(t, 0, "pid"), 1);
+    assert_int_equal(cell_int(t, 0, "waits"), 5);
+    assert_int_equal(cell_int(t, 0, "wait"), 500);
+    assert_int_equal(cell_int(t, 0, "spin"), 50);
+    assert_close(cell_real(t, 0, "percent"), 50.0);
+    assert_string_equal(cell_str(t, 1, "kind"), "barrier");
+    assert_string_equal(cell_str(t, 1, "object"), "0x800000000003");
+    assert_int_equal(cell_int(t, 1, "pid"), 0);
+    assert_int_equal(cell_int(t, 1, "wait"), 400);
+    assert_int_equal(cell_int(t, 2, "pid"), 2);
+    ips2_table_free(t);
+    /* one thread's */
+    t = ips2_objects_table(m, ips2_model_find(m, "app:A/machine:m1/process:1/thread:2"), err);
+    assert_int_equal(t->nrows, 1);
+    assert_int_equal(cell_int(t, 0, "wait"), 200);
+    ips2_table_free(t);
+    ips2_model_free(m);
+}
+
 /* ----------------------------------------------------------------- gprof --- */
 
 struct gline {
@@ -761,6 +823,7 @@ int main(void)
         cmocka_unit_test(test_metric_table),
         cmocka_unit_test(test_multi_app_table),
         cmocka_unit_test(test_profile_order_and_percent),
+        cmocka_unit_test(test_objects_table),
         cmocka_unit_test(test_gprof_numbers),
         cmocka_unit_test(test_gprof_cycle),
         cmocka_unit_test(test_gprof_text),
