@@ -5,8 +5,9 @@
  * Spawning: pvm_spawn() of the absolute path of ips2slave with
  * PvmTaskHost ("." for the local host, so several machines played by one
  * host all land there), after pvm_addhosts() for a host not yet in the VM.
- * Variables the slaves must see are passed with pvm_export() (PVM passes
- * no environment otherwise).  Each slave's task exit (PvmTaskExit) and its
+ * Variables the slaves must see (the master's IPS2_* settings for the
+ * traced processes, IPS2SLAVE_* test hooks) are passed with pvm_export()
+ * (PVM passes no environment otherwise).  Each slave's task exit (PvmTaskExit) and its
  * host's deletion (PvmHostDelete) come back as messages with the tags of
  * ips2_proto.h's 900 range.
  *
@@ -75,6 +76,33 @@ static void want_drain(struct ips2_slaves *s)
     }
 }
 
+extern char **environ;
+
+/* pvm_export (or unexport) the master's IPS2_* variables but IPS2_SESSION
+ * and IPS2_APP (which the slave sets per process), so the traced processes
+ * get the user's runtime settings (IPS2_CPUCLOCK, ...) on every host, and
+ * IPS2SLAVE_* (the slave's test hooks). */
+static void export_all(int on)
+{
+    for (char **e = environ; *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        char name[128];
+        size_t n = eq ? (size_t)(eq - *e) : 0;
+        if (n == 0 || n >= sizeof name)
+            continue;
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        if (strncmp(name, "IPS2SLAVE_", 10) != 0 &&
+            (strncmp(name, "IPS2_", 5) != 0 || strcmp(name, "IPS2_SESSION") == 0 ||
+             strcmp(name, "IPS2_APP") == 0))
+            continue;
+        if (on)
+            pvm_export(name);
+        else
+            pvm_unexport(name);
+    }
+}
+
 struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
                                     const struct ips2_slave_events *ev, void *arg, char *err,
                                     size_t errsize)
@@ -94,9 +122,7 @@ struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
     }
     s->fd = fds[0];
     Tcl_CreateFileHandler(s->fd, TCL_READABLE, file_proc, s);
-    /* the test hook of slave_main.c travels with every spawn */
-    if (getenv("IPS2SLAVE_HOLD") != NULL)
-        pvm_export("IPS2SLAVE_HOLD");
+    export_all(1);
     return s;
 }
 
@@ -157,8 +183,7 @@ void ips2_slaves_free(struct ips2_slaves *s)
     ips2_slaves_quit_all(s);
     wait_quit(s, QUIT_WAIT_MS);
     s->closed = true;
-    if (getenv("IPS2SLAVE_HOLD") != NULL)
-        pvm_unexport("IPS2SLAVE_HOLD");
+    export_all(0);
     Tcl_DeleteFileHandler(s->fd);
     if (s->drain_pending)
         Tcl_CancelIdleCall(idle_proc, s);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -281,6 +282,9 @@ static void child(const struct slave_proc_spec *spec, char **env, int out, int e
         close(out);
     if (errfd > 2)
         close(errfd);
+    /* nothing of the slave's (its pvmd socket above all) goes past exec:
+     * a process holding it would hide the slave's death from the pvmd */
+    close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
 
     struct start_error se = {0, 0};
     if (spec->cwd != NULL && spec->cwd[0] != '\0' && chdir(spec->cwd) != 0) {

@@ -1,7 +1,8 @@
 /*
  * test_slave_run.c - ips2slave's process runner (slave/slave_run.c) on
  * real processes (/bin/sh): exit statuses, output files, the tracing
- * environment and working directory, a command that cannot start, a bad
+ * environment and working directory, no descriptor of the slave's
+ * inherited, a command that cannot start, a bad
  * working directory, a crash, and timeouts ended by SIGTERM and, when
  * SIGTERM is ignored, by SIGKILL after the grace time.  The runner is
  * driven the way the slave drives it: poll on its fd with its wait time.
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
@@ -135,6 +137,24 @@ static void environment_and_cwd(void **state)
     assert_string_equal(slurp(path), want);
 }
 
+static void nothing_inherited(void **state)
+{
+    (void)state;
+    /* a descriptor of the slave's without close-on-exec (as libpvm's socket) */
+    int fd = open("/dev/null", O_RDONLY);
+    assert_true(fd > 2);
+    assert_int_equal(dup2(fd, 100), 100);
+    close(fd);
+    char *argv[] = {"sh", "-c", "test -e /proc/$$/fd/100 && echo open || echo closed", NULL};
+    struct slave_proc_spec spec = {.app = "fds", .argv = argv};
+    struct ends e = run(100, &spec, 1);
+    close(100);
+    assert_int_equal(e.e[0].how, IPS2_PROC_EXITED);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/s2/output/alpha/fds.0.stdout", dir);
+    assert_string_equal(slurp(path), "closed\n");
+}
+
 static void cannot_start(void **state)
 {
     (void)state;
@@ -212,6 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exit_status_and_output),
         cmocka_unit_test(environment_and_cwd),
+        cmocka_unit_test(nothing_inherited),
         cmocka_unit_test(cannot_start),
         cmocka_unit_test(crash),
         cmocka_unit_test(timeouts),
