@@ -165,8 +165,7 @@ static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
         b->oom = true;
         return;
     }
-    if (r->cpu_hist.n)
-        emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_CPU, &r->cpu_hist);
+    emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_CPU, &r->cpu_hist);
     for (uint32_t j = 0; j < nout; j++)
         row_of[j] = IPS2_RED_NONE;
     for (uint32_t i = 1; i < r->nprocs; i++) {
@@ -179,6 +178,11 @@ static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
         else if (!hist_sum(&b->r->hists[row_of[j]], h))
             b->oom = true;
     }
+    /* every procedure has its CPU histogram, if only an empty one */
+    const struct red_hist none = {0};
+    for (uint32_t j = 0; j < nout; j++)
+        if (row_of[j] == IPS2_RED_NONE)
+            emit_hist(b, r, thread, first_proc + j, IPS2_M_CPU, &none);
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         if (r->mhist[m].n)
             emit_hist(b, r, thread, IPS2_RED_NONE, m, &r->mhist[m]);

@@ -32,6 +32,7 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
     r->ps = ps;
     r->pe = pe;
     r->interval_ns = interval_ns ? interval_ns : DEFAULT_INTERVAL_NS;
+    red_hgeom_init(&r->geom, 0, r->interval_ns); /* until the first event */
     r->h.fast_end = INT64_MIN; /* the first event takes the slow path */
     r->exit_how = -1;
     r->thread_exit_how = -1;

@@ -220,6 +220,15 @@ static struct ips2_reductions *reduce_opts(const char *d, int64_t ps, int64_t pe
     struct ips2_reductions *r = ips2_reduce_dir(d, &o, err);
     if (!r)
         fail_msg("ips2_reduce_dir: %s", err);
+    /* whatever the reduction made, the reductions file takes it */
+    size_t size;
+    void *bytes = ips2_reductions_encode(r, &size);
+    assert_non_null(bytes);
+    struct ips2_reductions *back = ips2_reductions_decode(bytes, size, "x.red", err);
+    if (!back)
+        fail_msg("decoding the reductions of %s: %s", d, err);
+    ips2_reductions_free(back);
+    free(bytes);
     return r;
 }
 
@@ -816,6 +825,24 @@ static void test_damaged(void **state)
     ips2_reductions_free(r);
 }
 
+/* A thread stream without events (its process died at once, or its
+ * first block is damaged) still makes a thread row, and valid reductions. */
+static void test_empty_stream(void **state)
+{
+    const char *d = new_dir("emptystream");
+
+    done(stream(d, "950.0.950.raw", IPS2_STREAM_THREAD, 950, 950, &MONO_EXACT));
+    struct ips2_reductions *r = reduce(d);
+    const struct ips2_red_thread *t = thread_of(r, 950);
+    assert_int_equal(t->m[IPS2_M_CPU], 0);
+    assert_int_equal(t->nprocs, 0);
+    const struct ips2_red_hist *h = hist_of(r, 950, NULL, IPS2_M_CPU);
+    assert_int_equal(h->nbuckets, 0);
+    assert_true(h->width_ns > 0);
+    assert_string_equal(S(r, r->processes[0].problem), "no exit recorded: killed?");
+    ips2_reductions_free(r);
+}
+
 static void test_no_dir(void **state)
 {
     char err[IPS2_ERR_MAX] = "";
@@ -1034,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_join_wait),
         cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),
         cmocka_unit_test(test_fast_vs_reader),
         cmocka_unit_test(test_progress),
