@@ -32,6 +32,9 @@
 
 static _Atomic(struct ips2_fd *) chunks[MAX_CHUNKS];
 
+/* Which end of a connection a socket is, when its maker said so. */
+enum { ROLE_UNKNOWN, ROLE_CONNECTOR, ROLE_ACCEPTED };
+
 /* The entry of fd, its chunk mapped if need be; NULL if fd is out of range. */
 struct ips2_fd *ips2_fd_slot(int fd)
 {
@@ -136,9 +139,9 @@ static void dgram_keys(struct ips2_fd *n)
     n->in_key = ips2_chan_key(IPS2_KEY_DGRAM, &n->peer, &self);
 }
 
-static void inode_endpoint(struct ips2_endpoint *ep, uint64_t inode)
+static void inode_endpoint(struct ips2_endpoint *ep, uint64_t inode, unsigned form)
 {
-    ep->w[0] = AF_UNIX | (uint64_t)IPS2_EP_INODE << 16;
+    ep->w[0] = AF_UNIX | (uint64_t)form << 16;
     ep->w[1] = inode;
     ep->w[2] = 0;
 }
@@ -194,7 +197,7 @@ static unsigned identify_ip(int fd, struct ips2_fd *n, const struct ips2_endpoin
     return IPS2_CHAN_OTHER;
 }
 
-static unsigned identify_unix(int fd, struct ips2_fd *n, const struct stat *st)
+static unsigned identify_unix(int fd, struct ips2_fd *n, const struct stat *st, int role)
 {
     socklen_t len = 0;
 
@@ -209,9 +212,9 @@ static unsigned identify_unix(int fd, struct ips2_fd *n, const struct stat *st)
         } else if (connected) {
             /* a socketpair: both ends by inode */
             uint64_t peer = ips2_unix_peer_inode(st->st_ino);
-            inode_endpoint(&n->self, st->st_ino);
+            inode_endpoint(&n->self, st->st_ino, IPS2_EP_INODE);
             if (peer) {
-                inode_endpoint(&n->peer, peer);
+                inode_endpoint(&n->peer, peer, IPS2_EP_INODE);
                 n->flags |= FD_CONNECTED;
                 dgram_keys(n);
             }
@@ -222,23 +225,54 @@ static unsigned identify_unix(int fd, struct ips2_fd *n, const struct stat *st)
     }
     if (n->socktype != SOCK_STREAM && n->socktype != SOCK_SEQPACKET)
         return IPS2_CHAN_OTHER;
-    inode_endpoint(&n->self, st->st_ino);
-    uint64_t peer = ips2_unix_peer_inode(st->st_ino);
-    if (peer) {
-        inode_endpoint(&n->peer, peer);
-        n->flags |= FD_CONNECTED;
-        if (n->socktype == SOCK_STREAM)
-            stream_keys(n);
-        else
-            dgram_keys(n);
-    } else {
-        n->flags |= FD_INCOMPLETE;
+    unsigned type = n->socktype == SOCK_STREAM ? IPS2_CHAN_UNIX_STREAM : IPS2_CHAN_UNIX_SEQPACKET;
+    inode_endpoint(&n->self, st->st_ino, IPS2_EP_INODE);
+    if (!peer_name(fd, n, &len)) {
+        n->flags |= FD_INCOMPLETE; /* not connected (yet) */
+        return type;
     }
-    return n->socktype == SOCK_STREAM ? IPS2_CHAN_UNIX_STREAM : IPS2_CHAN_UNIX_SEQPACKET;
+    /* Which end is this?  An accepted socket carries its listener's name,
+     * which its client sees as the peer's name. */
+    struct ips2_endpoint local;
+    int peer_named = len > offsetof(struct sockaddr_un, sun_path);
+    int local_named = local_name(fd, &local) == 0 && local.w[1] != 0;
+    if (role == ROLE_UNKNOWN)
+        role = local_named && !peer_named   ? ROLE_ACCEPTED
+               : !local_named && peer_named ? ROLE_CONNECTOR
+                                            : ROLE_UNKNOWN;
+    uint64_t peer = role == ROLE_CONNECTOR ? 0 : ips2_unix_peer_inode(st->st_ino);
+    if (role == ROLE_UNKNOWN && peer == 0 && peer_named)
+        role = ROLE_CONNECTOR; /* its peer has not been accepted yet */
+    switch (role) {
+    case ROLE_CONNECTOR: /* by our inode, the far end as "accepted for us" */
+        inode_endpoint(&n->peer, st->st_ino, IPS2_EP_ACCEPTED);
+        break;
+    case ROLE_ACCEPTED:
+        if (peer == 0)
+            goto incomplete;
+        inode_endpoint(&n->self, peer, IPS2_EP_ACCEPTED);
+        inode_endpoint(&n->peer, peer, IPS2_EP_INODE);
+        break;
+    default: /* a socketpair: both by inode */
+        if (peer == 0)
+            goto incomplete;
+        inode_endpoint(&n->peer, peer, IPS2_EP_INODE);
+        break;
+    }
+    n->flags |= FD_CONNECTED;
+    if (n->socktype == SOCK_STREAM)
+        stream_keys(n);
+    else
+        dgram_keys(n);
+    return type;
+incomplete:
+    memset(&n->peer, 0, sizeof(n->peer));
+    n->flags |= FD_INCOMPLETE;
+    return type;
 }
 
 static unsigned identify_socket(int fd, struct ips2_fd *n, const struct stat *st,
-                                const struct ips2_endpoint *peer)
+                                const struct ips2_endpoint *peer, int role)
 {
     socklen_t len = sizeof(int);
 
@@ -252,7 +286,7 @@ static unsigned identify_socket(int fd, struct ips2_fd *n, const struct stat *st
     case AF_INET6:
         return identify_ip(fd, n, peer);
     case AF_UNIX:
-        return identify_unix(fd, n, st);
+        return identify_unix(fd, n, st, role);
     default:
         return IPS2_CHAN_OTHER;
     }
@@ -268,11 +302,20 @@ static int anonymous_pipe(int fd)
     return n >= 5 && memcmp(link, "pipe:", 5) == 0;
 }
 
-static unsigned identify_pipe(int fd, struct ips2_fd *n, const struct stat *st, unsigned type)
+/* A pipe or FIFO end: the key of its stream as its out key if it can
+ * write, as its in key if it can read (oflags: the access mode, or -1 to
+ * ask fcntl). */
+static unsigned identify_pipe(int fd, struct ips2_fd *n, const struct stat *st, unsigned type,
+                              int oflags)
 {
     n->self.w[0] = (uint64_t)st->st_dev;
     n->self.w[1] = (uint64_t)st->st_ino;
-    n->out_key = n->in_key = ips2_chan_key(IPS2_KEY_PIPE, &n->self, &n->peer);
+    uint64_t key = ips2_chan_key(IPS2_KEY_PIPE, &n->self, &n->peer);
+    if (oflags < 0)
+        oflags = fcntl(fd, F_GETFL);
+    int mode = oflags < 0 ? O_RDWR : oflags & O_ACCMODE;
+    n->out_key = mode != O_RDONLY ? key : 0;
+    n->in_key = mode != O_WRONLY ? key : 0;
     if (type == IPS2_CHAN_UNKNOWN)
         type = anonymous_pipe(fd) ? IPS2_CHAN_PIPE : IPS2_CHAN_FIFO;
     return type;
@@ -299,10 +342,11 @@ static unsigned identify_file(int fd, struct ips2_fd *n, int oflags)
 /* Fills e from what the kernel says about fd.  type_hint: the type when
  * the caller knows it (pipe()), else IPS2_CHAN_UNKNOWN; oflags: the open
  * flags when the caller just opened it, else -1; peer: the far end when
- * the caller knows it (connect()), else NULL.  Returns 0, or -1 if fd is
+ * the caller knows it (connect()), else NULL; role: which end of a
+ * connection this is, when the caller knows.  Returns 0, or -1 if fd is
  * not open (the entry is left unknown). */
 static int identify(int fd, struct ips2_fd *e, unsigned type_hint, int oflags,
-                    const struct ips2_endpoint *peer)
+                    const struct ips2_endpoint *peer, int role)
 {
     struct ips2_fd n;
     struct stat st;
@@ -321,10 +365,10 @@ static int identify(int fd, struct ips2_fd *e, unsigned type_hint, int oflags,
         type = identify_file(fd, &n, oflags);
         break;
     case S_IFIFO:
-        type = identify_pipe(fd, &n, &st, type_hint);
+        type = identify_pipe(fd, &n, &st, type_hint, oflags);
         break;
     case S_IFSOCK:
-        type = identify_socket(fd, &n, &st, peer);
+        type = identify_socket(fd, &n, &st, peer, role);
         break;
     default:
         type = IPS2_CHAN_OTHER;
@@ -341,7 +385,7 @@ out:
 
 void ips2_fd_identify(int fd, struct ips2_fd *e)
 {
-    identify(fd, e, IPS2_CHAN_UNKNOWN, -1, NULL);
+    identify(fd, e, IPS2_CHAN_UNKNOWN, -1, NULL, ROLE_UNKNOWN);
 }
 
 void ips2_fd_identify_connected(int fd, const struct ips2_endpoint *peer)
@@ -349,15 +393,23 @@ void ips2_fd_identify_connected(int fd, const struct ips2_endpoint *peer)
     struct ips2_fd *e = ips2_fd_slot(fd);
 
     if (e != NULL)
-        identify(fd, e, IPS2_CHAN_UNKNOWN, -1, peer);
+        identify(fd, e, IPS2_CHAN_UNKNOWN, -1, peer, ROLE_CONNECTOR);
 }
 
-void ips2_fd_set_pipe(int fd, unsigned type)
+void ips2_fd_identify_accepted(int fd)
 {
     struct ips2_fd *e = ips2_fd_slot(fd);
 
     if (e != NULL)
-        identify(fd, e, type, -1, NULL);
+        identify(fd, e, IPS2_CHAN_UNKNOWN, -1, NULL, ROLE_ACCEPTED);
+}
+
+void ips2_fd_set_pipe(int fd, unsigned type, int oflags)
+{
+    struct ips2_fd *e = ips2_fd_slot(fd);
+
+    if (e != NULL)
+        identify(fd, e, type, oflags, NULL, ROLE_UNKNOWN);
 }
 
 void ips2_fd_set_file(int fd, int oflags)
@@ -365,7 +417,7 @@ void ips2_fd_set_file(int fd, int oflags)
     struct ips2_fd *e = ips2_fd_slot(fd);
 
     if (e != NULL)
-        identify(fd, e, IPS2_CHAN_UNKNOWN, oflags, NULL);
+        identify(fd, e, IPS2_CHAN_UNKNOWN, oflags, NULL, ROLE_UNKNOWN);
 }
 
 /* Both ends of a Unix socketpair, by inode, without asking sock_diag. */
@@ -389,8 +441,8 @@ void ips2_fd_set_unix_pair(int fd0, int fd1, int socktype)
             n.family = AF_UNIX;
             n.socktype = socktype;
             n.flags = FD_CONNECTED | FD_LOCAL_KNOWN;
-            inode_endpoint(&n.self, st[i].st_ino);
-            inode_endpoint(&n.peer, st[1 - i].st_ino);
+            inode_endpoint(&n.self, st[i].st_ino, IPS2_EP_INODE);
+            inode_endpoint(&n.peer, st[1 - i].st_ino, IPS2_EP_INODE);
             if (type == IPS2_CHAN_UNIX_STREAM)
                 stream_keys(&n);
             else
@@ -450,7 +502,7 @@ struct ips2_fd *ips2_fd_lookup(int fd)
         return NULL;
     unsigned type = atomic_load_explicit(&e->type, memory_order_acquire);
     if (unlikely(type == IPS2_CHAN_UNKNOWN || (e->flags & FD_INCOMPLETE))) {
-        if (identify(fd, e, IPS2_CHAN_UNKNOWN, -1, NULL) != 0)
+        if (identify(fd, e, IPS2_CHAN_UNKNOWN, -1, NULL, ROLE_UNKNOWN) != 0)
             return NULL;
     }
     if (unlikely(e->announced != ips2_proc.pid))

@@ -25,7 +25,8 @@
 
 /* A canonical endpoint, as recorded in the trace (FORMAT.md 9.2):
  *   w[0]  family (AF_INET6 for every IP endpoint, AF_UNIX) in bits 0-15,
- *         form in bits 16-31 (Unix: IPS2_EP_INODE or IPS2_EP_NAME),
+ *         form in bits 16-31 (Unix: IPS2_EP_INODE, IPS2_EP_NAME, or
+ *         IPS2_EP_ACCEPTED: the socket accepted for the client with that inode),
  *         port in bits 32-47;
  *   w[1], w[2]  IP: the IPv6 address (IPv4 as ::ffff:a.b.c.d), big-endian
  *         halves; Unix: the socket's inode, or a hash of its name.
@@ -34,7 +35,7 @@ struct ips2_endpoint {
     uint64_t w[3];
 };
 
-enum { IPS2_EP_INODE = 0, IPS2_EP_NAME = 1 };
+enum { IPS2_EP_INODE = 0, IPS2_EP_NAME = 1, IPS2_EP_ACCEPTED = 2 };
 
 /* A pair of session-wide counters (chan_counters.c): for a byte stream the
  * bytes written into it and read out of it; for a datagram pair the
@@ -79,7 +80,8 @@ void ips2_fd_copy(int to, int from);
 void ips2_fd_forget_range(unsigned first, unsigned last);
 void ips2_fd_identify(int fd, struct ips2_fd *e);
 void ips2_fd_identify_connected(int fd, const struct ips2_endpoint *peer);
-void ips2_fd_set_pipe(int fd, unsigned type);
+void ips2_fd_identify_accepted(int fd);
+void ips2_fd_set_pipe(int fd, unsigned type, int oflags);
 void ips2_fd_set_unix_pair(int fd0, int fd1, int socktype);
 void ips2_fd_set_file(int fd, int oflags);
 void ips2_fd_announce(int fd, struct ips2_fd *e);

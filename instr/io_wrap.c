@@ -437,8 +437,8 @@ IPS2_EXPORT int pipe(int fds[2])
     int rc = IPS2_REAL(pipe)(fds);
 
     if (rc == 0 && !ips2_passthrough()) {
-        ips2_fd_set_pipe(fds[0], IPS2_CHAN_PIPE);
-        ips2_fd_set_pipe(fds[1], IPS2_CHAN_PIPE);
+        ips2_fd_set_pipe(fds[0], IPS2_CHAN_PIPE, O_RDONLY);
+        ips2_fd_set_pipe(fds[1], IPS2_CHAN_PIPE, O_WRONLY);
     }
     return rc;
 }
@@ -448,8 +448,8 @@ IPS2_EXPORT int pipe2(int fds[2], int flags)
     int rc = IPS2_REAL(pipe2)(fds, flags);
 
     if (rc == 0 && !ips2_passthrough()) {
-        ips2_fd_set_pipe(fds[0], IPS2_CHAN_PIPE);
-        ips2_fd_set_pipe(fds[1], IPS2_CHAN_PIPE);
+        ips2_fd_set_pipe(fds[0], IPS2_CHAN_PIPE, O_RDONLY);
+        ips2_fd_set_pipe(fds[1], IPS2_CHAN_PIPE, O_WRONLY);
     }
     return rc;
 }

@@ -111,7 +111,7 @@ static int traced_accept(int lfd, __SOCKADDR_ARG addr, socklen_t *len, int flags
     uint64_t x[10];
 
     if (e != NULL)
-        ips2_fd_identify(fd, e);
+        ips2_fd_identify_accepted(fd);
     x[0] = connection_key(e, IPS2_DIR_IN);
     x[1] = fd < 0 ? (uint64_t)err : 0;
     x[2] = start;

@@ -179,6 +179,53 @@ static void short_calls(struct stream *s, unsigned rounds)
     put(s, IPS2_EV_EXIT, 0, procs[0], NULL, 0);
 }
 
+/* Messages and files (FORMAT.md 9.2): a TCP connection, a byte stream
+ * both ways, a datagram, a wait, a file's open, I/O, seek, sync and close. */
+static void message_kinds(struct stream *s)
+{
+    uint64_t ep[9] = {4, 0x1234,        0x5678, 0xa000000000a, 0, 0xffff7f000001, 0x1f9000000000a,
+                      0, 0xffff7f000001};
+    uint64_t x[10];
+
+    memcpy(x, (uint64_t[]){0x1234, 0, 1000, 0}, 4 * sizeof(uint64_t));
+    memcpy(x + 3, ep + 3, 6 * sizeof(uint64_t));
+    put(s, IPS2_EV_CONNECT, 1, 5, x, 9);
+    put(s, IPS2_EV_CHAN, 0, 5, ep, 9);
+    memcpy(x, (uint64_t[]){0x1234, 0, 100, 0, 2000, IPS2_IO_SEND}, 6 * sizeof(uint64_t));
+    put(s, IPS2_EV_SEND, 0, 5, x, 6);
+    memcpy(x, (uint64_t[]){0x5678, 0, 7, 0, 3000, IPS2_IO_READ}, 6 * sizeof(uint64_t));
+    put(s, IPS2_EV_RECV, 1, 5, x, 6);
+    x[3] = 4; /* EINTR */
+    x[2] = 0;
+    put(s, IPS2_EV_RECV, 1, 5, x, 6);
+    memcpy(x, (uint64_t[]){0x9abc, 3, 64, 0, 4000, IPS2_IO_SENDTO}, 6 * sizeof(uint64_t));
+    memcpy(x + 6, ep + 6, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_DGRAM_SEND, 0, 6, x, 9);
+    x[5] = IPS2_IO_RECVFROM | IPS2_IO_PEEK;
+    put(s, IPS2_EV_DGRAM_RECV, 1, 6, x, 9);
+    memcpy(x, (uint64_t[]){IPS2_IO_POLL, 0, 5000, 2, UINT64_MAX}, 5 * sizeof(uint64_t));
+    put(s, IPS2_EV_IO_WAIT, 1, 1, x, 5);
+    memcpy(x, (uint64_t[]){0, 0x241, 6000, IPS2_CHAN_FILE}, 4 * sizeof(uint64_t));
+    put_string(s, IPS2_EV_OPEN, 7, x, 4, "/tmp/out.dat");
+    memcpy(x, (uint64_t[]){0, 55, 0, 7000, IPS2_IO_WRITE, IPS2_CHAN_FILE}, 6 * sizeof(uint64_t));
+    put(s, IPS2_EV_FILE_WRITE, 0, 7, x, 6);
+    x[0] = UINT64_MAX;
+    put(s, IPS2_EV_FILE_READ, 1, 7, x, 6);
+    memcpy(x, (uint64_t[]){0, 2 /* SEEK_END */, 55, 0, 8000}, 5 * sizeof(uint64_t));
+    put(s, IPS2_EV_FILE_SEEK, 0, 7, x, 5);
+    memcpy(x, (uint64_t[]){IPS2_IO_FSYNC, 0, 9000}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_FILE_SYNC, 1, 7, x, 3);
+    memcpy(x, (uint64_t[]){0, 9500, IPS2_CHAN_FILE, 0}, 4 * sizeof(uint64_t));
+    put(s, IPS2_EV_CLOSE, 0, 7, x, 4);
+    memcpy(x, (uint64_t[]){1 /* SHUT_WR */, 0, 0x1234}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_SHUTDOWN, 0, 5, x, 3);
+    memcpy(x, (uint64_t[]){0x1234, 0, 10000}, 3 * sizeof(uint64_t));
+    memcpy(x + 3, ep + 6, 3 * sizeof(uint64_t));
+    memcpy(x + 6, ep + 3, 3 * sizeof(uint64_t));
+    x[9] = 3;
+    put(s, IPS2_EV_ACCEPT, 1, 8, x, 10);
+}
+
 /* Every thread-stream kind, once or more. */
 static void all_thread_kinds(struct stream *s, int has_cpu)
 {
@@ -199,6 +246,7 @@ static void all_thread_kinds(struct stream *s, int has_cpu)
     put(s, IPS2_EV_LOST, 1, 17, NULL, 0);
     calls(s, 3, has_cpu);
     short_calls(s, 4);
+    message_kinds(s);
     put_string(s, IPS2_EV_EXEC, 0, NULL, 0, "/usr/bin/next-program");
     x[0] = 0;
     put(s, IPS2_EV_PROC_EXIT, 1, IPS2_EXIT_EXEC, x, 1);

@@ -795,15 +795,16 @@ static void test_packed_bad_events(void **state)
     expect_packed(2, "block event 0 at decoded byte 3: expected an address below 2^48, found "
                      "0xffffffffffffffff");
 
-    /* A good event, then a bad one: the block is refused whole. */
+    /* A good event, then a bad one (a kind outside every reserved range):
+     * the block is refused whole. */
     k = 0;
     memcpy(e, two_events, TWO_LEN);
     k = TWO_LEN;
-    e[k++] = 42;
+    e[k++] = 100;
     n = make_block(b, e, k, 3, 100);
     write_packed(b, n);
     expect_packed(2, "block event 2 at decoded byte 9: expected a packed event kind (not none, "
-                     "pad or short), found kind 42");
+                     "pad or short), found kind 100");
 }
 
 /* ---- hostile input: random damage ------------------------------------ */
