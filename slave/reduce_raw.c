@@ -199,6 +199,7 @@ static void flush_queue(struct fr *f, bool next, uint64_t t1, uint64_t c1)
     const bool same_base = t0 == f->sync_timer && !f->mono;
     struct rt *r = f->r;
     struct rt_hot k = r->h;
+    uint64_t events = r->events; /* in a register, like k */
 
     for (uint32_t i = 0; i < f->qn; i++) {
         const struct qent *e = &f->q[i];
@@ -221,22 +222,25 @@ static void flush_queue(struct fr *f, bool next, uint64_t t1, uint64_t c1)
         }
         if (!(e->pk & QE_LONG)) {
             int64_t t = (int64_t)wall + f->offset;
-            r->events++;
+            events++;
             if (QE_KIND(e->pk) == IPS2_EV_ENTER)
                 rt_enter(r, &k, t, cpu, QE_ADDR(e->pk));
             else
                 rt_exit(r, &k, t, cpu, QE_ADDR(e->pk));
-            if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
-                red_progress_tick(f->prog, r->events, f->pos);
+            if (RT_UNLIKELY((events & (RED_PROGRESS_EVERY - 1)) == 0))
+                red_progress_tick(f->prog, events, f->pos);
         } else {
             const uint64_t *w = f->pool + (e->pk & ~QE_LONG);
             r->h = k;
+            r->events = events;
             deliver(f, (unsigned)w[0], e->timer, wall, cpu, false, w[1], w + POOL_HEAD,
                     (unsigned)w[3], w[2]);
             k = r->h;
+            events = r->events;
         }
     }
     r->h = k;
+    r->events = events;
     f->qn = 0;
     f->pool_used = 0;
     f->reader_words = 0;

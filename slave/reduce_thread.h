@@ -223,7 +223,8 @@ static inline __attribute__((always_inline)) void rt_enter(struct rt *r, struct 
         p->last_caller = caller;
         p->last_arc = arc;
     }
-    if (RT_LIKELY(t >= r->ps && t < r->pe)) {
+    /* after rt_advance(), t < fast_end means t is inside the phase */
+    if (RT_LIKELY(t < k->fast_end) || (t >= r->ps && t < r->pe)) {
         p->m[IPS2_M_CALLS]++;
         r->arcs[arc].count++;
         r->calls++;
