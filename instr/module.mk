@@ -23,5 +23,12 @@ $(B)/bin/ips2-preload: instr/ips2-preload
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod +x $@
 
+# ips2.h: the public header for home-made locks and barriers (instr/sync_user.c);
+# make install puts it in PREFIX/include/ips2/, ips2cc adds its directory.
+$(B)/include/ips2.h: instr/ips2.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+HEADERS   += $(B)/include/ips2.h
 LIBRARIES += $(RUNTIME_LIB)
 PROGRAMS  += $(B)/bin/ips2cc $(B)/bin/ips2c++ $(B)/bin/ips2-preload

@@ -126,7 +126,25 @@ enum ips2_kind {
     IPS2_EV_ENTER_SHORT = 17,  /* raw only: one-word ENTER, see below */
     IPS2_EV_EXIT_SHORT = 18,   /* raw only: one-word EXIT, see below */
 
-    /* 19-39: synchronisation (FORMAT.md "Synchronisation") */
+    /* 19-39: synchronisation (FORMAT.md "Synchronisation").  payload: the
+     * object key (IPS2_SYNC_KEY_SHARED); *_seq are per-object sequences;
+     * [words] are there only when the call waited. */
+    IPS2_EV_SYNC_OBJECT = 19,    /* extra: type, address, dev, inode, offset, [name string] */
+    IPS2_EV_SYNC_INIT = 20,      /* extra: type, value, attributes, result */
+    IPS2_EV_SYNC_DESTROY = 21,   /* extra: type, result */
+    IPS2_EV_LOCK_ACQUIRED = 22,  /* extra: release seq seen, [wait start, [CPU at start]] */
+    IPS2_EV_LOCK_RELEASE = 23,   /* extra: release seq */
+    IPS2_EV_SYNC_FAILED = 24,    /* extra: type, error, wait start */
+    IPS2_EV_COND_SIGNAL = 25,    /* extra: signal seq */
+    IPS2_EV_COND_BROADCAST = 26, /* extra: signal seq */
+    IPS2_EV_COND_WAKE = 27,      /* extra: mutex key, signal seq at start and at wake, wait start,
+                                    result */
+    IPS2_EV_BARRIER_ARRIVE = 28, /* extra: arrival number, parties, episode */
+    IPS2_EV_BARRIER_DEPART = 29, /* extra: episode, serial, wait start, [CPU at start] */
+    IPS2_EV_SEM_POST = 30,       /* extra: post seq */
+    IPS2_EV_SEM_ACQUIRED = 31,   /* extra: wait seq, initial value, [wait start] */
+    IPS2_EV_LOCK_ACQUIRED_SHARED = 32, /* rwlock read: as LOCK_ACQUIRED */
+    IPS2_EV_LOCK_RELEASE_SHARED = 33,  /* rwlock read: as LOCK_RELEASE */
 
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
     IPS2_EV_CHAN = 40,       /* payload: fd; extra: type, out key, in key, self[3], peer[3] */
@@ -164,6 +182,25 @@ enum ips2_kind {
 
     IPS2_EV_KIND_MAX = 127,
 };
+
+/* Synchronisation (kinds 19-39): the object type (SYNC_OBJECT, SYNC_INIT,
+ * SYNC_DESTROY, SYNC_FAILED extra[0]) and the object key (payload): the
+ * object's address for a process-private object, or IPS2_SYNC_KEY_SHARED |
+ * its slot in the session's table of process-shared objects, the same in
+ * every process that uses it (see FORMAT.md). */
+enum ips2_sync_type {
+    IPS2_SYNC_ANY = 0, /* SYNC_OBJECT of a name given to any object */
+    IPS2_SYNC_MUTEX = 1,
+    IPS2_SYNC_RWLOCK = 2,       /* SYNC_FAILED: an attempt to read */
+    IPS2_SYNC_RWLOCK_WRITE = 3, /* SYNC_FAILED only: an attempt to write */
+    IPS2_SYNC_SPIN = 4,
+    IPS2_SYNC_COND = 5,
+    IPS2_SYNC_BARRIER = 6,
+    IPS2_SYNC_SEM = 7,
+    IPS2_SYNC_USER_LOCK = 8,    /* marked through ips2.h */
+    IPS2_SYNC_USER_BARRIER = 9, /* marked through ips2.h */
+};
+#define IPS2_SYNC_KEY_SHARED (1ULL << 47)
 
 enum ips2_start_how {
     IPS2_START_INITIAL = 0, /* first image of a process started by exec */

@@ -28,6 +28,21 @@ static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
     [IPS2_EV_EXIT_SHORT] = "exit-short",
 
     /* 19-39: synchronisation */
+    [IPS2_EV_SYNC_OBJECT] = "sync-object",
+    [IPS2_EV_SYNC_INIT] = "sync-init",
+    [IPS2_EV_SYNC_DESTROY] = "sync-destroy",
+    [IPS2_EV_LOCK_ACQUIRED] = "lock-acquired",
+    [IPS2_EV_LOCK_RELEASE] = "lock-release",
+    [IPS2_EV_SYNC_FAILED] = "sync-failed",
+    [IPS2_EV_COND_SIGNAL] = "cond-signal",
+    [IPS2_EV_COND_BROADCAST] = "cond-broadcast",
+    [IPS2_EV_COND_WAKE] = "cond-wake",
+    [IPS2_EV_BARRIER_ARRIVE] = "barrier-arrive",
+    [IPS2_EV_BARRIER_DEPART] = "barrier-depart",
+    [IPS2_EV_SEM_POST] = "sem-post",
+    [IPS2_EV_SEM_ACQUIRED] = "sem-acquired",
+    [IPS2_EV_LOCK_ACQUIRED_SHARED] = "lock-acquired-shared",
+    [IPS2_EV_LOCK_RELEASE_SHARED] = "lock-release-shared",
 
     /* 40-69: messages and file I/O */
     [IPS2_EV_CHAN] = "chan",

@@ -1,0 +1,188 @@
+/*
+ * sync_mutex.c - pthread mutexes: lock, trylock, timedlock, clocklock,
+ * unlock, init, destroy.
+ *
+ * lock tries the mutex first: when that succeeds (the common, uncontended
+ * case) it records one LOCK_ACQUIRED with no wait, a plain append.  Only
+ * when it fails does it take the wait's start time, block in the real
+ * call, and record LOCK_ACQUIRED with the start time and an exact CPU
+ * reading.  unlock bumps the mutex's release seq while still holding it
+ * and records LOCK_RELEASE with it; an acquisition records the release seq
+ * it finds right after acquiring: the release that let it in.
+ *
+ * A failed trylock that the untraced program would have seen fail is a
+ * SYNC_FAILED; trying first never changes what lock returns (a failed
+ * trylock has no effect).  Recursive re-locks and inner unlocks of a
+ * recursive mutex are no synchronisation and are not recorded; an unlock
+ * that the real call will refuse (an error-checking or robust mutex not
+ * held by the caller) does not bump the seq.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "sync.h"
+
+/* glibc's mutex kind word: the type in the low bits, then flags. */
+#define KIND_TYPE_MASK 3   /* PTHREAD_MUTEX_{NORMAL,RECURSIVE,ERRORCHECK,ADAPTIVE}_NP */
+#define KIND_ROBUST    16  /* PTHREAD_MUTEX_ROBUST_NORMAL_NP */
+#define KIND_PI        32  /* PTHREAD_MUTEX_PRIO_INHERIT_NP */
+#define KIND_PP        64  /* PTHREAD_MUTEX_PRIO_PROTECT_NP */
+#define KIND_PSHARED   128 /* PTHREAD_MUTEX_PSHARED_BIT */
+#define KIND_CHECKED   (KIND_ROBUST | KIND_PI | KIND_PP)
+
+static inline unsigned mutex_kind(const pthread_mutex_t *m)
+{
+    return (unsigned)__atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+}
+
+static inline unsigned mutex_hint(const pthread_mutex_t *m)
+{
+    return (mutex_kind(m) & KIND_PSHARED) ? SYNC_SHARED : SYNC_PRIVATE;
+}
+
+static inline struct sync_ref mutex_ref(const pthread_mutex_t *m)
+{
+    return sync_ref(m, IPS2_SYNC_MUTEX, mutex_hint(m));
+}
+
+/* True when a successful lock only deepened a recursive hold. */
+static inline int relocked(const pthread_mutex_t *m)
+{
+    return (mutex_kind(m) & KIND_TYPE_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1;
+}
+
+/* Records the outcome of a lock call that may have waited since wait_start
+ * (0: it did not wait); returns rc. */
+static int lock_outcome(pthread_mutex_t *m, int rc, uint64_t wait_start)
+{
+    if (rc == 0 || rc == EOWNERDEAD) {
+        if (!relocked(m))
+            sync_acquired(mutex_ref(m), IPS2_EV_LOCK_ACQUIRED, wait_start);
+    } else {
+        sync_failed(mutex_ref(m), IPS2_SYNC_MUTEX, rc, wait_start);
+    }
+    return rc;
+}
+
+IPS2_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_lock)(m);
+    int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+    if (likely(rc == 0 || rc == EOWNERDEAD))
+        return lock_outcome(m, rc, 0);
+    uint64_t start = ips2_timer_now();
+    rc = IPS2_REAL(pthread_mutex_lock)(m);
+    return lock_outcome(m, rc, start);
+}
+
+IPS2_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_trylock)(m);
+    return lock_outcome(m, IPS2_REAL(pthread_mutex_trylock)(m), 0);
+}
+
+IPS2_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_timedlock)(m, abstime);
+    if (sync_valid_deadline(CLOCK_REALTIME, abstime)) {
+        int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+        if (rc == 0 || rc == EOWNERDEAD)
+            return lock_outcome(m, rc, 0);
+    }
+    uint64_t start = ips2_timer_now();
+    return lock_outcome(m, IPS2_REAL(pthread_mutex_timedlock)(m, abstime), start);
+}
+
+IPS2_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+                                        const struct timespec *abstime)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_clocklock)(m, clock, abstime);
+    if (sync_valid_deadline(clock, abstime)) {
+        int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+        if (rc == 0 || rc == EOWNERDEAD)
+            return lock_outcome(m, rc, 0);
+    }
+    uint64_t start = ips2_timer_now();
+    return lock_outcome(m, IPS2_REAL(pthread_mutex_clocklock)(m, clock, abstime), start);
+}
+
+/* What the real unlock will do: 1 release, 0 leave a recursive hold, -1
+ * refuse (EPERM: the caller does not hold a mutex that checks). */
+static inline int unlock_effect(const pthread_mutex_t *m)
+{
+    unsigned kind = mutex_kind(m);
+
+    if (likely((kind & (KIND_TYPE_MASK | KIND_CHECKED)) == 0))
+        return 1; /* a normal mutex: unlock never checks */
+    unsigned type = kind & KIND_TYPE_MASK;
+    if (type == PTHREAD_MUTEX_ADAPTIVE_NP && !(kind & KIND_CHECKED))
+        return 1;
+    int owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED) & 0x3fffffff;
+    if (owner != sync_tid())
+        return -1;
+    if (type == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1)
+        return 0;
+    return 1;
+}
+
+IPS2_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_unlock)(m);
+    int effect = unlock_effect(m);
+    if (likely(effect > 0)) {
+        struct sync_ref r = mutex_ref(m);
+        sync_release(r, IPS2_EV_LOCK_RELEASE, sync_next_exclusive(r.c));
+        return IPS2_REAL(pthread_mutex_unlock)(m);
+    }
+    int rc = IPS2_REAL(pthread_mutex_unlock)(m);
+    if (rc != 0)
+        sync_failed(mutex_ref(m), IPS2_SYNC_MUTEX, rc, 0);
+    return rc;
+}
+
+void ips2_sync_mutex_release(pthread_mutex_t *m)
+{
+    if (unlock_effect(m) != 1)
+        return;
+    struct sync_ref r = mutex_ref(m);
+    sync_release(r, IPS2_EV_LOCK_RELEASE, sync_next_exclusive(r.c));
+}
+
+void ips2_sync_mutex_reacquired(pthread_mutex_t *m)
+{
+    sync_acquired(mutex_ref(m), IPS2_EV_LOCK_ACQUIRED, 0);
+}
+
+uint64_t ips2_sync_mutex_key(pthread_mutex_t *m)
+{
+    return mutex_ref(m).key;
+}
+
+IPS2_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+    int rc = IPS2_REAL(pthread_mutex_init)(m, attr);
+
+    if (ips2_passthrough())
+        return rc;
+    unsigned kind = rc == 0 ? mutex_kind(m) : 0;
+    struct sync_ref r =
+        ips2_sync_refresh(m, IPS2_SYNC_MUTEX, (kind & KIND_PSHARED) ? SYNC_SHARED : SYNC_PRIVATE);
+    ips2_sync_init_event(r, IPS2_SYNC_MUTEX, 0, kind, rc);
+    return rc;
+}
+
+IPS2_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+    if (ips2_passthrough())
+        return IPS2_REAL(pthread_mutex_destroy)(m);
+    struct sync_ref r = mutex_ref(m);
+    int rc = IPS2_REAL(pthread_mutex_destroy)(m);
+    ips2_sync_destroy_event(r, IPS2_SYNC_MUTEX, rc);
+    return rc;
+}

@@ -1,0 +1,106 @@
+/*
+ * sync_mutex.c - threads contend for one mutex (and each uses a private
+ * one of its own, never contended).
+ *
+ *   sync_mutex [threads] [rounds]     (default 4 threads, 2000 rounds)
+ *
+ * First a hand-over that certainly waits: main holds the shared mutex until
+ * a contender sleeps in pthread_mutex_lock.  Then each thread locks the
+ * shared mutex `rounds` times and does a little work inside, so that the
+ * others wait; then locks its own mutex `rounds` times.  Prints
+ * "shared <n> own <n>": the lock counts, known in advance (the hand-over
+ * adds 2 to shared).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sync_gate.h"
+
+static pthread_mutex_t shared = PTHREAD_MUTEX_INITIALIZER;
+static long counter;
+static int rounds = 2000;
+static int nthreads = 4;
+static atomic_int started; /* a start gate that records nothing */
+
+static void work(int n)
+{
+    volatile unsigned x = 1;
+    for (int i = 0; i < n; i++)
+        x = x * 1103515245u + 12345u;
+}
+
+static atomic_int contender_tid;
+
+static void *contender(void *arg)
+{
+    atomic_store(&contender_tid, gate_tid());
+    pthread_mutex_lock(&shared); /* held by main: sleeps */
+    counter++;
+    pthread_mutex_unlock(&shared);
+    return NULL;
+}
+
+/* main holds the mutex until the contender sleeps waiting for it. */
+static void hand_over(void)
+{
+    pthread_t th;
+
+    pthread_mutex_lock(&shared);
+    counter++;
+    pthread_create(&th, NULL, contender, NULL);
+    while (atomic_load(&contender_tid) == 0)
+        ;
+    gate_wait_asleep(getpid(), atomic_load(&contender_tid));
+    pthread_mutex_unlock(&shared);
+    pthread_join(th, NULL);
+}
+
+static void *worker(void *arg)
+{
+    pthread_mutex_t own;
+    long own_count = 0;
+
+    pthread_mutex_init(&own, NULL);
+    atomic_fetch_add(&started, 1);
+    while (atomic_load(&started) < nthreads)
+        ;
+    for (int i = 0; i < rounds; i++) {
+        pthread_mutex_lock(&shared);
+        counter++;
+        work(200);
+        pthread_mutex_unlock(&shared);
+        work(50);
+    }
+    for (int i = 0; i < rounds; i++) {
+        pthread_mutex_lock(&own);
+        own_count++;
+        pthread_mutex_unlock(&own);
+    }
+    pthread_mutex_destroy(&own);
+    return (void *)own_count;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t th[64];
+    long own = 0;
+
+    if (argc > 1)
+        nthreads = atoi(argv[1]);
+    if (argc > 2)
+        rounds = atoi(argv[2]);
+    if (nthreads < 1 || nthreads > 64)
+        return 2;
+    hand_over();
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&th[i], NULL, worker, NULL);
+    for (int i = 0; i < nthreads; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        own += (long)r;
+    }
+    printf("shared %ld own %ld\n", counter, own);
+    return 0;
+}
