@@ -226,6 +226,53 @@ static void message_kinds(struct stream *s)
     put(s, IPS2_EV_ACCEPT, 1, 8, x, 10);
 }
 
+/* Synchronisation (FORMAT.md 9.1): a private mutex taken at once and after
+ * a wait, a shared rwlock read, a spin with its CPU reading, a failed
+ * trylock, a condition wait, a barrier episode and a named semaphore. */
+static void sync_kinds(struct stream *s)
+{
+    const uint64_t m = 0x555555558040, shared = IPS2_SYNC_KEY_SHARED | 17;
+    uint64_t x[8];
+
+    memcpy(x, (uint64_t[]){IPS2_SYNC_MUTEX, m, 0, 0, 0}, 5 * sizeof(uint64_t));
+    put(s, IPS2_EV_SYNC_OBJECT, 1, m, x, 5);
+    memcpy(x, (uint64_t[]){IPS2_SYNC_MUTEX, 0, 0, 0}, 4 * sizeof(uint64_t));
+    put(s, IPS2_EV_SYNC_INIT, 1, m, x, 4);
+    x[0] = 0;
+    put(s, IPS2_EV_LOCK_ACQUIRED, 0, m, x, 1);
+    x[0] = 1;
+    put(s, IPS2_EV_LOCK_RELEASE, 0, m, x, 1);
+    memcpy(x, (uint64_t[]){2, s->timer}, 2 * sizeof(uint64_t));
+    put(s, IPS2_EV_LOCK_ACQUIRED, 1, m, x, 2);
+    memcpy(x, (uint64_t[]){IPS2_SYNC_MUTEX, 16 /* EBUSY */, 0}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_SYNC_FAILED, 0, m, x, 3);
+    memcpy(x, (uint64_t[]){IPS2_SYNC_RWLOCK, 0x7f0000001000, 27, 1363, 64}, 5 * sizeof(uint64_t));
+    put(s, IPS2_EV_SYNC_OBJECT, 1, shared, x, 5);
+    x[0] = 5;
+    put(s, IPS2_EV_LOCK_ACQUIRED_SHARED, 0, shared, x, 1);
+    x[0] = 6;
+    put(s, IPS2_EV_LOCK_RELEASE_SHARED, 0, shared, x, 1);
+    memcpy(x, (uint64_t[]){3, s->timer, s->cpu}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_LOCK_ACQUIRED, 1, m + 64, x, 3);
+    x[0] = 4;
+    put(s, IPS2_EV_COND_SIGNAL, 0, m + 128, x, 1);
+    put(s, IPS2_EV_COND_BROADCAST, 0, m + 128, x, 1);
+    memcpy(x, (uint64_t[]){m, 3, 4, s->timer, 0}, 5 * sizeof(uint64_t));
+    put(s, IPS2_EV_COND_WAKE, 1, m + 128, x, 5);
+    memcpy(x, (uint64_t[]){4, 2, 2}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_BARRIER_ARRIVE, 0, m + 256, x, 3);
+    memcpy(x, (uint64_t[]){2, 1, s->timer}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_BARRIER_DEPART, 1, m + 256, x, 3);
+    memcpy(x, (uint64_t[]){IPS2_SYNC_SEM, 0x7f0000002000, 27, 1400, 0}, 5 * sizeof(uint64_t));
+    put_string(s, IPS2_EV_SYNC_OBJECT, shared + 1, x, 5, "/seed-sem");
+    x[0] = 1;
+    put(s, IPS2_EV_SEM_POST, 0, shared + 1, x, 1);
+    memcpy(x, (uint64_t[]){1, 0, s->timer}, 3 * sizeof(uint64_t));
+    put(s, IPS2_EV_SEM_ACQUIRED, 1, shared + 1, x, 3);
+    memcpy(x, (uint64_t[]){IPS2_SYNC_SEM, 0}, 2 * sizeof(uint64_t));
+    put(s, IPS2_EV_SYNC_DESTROY, 1, shared + 1, x, 2);
+}
+
 /* Every thread-stream kind, once or more. */
 static void all_thread_kinds(struct stream *s, int has_cpu)
 {
@@ -247,6 +294,7 @@ static void all_thread_kinds(struct stream *s, int has_cpu)
     calls(s, 3, has_cpu);
     short_calls(s, 4);
     message_kinds(s);
+    sync_kinds(s);
     put_string(s, IPS2_EV_EXEC, 0, NULL, 0, "/usr/bin/next-program");
     x[0] = 0;
     put(s, IPS2_EV_PROC_EXIT, 1, IPS2_EXIT_EXEC, x, 1);
