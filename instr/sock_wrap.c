@@ -84,11 +84,11 @@ IPS2_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
 
     if (ips2_endpoint_from_sockaddr(addr.__sockaddr__, len, &peer) != 0)
         memset(&peer, 0, sizeof(peer));
+    /* A failure (EALREADY, EISCONN, ECONNREFUSED, ...) leaves the entry as
+     * it was: what an earlier connect found, or unknown until first used. */
     if (rc == 0 || err == EINPROGRESS) {
         ips2_fd_identify_connected(fd, ips2_endpoint_is_ip(&peer) ? &peer : NULL);
         e = ips2_fd_slot(fd);
-    } else {
-        ips2_fd_forget(fd); /* whatever state it is in now: look again at its next use */
     }
     x[0] = connection_key(e, IPS2_DIR_OUT);
     x[1] = rc < 0 ? (uint64_t)err : 0;
