@@ -871,13 +871,13 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
     Tcl_Obj *workload = ReadWorkload(interp, objv[1], vars);
     if (workload == NULL)
         return TCL_ERROR;
+    Tcl_IncrRefCount(workload);
     if (assoc->kept != NULL) {
         /* libpvm has one connection: the earlier session's slaves go (its
          * phase queries are then reduced in this process) */
         Shutdown(assoc->kept);
         assoc->kept = NULL;
     }
-    Tcl_IncrRefCount(workload);
 
     struct run *run = (struct run *)Tcl_Alloc(sizeof *run);
     memset(run, 0, sizeof *run);
