@@ -355,8 +355,8 @@ void ips2_sync_announce(const void *obj, unsigned type, struct sync_ref r, const
     }
     if (name != NULL)
         ips2_emit_string(&ips2_self, IPS2_EV_SYNC_OBJECT, r.key, words, 5, name);
-    else
-        ips2_emit_slow(&ips2_self, IPS2_EV_SYNC_OBJECT, r.key, words, 5, IPS2_CPU_READ);
+    else /* once per object, but cheap: many programs have many locks */
+        ips2_emit(IPS2_EV_SYNC_OBJECT, r.key, words, 5, IPS2_CPU_DERIVED);
 }
 
 void ips2_sync_init_event(struct sync_ref r, unsigned type, uint64_t value, uint64_t attributes,
