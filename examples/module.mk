@@ -1,21 +1,9 @@
-# examples/: bundled workloads.  Until the analysts exist, `make demo` traces
-# examples/demo/demo.c with ips2cc, packs the streams and prints what they
-# hold: per-stream headers and per-procedure call counts.
-
-DEMO_SESSION := $(B)/demo-session
-
-$(B)/examples/demo: examples/demo/demo.c $(B)/bin/ips2cc $(RUNTIME_LIB)
-	@mkdir -p $(dir $@)
-	$(B)/bin/ips2cc -O2 -pthread -o $@ $<
-
-demo: all $(B)/examples/demo
-	@rm -rf $(DEMO_SESSION)
-	IPS2_SESSION=$(DEMO_SESSION) IPS2_APP=demo $(B)/examples/demo
-	$(B)/bin/ips2-pack $(DEMO_SESSION)
-	@for f in $(DEMO_SESSION)/*.ips2; do \
-	    case $$f in *.proc.ips2) continue;; esac; \
-	    echo "== $$f"; $(B)/bin/ips2-dump --summary $$f; \
-	done
+# examples/: bundled workloads.  `make demo` runs examples/workloads/demo.tcl
+# with `ips2 run`: three applications (a TCP server, its clients, a pthread
+# barrier program) on two machines played by this host, under a private
+# pvmd; it prints the logical and physical trees, the multi-application
+# metric table, an NPT profile and a gprof table per application, and keeps
+# the session in $(B)/demo-session (reopen it with `ips2 report`).
 
 # The demo workload's programs (examples/workloads/*.c, known work: see
 # demo.tcl), built with ips2cc.  -fno-optimize-sibling-calls keeps every
@@ -29,3 +17,10 @@ $(B)/examples/workloads/%: examples/workloads/%.c examples/workloads/cpuwork.h \
 	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $<
 
 all: $(WORKLOAD_PROGS)
+
+DEMO_SESSION := $(B)/demo-session
+
+demo: all
+	@rm -rf $(DEMO_SESSION)
+	$(B)/bin/ips2 run examples/workloads/demo.tcl -session $(DEMO_SESSION) -pvm private \
+	    -set bin=$(abspath $(B))/examples/workloads -set port=$$(tclsh examples/workloads/freeport.tcl)

@@ -126,7 +126,7 @@ mistake is reported as FILE:LINE: what was expected."
         }
     }
     variable SessionsDir sessions
-    # Shown(MACHINE,STAGE): the tenth of the work last shown by Progress.
+    # Shown(MACHINE): {STAGE WHEN-MS DONE?}, the last progress line shown.
     variable Shown
     array set Shown {}
 }
@@ -307,7 +307,9 @@ proc ::ips2::cli::Open {dir} {
 
 # Progress EVENT: what ips2::run reports while it works (an event dict,
 # ANALYSTS.md §6), one line on stderr each, so that a terminal or a log
-# reads it alike.  Reduction progress is shown at each tenth of the work.
+# reads it alike.  A stage (running, reducing, packing, ...) is shown when
+# it starts and when its work is all done, and in between at most every
+# two seconds, with how far it got.
 proc ::ips2::cli::Progress {event} {
     variable Shown
     if {[catch {dict get $event event} what] || [catch {dict get $event machine} machine]} {
@@ -326,17 +328,20 @@ proc ::ips2::cli::Progress {event} {
             set stage [{*}$get stage]
             set done [{*}$get done]
             set total [{*}$get total]
-            set step ""
-            if {[string is entier -strict $done] && [string is entier -strict $total] && $total > 0} {
-                set step [expr {min(10, 10 * $done / $total)}]
-            }
-            set key $machine,$stage
-            if {[info exists Shown($key)] && $Shown($key) eq $step} return
-            set Shown($key) $step
-            if {$step eq "" || $total == 0} {
+            set now [clock milliseconds]
+            set counted [expr {[string is entier -strict $done] && [string is entier -strict $total]
+                               && $total > 0}]
+            if {![info exists Shown($machine)] || [lindex $Shown($machine) 0] ne $stage} {
+                set Shown($machine) [list $stage $now 0]
                 Say "$machine: $stage"
-            } else {
-                Say "$machine: $stage [expr {10 * $step}]% ($done of $total)"
+            }
+            lassign $Shown($machine) - last finished
+            if {$counted && $done >= $total && !$finished} {
+                set Shown($machine) [list $stage $now 1]
+                Say "$machine: $stage done ($total)"
+            } elseif {$counted && $done < $total && $now - $last >= 2000} {
+                set Shown($machine) [list $stage $now 0]
+                Say "$machine: $stage [expr {100 * $done / $total}]% ($done of $total)"
             }
         }
         problem    { Say "$machine: problem: [{*}$get text]" }
@@ -486,8 +491,8 @@ proc ::ips2::cli::Summary {session dir} {
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
     set problems [$session problems]
     if {[llength $problems]} {
-        append out "\nproblems:\n"
-        foreach p $problems { append out "  $p\n" }
+        append out "\n== problems\n"
+        foreach p $problems { append out "$p\n" }
         foreach p $problems { puts stderr "ips2: problem: $p" }
     }
     foreach app $apps {

@@ -9,7 +9,8 @@
 #
 # Text is for people: a title line, a header ("NAME (UNIT)"), a rule, one
 # line per row, columns two spaces apart, no trailing blanks.  A column whose
-# cells are all numbers (or empty) is right-aligned, any other left-aligned.
+# cells are all numbers (or empty) is right-aligned, any other (and one of
+# names, see Names) left-aligned.
 # Times are shown in ms with three decimals (unit "ns" -> "ms"), percentages
 # with one decimal, other fractions with three; -raw shows cells as they
 # are.  CSV (tcllib csv) and JSON are for programs: cells as they are,
@@ -39,6 +40,9 @@ namespace eval ::ips2::format {
     variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
                          program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
+    # Columns of names, left-aligned in text even when the names are
+    # numbers (pids, tids).
+    variable Names {name path application machine metric command process thread procedure}
 }
 
 # --- options ------------------------------------------------------------------
@@ -138,6 +142,7 @@ proc ::ips2::format::table {t args} {
 }
 
 proc ::ips2::format::Text {columns rows title raw} {
+    variable Names
     set header {}
     set units {}
     foreach c $columns {
@@ -177,7 +182,8 @@ proc ::ips2::format::Text {columns rows title raw} {
             if {$v ne "" && ![IsNumber $v]} { set numeric 0 }
         }
         lappend widths $w
-        lappend right [expr {$numeric && [llength $rows] > 0}]
+        set name [lindex $columns $i 0]
+        lappend right [expr {$numeric && [llength $rows] > 0 && $name ni $Names}]
     }
     set out {}
     if {$title ne ""} { lappend out $title }
