@@ -220,6 +220,9 @@ struct image {
     uint64_t *key;
     uint32_t *val;
     size_t n, mask;
+    /* object key -> type, from the sync-object events of all its threads */
+    struct rt_type *types;
+    size_t ntypes, cap_types;
     /* from the process stream */
     bool exit_seen;
     int32_t exit_how, exit_status;
@@ -321,8 +324,56 @@ static void load_process_stream(struct image *im, const struct stream *s, int64_
     ips2_reader_close(rd);
 }
 
+/* Keeps the object types a thread's stream gave. */
+static void add_types(struct image *im, const struct rt *r)
+{
+    if (im->ntypes + r->ntypes > im->cap_types) {
+        size_t cap = im->cap_types ? im->cap_types : 64;
+        while (cap < im->ntypes + r->ntypes)
+            cap *= 2;
+        struct rt_type *v = realloc(im->types, cap * sizeof(*v));
+        if (!v) {
+            im->b->oom = true;
+            return;
+        }
+        im->types = v;
+        im->cap_types = cap;
+    }
+    memcpy(im->types + im->ntypes, r->types, r->ntypes * sizeof(*r->types));
+    im->ntypes += r->ntypes;
+}
+
+static int cmp_type(const void *a, const void *b)
+{
+    const struct rt_type *x = a, *y = b;
+
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* An object's type is what its image's sync-object said, where the event
+ * that waited could not tell (a lock-acquired: mutex, spin lock, user
+ * lock or rwlock; a barrier-depart: pthread or user barrier).  The sync-
+ * object is in whichever thread met the object first, so this waits
+ * until every thread of the image is reduced. */
+static void fix_object_types(struct image *im, uint32_t first_thread)
+{
+    struct ips2_reductions *r = im->b->r;
+
+    if (!im->ntypes)
+        return;
+    qsort(im->types, im->ntypes, sizeof(*im->types), cmp_type);
+    for (size_t i = r->nobjects; i-- > 0 && r->objects[i].thread >= first_thread;) {
+        struct rt_type key = {r->objects[i].id, 0};
+        const struct rt_type *t =
+            bsearch(&key, im->types, im->ntypes, sizeof(*im->types), cmp_type);
+        if (t)
+            r->objects[i].kind = t->type;
+    }
+}
+
 static void image_free(struct image *im)
 {
+    free(im->types);
     ips2_symtab_free(im->symtab);
     free(im->key);
     free(im->val);
@@ -435,8 +486,10 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
         prog->done += r.events;
         prog->bytes_done += s->size;
         red_emit_thread(b, &r, pidx, s->tid, name_of, &im);
+        add_types(&im, &r);
         rt_free(&r);
     }
+    fix_object_types(&im, b->r->processes[pidx].first_thread);
 
     p = &b->r->processes[pidx];
     p->nthreads = (uint32_t)b->r->nthreads - p->first_thread;

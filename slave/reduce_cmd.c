@@ -111,6 +111,7 @@ static void print_tsv(const struct ips2_reductions *r)
         printf("\t%s", ips2_metric_name(m));
     printf("\n# arc\tPID\tIMAGE\tTID\tCALLER\tCALLEE\tCOUNT\tCHILD_CPU\n");
     printf("# hist\tPID\tIMAGE\tTID\tPROC\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
+    printf("# object\tPID\tIMAGE\tTID\tKIND\tID\tWAITS\tWAIT_NS\tSPIN_NS\n");
     printf("# problem\tTEXT\n");
     printf("machine\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\n",
            str(r, r->machine), str(r, r->host), r->events, r->trace_bytes, r->phase_start_ns,
@@ -161,6 +162,13 @@ static void print_tsv(const struct ips2_reductions *r)
         for (uint32_t k = 0; k < h->nbuckets; k++)
             printf("%s%.17g", k ? "," : "", h->v[k]);
         printf("\n");
+    }
+    for (size_t i = 0; i < r->nobjects; i++) {
+        const struct ips2_red_object *o = &r->objects[i];
+        const struct ips2_red_thread *t = &r->threads[o->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("object\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+               p->pid, p->image, t->tid, o->kind, o->id, o->waits, o->wait_ns, o->spin_ns);
     }
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem\t%s\n", str(r, r->problems[i]));

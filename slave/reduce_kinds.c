@@ -33,40 +33,59 @@ enum when {
 };
 
 struct kind_map {
+    uint8_t used;   /* the entry is filled in */
     uint8_t wait;   /* metric of the call's time [start, end], or NONE */
     uint8_t count;  /* metric counted once (messages, operations), or NONE */
     uint8_t bytes;  /* metric of the bytes moved, or NONE */
-    int8_t start_x; /* extra word: start timer */
+    int8_t start_x; /* extra word: start timer (absent or, with zero_x, 0: no wait) */
     int8_t bytes_x; /* extra word: bytes */
     int8_t err_x;   /* extra word: error (0 = none) */
     int8_t call_x;  /* extra word: call, whose IPS2_IO_PEEK flag means nothing moved */
     uint8_t when;   /* enum when */
+    /* synchronisation: the wait is one on the object named by the payload */
+    uint8_t object; /* its type, as far as the kind tells it (0: not an object wait) */
+    int8_t type_x;  /* extra word: its type (sync-failed) */
+    int8_t cpu_x;   /* extra word: CPU time when the wait began (spinning waits) */
+    uint8_t zero_x; /* a start timer of 0 means "did not wait" */
 };
 
-#define M(k, wait, count, bytes, start_x, bytes_x, err_x, call_x, when)                            \
-    [k] = {(wait), (count), (bytes), (start_x), (bytes_x), (err_x), (call_x), (when) | 0x80}
+#define MSG(k, wait, count, bytes, start_x, bytes_x, err_x, call_x, when)                          \
+    [k] = {1,        (wait), (count), (bytes), (start_x), (bytes_x), (err_x),                      \
+           (call_x), (when), 0,       NOX,     NOX,       0}
+#define SYNC(k, type, start_x, type_x, cpu_x, zero_x)                                              \
+    [k] = {1,     IPS2_M_SYNC_WAIT, NONE,     NONE,    (start_x), NOX, NOX, NOX,                   \
+           IF_OK, (type),           (type_x), (cpu_x), (zero_x)}
 
 /* The one table: kinds of FORMAT.md section 9 onto metrics. */
 static const struct kind_map kinds[IPS2_EV_KIND_MAX + 1] = {
+    /* synchronisation (9.1): the wait of a lock, condition, barrier or
+     * semaphore; lock-acquired's type comes from the object's sync-object */
+    SYNC(IPS2_EV_LOCK_ACQUIRED, IPS2_SYNC_MUTEX, 1, NOX, 2, 0),
+    SYNC(IPS2_EV_LOCK_ACQUIRED_SHARED, IPS2_SYNC_RWLOCK, 1, NOX, 2, 0),
+    SYNC(IPS2_EV_SYNC_FAILED, IPS2_SYNC_MUTEX, 2, 0, NOX, 1),
+    SYNC(IPS2_EV_COND_WAKE, IPS2_SYNC_COND, 3, NOX, NOX, 0),
+    SYNC(IPS2_EV_BARRIER_DEPART, IPS2_SYNC_BARRIER, 2, NOX, 3, 0),
+    SYNC(IPS2_EV_SEM_ACQUIRED, IPS2_SYNC_SEM, 2, NOX, NOX, 0),
     /* messages and files (9.2) */
-    M(IPS2_EV_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_BYTES),
-    M(IPS2_EV_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_BYTES),
-    M(IPS2_EV_DGRAM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_OK),
-    M(IPS2_EV_DGRAM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_OK),
-    M(IPS2_EV_CONNECT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_ACCEPT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_IO_WAIT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_FILE_READ, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
-    M(IPS2_EV_FILE_WRITE, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
-    M(IPS2_EV_FILE_SEEK, IPS2_M_SEEK_TIME, NONE, NONE, 4, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_FILE_SYNC, IPS2_M_IO_TIME, IPS2_M_IO_OPS, NONE, 2, NOX, 1, NOX, IF_OK),
+    MSG(IPS2_EV_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_BYTES),
+    MSG(IPS2_EV_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_BYTES),
+    MSG(IPS2_EV_DGRAM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_OK),
+    MSG(IPS2_EV_DGRAM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5,
+        IF_OK),
+    MSG(IPS2_EV_CONNECT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_ACCEPT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_IO_WAIT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_READ, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_WRITE, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_SEEK, IPS2_M_SEEK_TIME, NONE, NONE, 4, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_SYNC, IPS2_M_IO_TIME, IPS2_M_IO_OPS, NONE, 2, NOX, 1, NOX, IF_OK),
     /* processes and PVM (9.3) */
-    M(IPS2_EV_VFORK, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_WAIT, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
-    M(IPS2_EV_PVM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, NOX, 3, 6, NOX, IF_OK),
-    M(IPS2_EV_PVM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 7, 3, 6, NOX,
-      IF_PAYLOAD),
-    M(IPS2_EV_PVM_BARRIER, IPS2_M_SYNC_WAIT, NONE, NONE, 3, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_VFORK, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_WAIT, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_PVM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, NOX, 3, 6, NOX, IF_OK),
+    MSG(IPS2_EV_PVM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 7, 3, 6, NOX,
+        IF_PAYLOAD),
+    MSG(IPS2_EV_PVM_BARRIER, IPS2_M_SYNC_WAIT, NONE, NONE, 3, NOX, NOX, NOX, IF_OK),
 };
 
 static uint64_t word(const struct ips2_event *ev, int i)
@@ -74,12 +93,38 @@ static uint64_t word(const struct ips2_event *ev, int i)
     return i >= 0 && (unsigned)i < ev->nextra ? ev->extra[i] : 0;
 }
 
+/* A wait on a synchronisation object: the object's row, and the CPU the
+ * thread spent spinning through the wait. */
+static void object_wait(struct rt *r, const struct kind_map *km, const struct ips2_event *ev,
+                        int64_t t0, int64_t t)
+{
+    uint64_t spin = 0;
+    uint32_t type = km->object;
+
+    if (km->cpu_x != NOX && (unsigned)km->cpu_x < ev->nextra && ev->cpu_exact &&
+        ev->cpu_ns > ev->extra[km->cpu_x]) {
+        spin = ev->cpu_ns - ev->extra[km->cpu_x];
+        rt_spread(r, IPS2_M_SPIN, t0, t, spin);
+    }
+    if (km->type_x != NOX && (unsigned)km->type_x < ev->nextra) {
+        type = (uint32_t)ev->extra[km->type_x];
+        if (type == IPS2_SYNC_RWLOCK_WRITE)
+            type = IPS2_SYNC_RWLOCK; /* an attempt to write: the object is an rwlock */
+    }
+    rt_object_wait(r, type, ev->payload, t0, t, spin);
+}
+
 /* An interaction event through the table. */
 static void interaction(struct rt *r, const struct kind_map *km, const struct red_clock *c,
                         const struct ips2_event *ev, int64_t t)
 {
-    if (km->wait != NONE && km->start_x != NOX && (unsigned)km->start_x < ev->nextra)
-        rt_wait(r, km->wait, red_clock_at(c, ev, t, ev->extra[km->start_x]), t);
+    if (km->wait != NONE && km->start_x != NOX && (unsigned)km->start_x < ev->nextra &&
+        !(km->zero_x && ev->extra[km->start_x] == 0)) {
+        int64_t t0 = red_clock_at(c, ev, t, ev->extra[km->start_x]);
+        rt_wait(r, km->wait, t0, t);
+        if (km->object)
+            object_wait(r, km, ev, t0, t);
+    }
     if (km->count == NONE)
         return;
     if (km->err_x != NOX && word(ev, km->err_x) != 0)
@@ -87,8 +132,7 @@ static void interaction(struct rt *r, const struct kind_map *km, const struct re
     if (km->call_x != NOX && (word(ev, km->call_x) & IPS2_IO_PEEK))
         return;
     uint64_t bytes = km->bytes_x != NOX ? word(ev, km->bytes_x) : 0;
-    unsigned when = km->when & 0x7f;
-    if ((when == IF_BYTES && bytes == 0) || (when == IF_PAYLOAD && ev->payload == 0))
+    if ((km->when == IF_BYTES && bytes == 0) || (km->when == IF_PAYLOAD && ev->payload == 0))
         return;
     rt_count(r, km->count, t, 1);
     if (km->bytes != NONE && bytes)
@@ -154,8 +198,13 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
     case IPS2_EV_LOST:
         r->lost += ev->payload;
         break;
+    case IPS2_EV_SYNC_OBJECT:
+    case IPS2_EV_SYNC_INIT:
+        if (ev->nextra && ev->extra[0] != IPS2_SYNC_ANY)
+            rt_note_type(r, ev->payload, (uint32_t)ev->extra[0]);
+        break;
     default:
-        if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].when & 0x80)
+        if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].used)
             interaction(r, &kinds[ev->kind], c, ev, t);
         break;
     }

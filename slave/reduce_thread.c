@@ -33,7 +33,7 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
     r->pe = pe;
     r->interval_ns = interval_ns ? interval_ns : DEFAULT_INTERVAL_NS;
     red_hgeom_init(&r->geom, 0, r->interval_ns); /* until the first event */
-    r->h.fast_end = INT64_MIN; /* the first event takes the slow path */
+    r->h.fast_end = INT64_MIN;                   /* the first event takes the slow path */
     r->exit_how = -1;
     r->thread_exit_how = -1;
     r->proc_start_how = -1;
@@ -75,6 +75,7 @@ void rt_free(struct rt *r)
     free(r->amap_val);
     free(r->stack);
     free(r->objects);
+    free(r->types);
     memset(r, 0, sizeof(*r));
 }
 
@@ -400,16 +401,31 @@ static void spread(struct rt *r, struct red_hist *h, int64_t t0, int64_t t1, uin
     }
 }
 
-void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
+/* The part of v (spread evenly over [t0, t1)) that falls in [a, b). */
+static uint64_t clip_share(uint64_t v, int64_t t0, int64_t t1, int64_t a, int64_t b)
 {
-    if (metric >= IPS2_M_COUNT || !r->started)
+    if (t1 <= t0)
+        return v;
+    return share(v, (uint64_t)(b - a), (uint64_t)(t1 - t0));
+}
+
+void rt_spread(struct rt *r, unsigned metric, int64_t t0, int64_t t1, uint64_t v)
+{
+    if (metric >= IPS2_M_COUNT || !r->started || v == 0)
         return;
     int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
-    if (b <= a)
+    if (b < a || (b == a && !in_phase(r, t1)))
         return;
-    r->procs[r->h.top].m[metric] += (uint64_t)(b - a);
-    r->m[metric] += (uint64_t)(b - a);
-    spread(r, &r->mhist[metric], a, b, (uint64_t)(b - a));
+    uint64_t part = clip_share(v, t0, t1, a, b);
+    r->procs[r->h.top].m[metric] += part;
+    r->m[metric] += part;
+    spread(r, &r->mhist[metric], a, b, part);
+}
+
+void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
+{
+    if (t1 > t0)
+        rt_spread(r, metric, t0, t1, (uint64_t)(t1 - t0));
 }
 
 void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
@@ -438,7 +454,21 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
     }
     o->waits++;
     o->wait_ns += (uint64_t)(b - a);
-    o->spin_ns += spin_ns;
+    o->spin_ns += clip_share(spin_ns, t0, t1, a, b);
+}
+
+void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
+{
+    for (uint32_t i = r->ntypes; i-- > 0;)
+        if (r->types[i].key == key)
+            return; /* the first type an image gives an object stands */
+    if (r->ntypes == r->cap_types && !grow((void **)&r->types, &r->cap_types, sizeof(*r->types))) {
+        r->oom = true;
+        return;
+    }
+    r->types[r->ntypes].key = key;
+    r->types[r->ntypes].type = type;
+    r->ntypes++;
 }
 
 /* ---- the end --------------------------------------------------------- */

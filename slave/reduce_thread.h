@@ -64,6 +64,12 @@ struct rt_object {
     uint64_t waits, wait_ns, spin_ns;
 };
 
+/* What type a sync-object or sync-init event gave an object key. */
+struct rt_type {
+    uint64_t key;
+    uint32_t type;
+};
+
 /* What changes at every event.  A decoder keeps a copy in a local
  * variable, which the compiler keeps in registers, passes it to the inline
  * functions below, and stores it back into r->h around anything else (the
@@ -113,9 +119,11 @@ struct rt {
     struct rt_frame *stack;
     uint32_t cap_stack;
 
-    /* objects */
+    /* objects, and the types this stream gave object keys */
     struct rt_object *objects;
     uint32_t nobjects, cap_objects;
+    struct rt_type *types;
+    uint32_t ntypes, cap_types;
 
     /* thread-level totals of the interaction metrics (CPU, WALL from cum_*) */
     uint64_t m[IPS2_M_COUNT];
@@ -159,14 +167,18 @@ uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee);
 bool rt_push_grow(struct rt *r);
 void rt_exit_slow(struct rt *r, uint64_t addr);
 
-/* An interaction: a count at time t, or a wait over [t0, t1], charged to
- * the procedure on top of the stack and the thread's histogram of that
- * metric.  Call after rt_advance() to t (or t1). */
+/* An interaction: a count at time t, a wait over [t0, t1], or an amount v
+ * spread evenly over [t0, t1] (spin CPU), charged to the procedure on top
+ * of the stack and the thread's histogram of that metric, clipped to the
+ * phase.  Call after rt_advance() to t (or t1). */
 void rt_count(struct rt *r, unsigned metric, int64_t t, uint64_t v);
 void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1);
+void rt_spread(struct rt *r, unsigned metric, int64_t t0, int64_t t1, uint64_t v);
 /* Charges a wait (and the spin CPU within it) to a synchronisation object. */
 void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
                     uint64_t spin_ns);
+/* Notes the type an event gave an object key. */
+void rt_note_type(struct rt *r, uint64_t key, uint32_t type);
 
 /* Moves the clock to (t, c), charging the interval to the top procedure. */
 static inline __attribute__((always_inline)) void rt_advance(struct rt *r, struct rt_hot *k,

@@ -793,6 +793,97 @@ static void test_interactions(void **state)
     ips2_reductions_free(r);
 }
 
+static const struct ips2_red_object *object_of(const struct ips2_reductions *r, uint32_t tid,
+                                               uint64_t id)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+
+    for (size_t i = 0; i < r->nobjects; i++)
+        if (r->objects[i].thread == t && r->objects[i].id == id)
+            return &r->objects[i];
+    fail_msg("thread %u has no object 0x%llx", tid, (unsigned long long)id);
+    return NULL;
+}
+
+/* Synchronisation: waits (from the wait start the events carry) go to
+ * sync_wait and to the object; a spinning wait's CPU to spin; the object's
+ * type comes from the sync-object event, in whichever thread of the image
+ * it is. */
+static void test_sync(void **state)
+{
+    const char *d = new_dir("sync");
+    const uint64_t spin = 0x1000, bar = 0x2000, sem = 0x3000, cond = 0x4000, mtx = 0x5000;
+
+    /* thread 961 meets the spin lock first (sync-object), waits on nothing */
+    struct ips2_writer *w = stream(d, "960.0.961.raw", IPS2_STREAM_THREAD, 960, 961, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev1(w, IPS2_EV_THREAD_START, 0, 0, 960, 1);
+    evx(w, IPS2_EV_SYNC_OBJECT, 10, 0, spin, (uint64_t[]){IPS2_SYNC_SPIN, spin, 0, 0, 0}, 5);
+    ev1(w, IPS2_EV_LOCK_ACQUIRED, 20, 0, spin, 0);
+    ev1(w, IPS2_EV_LOCK_RELEASE, 500, 400, spin, 1);
+    ev(w, IPS2_EV_THREAD_EXIT, 600, 500, IPS2_EXIT_RETURN);
+    done(w);
+    /* thread 960: waits on everything */
+    w = stream(d, "960.0.960.raw", IPS2_STREAM_THREAD, 960, 960, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    /* lock-acquired: release seq seen, wait start, CPU at start: spun 300 of 400 ns */
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 500, 310, spin, (uint64_t[]){1, 100, 10}, 3);
+    /* barrier-depart: episode, serial, wait start */
+    evx(w, IPS2_EV_BARRIER_DEPART, 1500, 320, bar, (uint64_t[]){1, 0, 1000}, 3);
+    evx(w, IPS2_EV_BARRIER_DEPART, 2500, 330, bar, (uint64_t[]){2, 1, 2400}, 3);
+    /* sem-acquired without a wait, then with one */
+    evx(w, IPS2_EV_SEM_ACQUIRED, 2600, 340, sem, (uint64_t[]){1, 0}, 2);
+    evx(w, IPS2_EV_SEM_ACQUIRED, 3000, 350, sem, (uint64_t[]){2, 0, 2700}, 3);
+    /* cond-wake: mutex key, seq at start, seq at wake, wait start, result */
+    evx(w, IPS2_EV_COND_WAKE, 4000, 360, cond, (uint64_t[]){mtx, 0, 1, 3500, 0}, 5);
+    /* sync-failed: a trylock that did not wait, a timed lock that did */
+    evx(w, IPS2_EV_SYNC_FAILED, 4100, 370, mtx, (uint64_t[]){IPS2_SYNC_MUTEX, 16, 0}, 3);
+    evx(w, IPS2_EV_SYNC_FAILED, 5000, 380, mtx, (uint64_t[]){IPS2_SYNC_MUTEX, 110, 4200}, 3);
+    ev(w, IPS2_EV_EXIT, 5100, 390, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 5100, 390, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 960, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce(d);
+    const struct ips2_red_proc *m = proc_of(r, 960, "proc_main");
+    assert_int_equal(m->m[IPS2_M_SYNC_WAIT], 400 + 500 + 100 + 300 + 500 + 800);
+    assert_int_equal(m->m[IPS2_M_SPIN], 300);
+    assert_int_equal(thread_of(r, 960)->m[IPS2_M_SPIN], 300);
+    assert_int_equal(thread_of(r, 961)->m[IPS2_M_SYNC_WAIT], 0);
+
+    const struct ips2_red_object *o = object_of(r, 960, spin);
+    assert_int_equal(o->kind, IPS2_SYNC_SPIN); /* from thread 961's sync-object */
+    assert_int_equal(o->waits, 1);
+    assert_int_equal(o->wait_ns, 400);
+    assert_int_equal(o->spin_ns, 300);
+    o = object_of(r, 960, bar);
+    assert_int_equal(o->kind, IPS2_SYNC_BARRIER);
+    assert_int_equal(o->waits, 2);
+    assert_int_equal(o->wait_ns, 600);
+    o = object_of(r, 960, sem);
+    assert_int_equal(o->kind, IPS2_SYNC_SEM);
+    assert_int_equal(o->waits, 1);
+    assert_int_equal(o->wait_ns, 300);
+    o = object_of(r, 960, cond);
+    assert_int_equal(o->kind, IPS2_SYNC_COND);
+    assert_int_equal(o->wait_ns, 500);
+    o = object_of(r, 960, mtx);
+    assert_int_equal(o->kind, IPS2_SYNC_MUTEX);
+    assert_int_equal(o->waits, 1);
+    assert_int_equal(o->wait_ns, 800);
+    assert_int_equal(r->nobjects, 5);
+    ips2_reductions_free(r);
+
+    /* a phase clips waits and spin alike */
+    r = reduce_opts(d, 300, 1200, 0);
+    m = proc_of(r, 960, "proc_main");
+    assert_int_equal(m->m[IPS2_M_SYNC_WAIT], 200 + 200);
+    assert_int_equal(m->m[IPS2_M_SPIN], 150);
+    assert_int_equal(object_of(r, 960, spin)->spin_ns, 150);
+    ips2_reductions_free(r);
+}
+
 /* A damaged stream is reduced up to the damage; the error names the file
  * and byte offset; other streams are complete. */
 static void test_damaged(void **state)
@@ -1060,6 +1151,7 @@ int main(void)
         cmocka_unit_test(test_fork_child_killed),
         cmocka_unit_test(test_join_wait),
         cmocka_unit_test(test_interactions),
+        cmocka_unit_test(test_sync),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),
