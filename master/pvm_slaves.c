@@ -305,9 +305,16 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     int rc = 0;
     switch (tag) {
     case IPS2_TAG_HELLO:
-        if ((rc = ips2_upk_u32(&u)) >= 0 && (rc = ips2_upk_str(&a)) >= 0 &&
-            (rc = ips2_upk_str(&b)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
-            (rc = ips2_upk_i64(&l1)) >= 0 && s->ev.hello != NULL)
+        if ((rc = ips2_upk_u32(&u)) >= 0 && u != IPS2_PROTO_VERSION) {
+            char text[128];
+            snprintf(text, sizeof text, "its slave speaks protocol %u, this master %d", u,
+                     IPS2_PROTO_VERSION);
+            if (s->ev.problem != NULL)
+                s->ev.problem(s->arg, i, text);
+            break;
+        }
+        if (rc >= 0 && (rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 &&
+            (rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_i64(&l1)) >= 0 && s->ev.hello != NULL)
             s->ev.hello(s->arg, i, b, x, l1);
         break;
     case IPS2_TAG_STARTED:
