@@ -10,8 +10,9 @@
  * to the same bytes.  A refusal must name the byte offset.
  *
  * Seeds (tests/fuzz/corpus-reductions): ips2-reduce -o of the reader's
- * seed streams (tests/fuzz/corpus), whole, with a phase, and with 1 ms
- * histogram buckets, and an empty set.
+ * seed streams (tests/fuzz/corpus), whole and with a phase; of a traced
+ * tests/integration/progs/sync_spin.c with 1 ms buckets (objects, spin);
+ * and of an empty directory.
  */
 #include <stddef.h>
 #include <stdint.h>
