@@ -481,4 +481,9 @@ void rt_finish(struct rt *r)
     while (r->h.depth)
         rt_pop(r, &r->h);
     flush_bucket(r);
+    r->calls = 0;
+    for (uint32_t i = 0; i < r->narcs; i++) {
+        r->procs[r->arcs[i].callee].m[IPS2_M_CALLS] += r->arcs[i].count;
+        r->calls += r->arcs[i].count;
+    }
 }

@@ -127,7 +127,7 @@ struct rt {
 
     /* thread-level totals of the interaction metrics (CPU, WALL from cum_*) */
     uint64_t m[IPS2_M_COUNT];
-    uint64_t calls;
+    uint64_t calls; /* set by rt_finish() */
 
     /* what the events said about the thread and its process */
     uint64_t events;
@@ -155,8 +155,9 @@ struct rt {
 void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns);
 void rt_free(struct rt *r);
 
-/* Ends the stream: closes open frames at the last event's time and
- * flushes the current histogram bucket. */
+/* Ends the stream: closes open frames at the last event's time, flushes
+ * the current histogram bucket, and counts calls (procedures' and the
+ * thread's) from the arcs. */
 void rt_finish(struct rt *r);
 
 /* Rare paths, in reduce_thread.c; they work on r->h. */
@@ -235,12 +236,10 @@ static inline __attribute__((always_inline)) void rt_enter(struct rt *r, struct 
         p->last_caller = caller;
         p->last_arc = arc;
     }
-    /* after rt_advance(), t < fast_end means t is inside the phase */
-    if (RT_LIKELY(t < k->fast_end) || (t >= r->ps && t < r->pe)) {
-        p->m[IPS2_M_CALLS]++;
+    /* after rt_advance(), t < fast_end means t is inside the phase; the
+     * procedure's and the thread's calls are the arcs' (rt_finish) */
+    if (RT_LIKELY(t < k->fast_end) || (t >= r->ps && t < r->pe))
         r->arcs[arc].count++;
-        r->calls++;
-    }
     struct rt_frame *f = &r->stack[k->depth++];
     f->addr = addr;
     f->cum_cpu = k->cum_cpu;
