@@ -8,7 +8,7 @@
  * a parent and its forked child, a FIFO opened by two writers, a socket
  * handed to an exec'd program.  So the counters live in one file of the
  * session directory, ips2-channels.shm, mapped shared by every process:
- * an open-addressing table of cache-line slots, claimed by compare-and-
+ * an open-addressing table of two-cache-line slots, claimed by compare-and-
  * swap on the key and never freed, so that lookups take no lock and are
  * safe in signal handlers.  A full or missing table leaves the caller to
  * count in its own process (ips2_counter_get returns NULL).
@@ -25,7 +25,7 @@
 
 #include "fds.h"
 
-#define COUNTER_SLOTS (1u << 16) /* 4 MiB of sparse file */
+#define COUNTER_SLOTS (1u << 16) /* 8 MiB of sparse file */
 #define MAX_PROBES    64
 
 static struct ips2_counter *table;

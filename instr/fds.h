@@ -39,13 +39,15 @@ enum { IPS2_EP_INODE = 0, IPS2_EP_NAME = 1, IPS2_EP_ACCEPTED = 2 };
 
 /* A pair of session-wide counters (chan_counters.c): for a byte stream the
  * bytes written into it and read out of it; for a datagram pair the
- * datagrams sent and received. */
+ * datagrams sent and received.  The two sides are usually different
+ * processes on different CPUs: each counter has its own cache line. */
 struct ips2_counter {
     _Atomic uint64_t key;
     _Atomic uint64_t sent;
+    uint64_t pad0[6];
     _Atomic uint64_t received;
-    uint64_t pad[5]; /* one cache line */
-};
+    uint64_t pad1[7];
+} __attribute__((aligned(64)));
 
 /* Entry flags. */
 enum {
