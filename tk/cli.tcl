@@ -6,7 +6,7 @@
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
-#   ips2 histogram SESSION NODE -metric M ?-phase P? ?-format text|csv|json?
+#   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
 #   ips2 check WORKLOAD ?-set NAME=VALUE ...?
 #   ips2 help ?COMMAND?      ips2 COMMAND --help
@@ -96,6 +96,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             args "SESSION NODE" min 2 max 2
             options {
                 -metric {METRIC "the metric (default cpu)"}
+                -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -621,7 +622,15 @@ proc ::ips2::cli::CmdHistogram {words opts} {
     try {
         set node [Node $session $name]
         set metric [Opt $opts -metric cpu]
-        set t [$session histogram $node -metric $metric {*}[PhaseArgs $session $opts]]
+        set width {}
+        if {[dict exists $opts -width]} {
+            set ms [dict get $opts -width]
+            if {![string is double -strict $ms] || $ms <= 0} {
+                UsageError "expected -width as milliseconds > 0, got \"$ms\""
+            }
+            set width [list -width [expr {entier(round($ms * 1e6))}]]
+        }
+        set t [$session histogram $node -metric $metric {*}$width {*}[PhaseArgs $session $opts]]
         puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
     } finally {
         $session close

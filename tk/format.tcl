@@ -19,7 +19,8 @@
 #
 # A tree NODE is a dict with at least name and kind, and children (a list
 # of nodes), as the master's trees are; a machine's host, a process's
-# command and status, and a label are shown when present.  Text shows the
+# command (its program without the folder) and status, and a label are
+# shown when present.  Text shows the
 # node shapes of IPS-2's trees (paper §3, Fig. 2-3) as marks before the
 # names:
 #   /\ program (kind app, or physical: the whole workload)   [] machine
@@ -275,7 +276,11 @@ proc ::ips2::format::Label {node} {
     }
     if {[dict exists $node command] && [dict get $node command] ne ""} {
         set command [dict get $node command]
-        lappend more [expr {[catch {join $command " "} c] ? $command : $c}]
+        if {[catch {llength $command}]} {
+            lappend more $command
+        } else {
+            lappend more [join [lreplace $command 0 0 [file tail [lindex $command 0]]] " "]
+        }
     }
     if {[dict exists $node status] && [dict get $node status] ne ""} {
         lappend more "\[[dict get $node status]\]"
