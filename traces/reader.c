@@ -272,6 +272,13 @@ static int read_header(struct ips2_reader *r)
 
 /* ---- record shape, shared by both encodings -------------------------- */
 
+static bool shape_ok(const struct rec *c)
+{
+    if (c->kind == IPS2_EV_SYNC)
+        return c->has_cpu && c->nextra >= 1;
+    return (c->kind != IPS2_EV_ENTER && c->kind != IPS2_EV_EXIT) || c->nextra == 0;
+}
+
 static int check_shape(struct ips2_reader *r, const struct rec *c, uint64_t off, const char *where)
 {
     if (c->kind == IPS2_EV_SYNC && (!c->has_cpu || c->nextra < 1))
@@ -560,10 +567,11 @@ static int load_block(struct ips2_reader *r)
         size_t at = r->bpos;
         if (block_event(r) < 0)
             return -1;
-        char where[64];
-        snprintf(where, sizeof(where), "block event %u at decoded byte %zu: ", r->bdone, at);
-        if (check_shape(r, &r->cur, off, where) < 0)
-            return -1;
+        if (!shape_ok(&r->cur)) {
+            char where[64];
+            snprintf(where, sizeof(where), "block event %u at decoded byte %zu: ", r->bdone, at);
+            return check_shape(r, &r->cur, off, where);
+        }
         if (r->bdone == 0 && r->cur.timer != bh.first_timer)
             return fail(r, off, "expected first_timer %llu to be the first event's timer %llu",
                         (unsigned long long)bh.first_timer, (unsigned long long)r->cur.timer);
