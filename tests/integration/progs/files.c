@@ -9,12 +9,17 @@
  * (105); a writev of 3 + 4 bytes there and a preadv of them; closed.
  * DIR/b.log: opened O_APPEND, three writes of 4 bytes, closed.
  * DIR/c.txt: written through stdio (fopen, fprintf, fclose).
- * An open of a missing file fails.  Prints "a SIZE b SIZE".
+ * An open of a missing file fails.  Then a pipe is read, its read end
+ * closed where no wrapper sees it (the close system call made directly),
+ * and a.dat opened again with fopen, which gets that number back: a read
+ * of it is a read of the file, not of the pipe.  Prints "a SIZE b SIZE
+ * reused 1".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -74,6 +79,15 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/missing/file", argv[1]);
     if (open(path, O_RDONLY) >= 0)
         die("open missing");
-    printf("a %lld b %lld\n", (long long)st_a.st_size, (long long)st_b.st_size);
+    int q[2];
+    if (pipe(q) != 0 || write(q[1], "pi", 2) != 2 || read(q[0], buf, 2) != 2)
+        die("pipe");
+    syscall(SYS_close, q[0]);
+    snprintf(path, sizeof(path), "%s/a.dat", argv[1]);
+    FILE *again = fopen(path, "r");
+    if (again == NULL || read(fileno(again), buf, 5) != 5)
+        die("fopen again");
+    printf("a %lld b %lld reused %d\n", (long long)st_a.st_size, (long long)st_b.st_size,
+           fileno(again) == q[0]);
     return 0;
 }
