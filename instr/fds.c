@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -292,12 +291,20 @@ static unsigned identify_socket(int fd, struct ips2_fd *n, const struct stat *st
     }
 }
 
-/* An anonymous pipe rather than a FIFO in a file system. */
+/* An anonymous pipe rather than a FIFO in a file system.  No stdio: this
+ * may run in a signal handler. */
 static int anonymous_pipe(int fd)
 {
-    char path[32], link[16];
+    char path[32] = "/proc/self/fd/", digits[12], link[16];
+    size_t len = strlen(path), nd = 0;
 
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    do {
+        digits[nd++] = (char)('0' + fd % 10);
+        fd /= 10;
+    } while (fd > 0 && nd < sizeof(digits));
+    while (nd > 0)
+        path[len++] = digits[--nd];
+    path[len] = '\0';
     ssize_t n = readlink(path, link, sizeof(link));
     return n >= 5 && memcmp(link, "pipe:", 5) == 0;
 }
