@@ -297,13 +297,20 @@ proc ::ips2::cli::Master {} {
     }
 }
 
-proc ::ips2::cli::Open {dir} {
+# Open DIR ?QUIET?: the session of DIR; its problems (what went wrong in
+# the run, or a bad manifest or reductions file) are said on stderr, so
+# that a table with holes says why, unless QUIET.
+proc ::ips2::cli::Open {dir {quiet 0}} {
     Master
     if {![file isdirectory $dir]} { Fail "$dir: no such session directory" }
     if {![file isfile [file join $dir manifest.tcl]]} {
         Fail "$dir: not a session directory (no manifest.tcl)"
     }
-    ips2::open $dir
+    set session [ips2::open $dir]
+    if {!$quiet} {
+        foreach p [$session problems] { Say "problem: $p" }
+    }
+    return $session
 }
 
 # Progress EVENT: what ips2::run reports while it works (an event dict,
@@ -531,7 +538,7 @@ proc ::ips2::cli::CmdReport {words opts} {
     set tables {metrics multi profile npt gprof processes phases problems}
     if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
     set format [Format $opts {text csv json}]
-    set session [Open $dir]
+    set session [Open $dir [expr {$table eq "problems"}]]
     try {
         set node [Node $session [Opt $opts -node physical]]
         set phase [PhaseArgs $session $opts]
