@@ -91,9 +91,9 @@ void ips2_record_modules(void)
     int first = 1;
 
     ips2_quiet_begin();
-    pthread_mutex_lock(&known_lock);
+    ips2_lock(&known_lock);
     dl_iterate_phdr(record_one, &first);
-    pthread_mutex_unlock(&known_lock);
+    ips2_unlock(&known_lock);
     ips2_quiet_end();
 }
 

@@ -153,12 +153,12 @@ static int enrolled(int call_succeeded)
 
 static void lock(void)
 {
-    pthread_mutex_lock(&pvm_lock);
+    ips2_lock(&pvm_lock);
 }
 
 static void unlock(void)
 {
-    pthread_mutex_unlock(&pvm_lock);
+    ips2_unlock(&pvm_lock);
 }
 
 /* This task's tid, recording PVM_TASK the first time the process is found

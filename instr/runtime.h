@@ -155,6 +155,29 @@ static inline void ips2_quiet_end(void)
     ips2_self.quiet--;
 }
 
+/* The runtime's own locks, taken quietly so that the mutex wrappers never
+ * record them (ips2_trylock is quiet only while it holds the lock). */
+static inline void ips2_lock(pthread_mutex_t *m)
+{
+    ips2_quiet_begin();
+    pthread_mutex_lock(m);
+}
+
+static inline int ips2_trylock(pthread_mutex_t *m)
+{
+    ips2_quiet_begin();
+    int busy = pthread_mutex_trylock(m);
+    if (busy)
+        ips2_quiet_end();
+    return busy;
+}
+
+static inline void ips2_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+    ips2_quiet_end();
+}
+
 /* Records an event of the calling thread.  With IPS2_CPU_DERIVED and room
  * in the window it is a plain append, like a procedure event: no errno, no
  * lock, no system call (wrappers of cheap calls such as an uncontended

@@ -93,24 +93,24 @@ static void system_enter(void)
 
     sigemptyset(&ignore.sa_mask);
     ips2_quiet_begin();
-    pthread_mutex_lock(&system_lock);
+    ips2_lock(&system_lock);
     if (system_users++ == 0) {
         real_sigaction(SIGINT, &ignore, &saved_intr);
         real_sigaction(SIGQUIT, &ignore, &saved_quit);
     }
-    pthread_mutex_unlock(&system_lock);
+    ips2_unlock(&system_lock);
     ips2_quiet_end();
 }
 
 static void system_leave(void)
 {
     ips2_quiet_begin();
-    pthread_mutex_lock(&system_lock);
+    ips2_lock(&system_lock);
     if (--system_users == 0) {
         real_sigaction(SIGINT, &saved_intr, NULL);
         real_sigaction(SIGQUIT, &saved_quit, NULL);
     }
-    pthread_mutex_unlock(&system_lock);
+    ips2_unlock(&system_lock);
     ips2_quiet_end();
 }
 

@@ -302,10 +302,10 @@ int ips2_thread_open(struct ips2_thread *t)
     if (s == NULL)
         return -1;
     s->owner = t;
-    pthread_mutex_lock(&ips2_proc.lock);
+    ips2_lock(&ips2_proc.lock);
     s->next = ips2_proc.streams;
     ips2_proc.streams = s;
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_unlock(&ips2_proc.lock);
 
     t->stream = s;
     t->cur = (uintptr_t)s->window;
@@ -335,9 +335,9 @@ void ips2_thread_close(struct ips2_thread *t)
     ips2_quiet_begin();
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
-    pthread_mutex_lock(&ips2_proc.lock);
+    ips2_lock(&ips2_proc.lock);
     unlink_stream(s);
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_unlock(&ips2_proc.lock);
     stream_finish(s, t->cur, 1);
     free(s);
     t->stream = NULL;
@@ -368,11 +368,13 @@ void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *e
 
     if (ips2_proc.proc_stream == NULL)
         return;
-    if (wait ? pthread_mutex_lock(&ips2_proc.lock) : pthread_mutex_trylock(&ips2_proc.lock))
+    if (!wait && ips2_trylock(&ips2_proc.lock))
         return;
+    if (wait)
+        ips2_lock(&ips2_proc.lock);
     if (w->state == IPS2_THREAD_TRACING)
         put(w, kind, ips2_timer_now(), 0, 0, payload, extra, nextra);
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_unlock(&ips2_proc.lock);
 }
 
 /* Seals every stream at the length it has now, without unmapping or
@@ -380,12 +382,12 @@ void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *e
 void ips2_streams_seal(void)
 {
     ips2_quiet_begin();
-    if (pthread_mutex_trylock(&ips2_proc.lock) == 0) {
+    if (ips2_trylock(&ips2_proc.lock) == 0) {
         for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next)
             stream_finish(s, __atomic_load_n(&s->owner->cur, __ATOMIC_RELAXED), 0);
         if (ips2_proc.proc_stream)
             stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 0);
-        pthread_mutex_unlock(&ips2_proc.lock);
+        ips2_unlock(&ips2_proc.lock);
     }
     ips2_quiet_end();
 }
@@ -397,7 +399,7 @@ void ips2_streams_unseal(void)
     uint32_t state = IPS2_STATE_OPEN;
 
     ips2_quiet_begin();
-    pthread_mutex_lock(&ips2_proc.lock);
+    ips2_lock(&ips2_proc.lock);
     for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next) {
         pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
         pwrite(s->fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
@@ -407,7 +409,7 @@ void ips2_streams_unseal(void)
         pwrite(fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
         pwrite(fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
     }
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_unlock(&ips2_proc.lock);
     ips2_quiet_end();
 }
 
@@ -419,14 +421,14 @@ void ips2_streams_close_all(void)
     ips2_quiet_begin();
     ips2_thread_close(&ips2_self);
     ips2_streams_seal();
-    pthread_mutex_lock(&ips2_proc.lock);
+    ips2_lock(&ips2_proc.lock);
     if (ips2_proc.proc_stream) {
         stream_finish(ips2_proc.proc_stream, ips2_proc.proc_writer.cur, 1);
         free(ips2_proc.proc_stream);
         ips2_proc.proc_stream = NULL;
         ips2_proc.proc_writer.state = IPS2_THREAD_DONE;
     }
-    pthread_mutex_unlock(&ips2_proc.lock);
+    ips2_unlock(&ips2_proc.lock);
     ips2_quiet_end();
 }
 

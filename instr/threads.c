@@ -38,7 +38,7 @@ static size_t slot_of(pthread_t th)
 static void seq_put(pthread_t th, uint64_t seq)
 {
     ips2_quiet_begin();
-    pthread_mutex_lock(&seq_lock);
+    ips2_lock(&seq_lock);
     for (size_t i = slot_of(th), n = 0; n < SEQ_SLOTS; i = (i + 1) % SEQ_SLOTS, n++) {
         if (seq_table[i].seq == 0 || pthread_equal(seq_table[i].thread, th)) {
             seq_table[i].thread = th;
@@ -46,7 +46,7 @@ static void seq_put(pthread_t th, uint64_t seq)
             break;
         }
     }
-    pthread_mutex_unlock(&seq_lock);
+    ips2_unlock(&seq_lock);
     ips2_quiet_end();
 }
 
@@ -56,7 +56,7 @@ static uint64_t seq_get(pthread_t th, int take)
     uint64_t seq = 0;
 
     ips2_quiet_begin();
-    pthread_mutex_lock(&seq_lock);
+    ips2_lock(&seq_lock);
     for (size_t i = slot_of(th), n = 0; n < SEQ_SLOTS && seq_table[i].seq != 0;
          i = (i + 1) % SEQ_SLOTS, n++) {
         if (!pthread_equal(seq_table[i].thread, th))
@@ -69,14 +69,14 @@ static uint64_t seq_get(pthread_t th, int take)
                 pthread_t t2 = seq_table[j].thread;
                 uint64_t s2 = seq_table[j].seq;
                 seq_table[j].seq = 0;
-                pthread_mutex_unlock(&seq_lock);
+                ips2_unlock(&seq_lock);
                 seq_put(t2, s2);
-                pthread_mutex_lock(&seq_lock);
+                ips2_lock(&seq_lock);
             }
         }
         break;
     }
-    pthread_mutex_unlock(&seq_lock);
+    ips2_unlock(&seq_lock);
     ips2_quiet_end();
     return seq;
 }
