@@ -62,7 +62,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
             summary "print one table of a session (text, CSV or JSON)"
             args "SESSION TABLE" min 2 max 2
             options {
-                -node {NODE "the tree node: app:A, app:A/machine:M/process:PID/..., machine:M/..., physical, or an application's name"}
+                -node {NODE "the tree node: app:A, app:A/machine:M/process:PID/..., machine:M/..., physical, or an application's or machine's name"}
                 -apps {APPS "multi: the applications, a list, one column each (default: all)"}
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
@@ -375,11 +375,13 @@ proc ::ips2::cli::NewSessionDir {name} {
 }
 
 # Node SESSION NAME: a node path of the session: "physical", a path with
-# "kind:name" parts, or an application's bare name.
+# "kind:name" parts, or the bare name of an application (app:NAME) or
+# else of a machine (machine:NAME, in the physical tree).
 proc ::ips2::cli::Node {session name} {
     if {$name eq "" || $name eq "physical" || [string first : $name] >= 0} { return $name }
     if {$name in [$session apps]} { return app:$name }
-    UsageError "no node \"$name\": expected physical, a path (app:A/machine:M/...) or one of the applications [join [$session apps] {, }]"
+    if {$name in [$session machines]} { return machine:$name }
+    UsageError "no node \"$name\": expected physical, a path (app:A/machine:M/...), one of the applications [join [$session apps] {, }] or one of the machines [join [$session machines] {, }]"
 }
 
 # Phase SESSION SPEC: the name of a phase for -phase: a phase of the
