@@ -98,6 +98,7 @@ static void after_fork_in_child(void)
         return;
     ips2_proc.lock = unlocked; /* another thread may have held it at fork */
     ips2_streams_forget();
+    ips2_prefault_forget();
     ips2_modules_forget();
     ips2_proc.initialized = 0;
     ips2_proc.pid = getpid();

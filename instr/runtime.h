@@ -31,15 +31,18 @@
  * Thread streams prefault it IPS2_POPULATE_BYTES at a time. */
 #define IPS2_WINDOW_BYTES   (2u << 20)
 #define IPS2_POPULATE_BYTES (128u << 10)
+#define IPS2_PREFAULT_AHEAD (512u << 10) /* ask the prefaulter when closer */
 
 /* One open stream file. */
 struct ips2_stream {
     int fd;
-    uint64_t *window;          /* mapped window, IPS2_WINDOW_BYTES */
-    off_t window_offset;       /* file offset of the window */
-    uintptr_t populated;       /* window prefaulted up to here */
-    struct ips2_thread *owner; /* thread writing it (NULL: process stream) */
-    struct ips2_stream *next;  /* registry link */
+    uint64_t *window;            /* mapped window, IPS2_WINDOW_BYTES */
+    off_t window_offset;         /* file offset of the window */
+    _Atomic uintptr_t populated; /* window prefaulted up to here */
+    _Atomic uintptr_t wanted;    /* the writer would like it up to here */
+    atomic_int populating;       /* a thread is populating or remapping it */
+    struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
+    struct ips2_stream *next;    /* registry link */
     pid_t tid;
 };
 
@@ -134,6 +137,12 @@ void ips2_streams_seal(void);
 void ips2_streams_unseal(void);
 void ips2_streams_close_all(void);
 void ips2_streams_forget(void);
+void ips2_stream_populate(struct ips2_stream *s, uintptr_t upto, int wait);
+void ips2_streams_populate_wanted(void);
+
+/* prefault.c */
+void ips2_prefault_wake(void);
+void ips2_prefault_forget(void);
 
 /* True when a wrapper must call straight through and record nothing: the
  * runtime is not set up, or the call comes from the runtime's own work (its

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,25 +40,43 @@ static int window_map(struct ips2_stream *s, off_t offset)
     void *w = mmap(NULL, IPS2_WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, offset);
     if (w == MAP_FAILED)
         return -1;
+    while (atomic_exchange(&s->populating, 1))
+        sched_yield(); /* the prefaulter is in the old window */
     if (s->window)
         munmap(s->window, IPS2_WINDOW_BYTES);
     s->window = w;
     s->window_offset = offset;
-    s->populated = (uintptr_t)w;
+    atomic_store(&s->populated, (uintptr_t)w);
+    atomic_store(&s->wanted, (uintptr_t)w);
+    atomic_store(&s->populating, 0);
     return 0;
 }
 
-/* Prefaults the next piece of a thread stream's window: one batch of write
- * faults instead of one fault per page (3x faster here).  Kernels without
- * MADV_POPULATE_WRITE just fault page by page. */
-static void populate_more(struct ips2_stream *s)
+/* Prefaults a thread stream's window up to `upto`, IPS2_POPULATE_BYTES at
+ * a time: one batch of write faults instead of one fault per page (3x
+ * faster here), so that the writer's stores find their pages present.
+ * The writer calls it when it runs into unpopulated pages (wait = 1); the
+ * prefaulter thread (prefault.c) calls it ahead of the writer (wait = 0:
+ * it leaves a stream that someone else is populating or remapping).
+ * Kernels without MADV_POPULATE_WRITE just fault page by page. */
+void ips2_stream_populate(struct ips2_stream *s, uintptr_t upto, int wait)
 {
-    size_t n = window_end(s) - s->populated;
-
-    if (n > IPS2_POPULATE_BYTES)
-        n = IPS2_POPULATE_BYTES;
-    madvise((void *)s->populated, n, MADV_POPULATE_WRITE);
-    s->populated += n;
+    while (atomic_exchange(&s->populating, 1)) {
+        if (!wait)
+            return;
+        sched_yield();
+    }
+    /* whole chunks from the window's start: madvise wants page alignment */
+    uintptr_t base = (uintptr_t)s->window, chunk = IPS2_POPULATE_BYTES;
+    uintptr_t end = base + (upto - base + chunk - 1) / chunk * chunk;
+    if (end > window_end(s))
+        end = window_end(s);
+    for (uintptr_t p = atomic_load(&s->populated); p < end; p = atomic_load(&s->populated)) {
+        size_t n = end - p < IPS2_POPULATE_BYTES ? end - p : IPS2_POPULATE_BYTES;
+        madvise((void *)p, n, MADV_POPULATE_WRITE);
+        atomic_store(&s->populated, p + n);
+    }
+    atomic_store(&s->populating, 0);
 }
 
 static void header_fill(struct ips2_file_header *h, unsigned kind, pid_t tid)
@@ -155,9 +174,15 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
         if (t->sync_limit)
             t->sync_limit = t->cur;
     }
-    if (s->owner != NULL)
-        while (t->cur + bytes > s->populated)
-            populate_more(s);
+    if (s->owner != NULL) {
+        uintptr_t populated = atomic_load(&s->populated);
+        if (t->cur + bytes > populated)
+            ips2_stream_populate(s, t->cur + bytes, 1);
+        else if (populated - t->cur < IPS2_PREFAULT_AHEAD && populated < window_end(s)) {
+            atomic_store(&s->wanted, t->cur + 2 * IPS2_PREFAULT_AHEAD);
+            ips2_prefault_wake();
+        }
+    }
     uint64_t *p = (uint64_t *)t->cur;
     t->cur += bytes;
     return p;
@@ -193,7 +218,7 @@ static void set_limit(struct ips2_thread *t)
         t->limit = 0;
         return;
     }
-    uintptr_t end = t->stream->populated;
+    uintptr_t end = atomic_load(&t->stream->populated);
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
@@ -430,6 +455,17 @@ void ips2_streams_close_all(void)
     }
     ips2_unlock(&ips2_proc.lock);
     ips2_quiet_end();
+}
+
+/* Populates every thread stream up to what its writer asked for; the
+ * prefaulter's work.  The registry lock keeps the streams alive. */
+void ips2_streams_populate_wanted(void)
+{
+    ips2_lock(&ips2_proc.lock);
+    for (struct ips2_stream *s = ips2_proc.streams; s; s = s->next)
+        if (atomic_load(&s->wanted) > atomic_load(&s->populated))
+            ips2_stream_populate(s, atomic_load(&s->wanted), 0);
+    ips2_unlock(&ips2_proc.lock);
 }
 
 /* In a forked child: the inherited streams are the parent's; let go of
