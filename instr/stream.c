@@ -102,23 +102,40 @@ static void header_fill(struct ips2_file_header *h, unsigned kind, pid_t tid)
     memcpy(h->exe, ips2_proc.exe, sizeof(h->exe));
 }
 
-/* Creates the file at path (exclusively) with its header and first window. */
+/* Creates the file at path (exclusively) with its header and first window.
+ * The file is made unnamed (O_TMPFILE) and linked to its name once the
+ * header is in it, so that a process killed meanwhile leaves no empty or
+ * headless stream behind; file systems without O_TMPFILE get it by name. */
 static int stream_create(struct ips2_stream *s, const char *path, unsigned kind, pid_t tid)
 {
     static char page[IPS2_RAW_HEADER_SIZE];
     struct ips2_file_header h;
+    char self[64];
+    int named = 0;
 
-    s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (s->fd < 0)
-        return -1;
+    s->fd = open(ips2_proc.dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        named = 1;
+        s->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (s->fd < 0)
+            return -1;
+    }
     header_fill(&h, kind, tid);
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", s->fd);
     if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
         pwrite(s->fd, page, sizeof(page) - sizeof(h), sizeof(h)) !=
             (ssize_t)(sizeof(page) - sizeof(h)) ||
-        window_map(s, IPS2_RAW_HEADER_SIZE) < 0) {
+        window_map(s, IPS2_RAW_HEADER_SIZE) < 0 ||
+        (!named && linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)) {
+        int saved_errno = errno; /* EEXIST sends the caller to the next name */
+        if (s->window)
+            munmap(s->window, IPS2_WINDOW_BYTES);
+        s->window = NULL;
         close(s->fd);
-        unlink(path);
+        if (named)
+            unlink(path);
         s->fd = -1;
+        errno = saved_errno;
         return -1;
     }
     return 0;
