@@ -636,7 +636,7 @@ int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ip
 
     *flat = *graph = NULL;
     if (n->kind == IPS2_NODE_PROC) {
-        ips2_master_error(err, "no gprof table of a procedure node (%s)", n->path);
+        ips2_set_error(err, "no gprof table of a procedure node (%s)", n->path);
         return -1;
     }
     ips2_node_threads(n, gather_thread, &g);
@@ -683,7 +683,7 @@ int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ip
 oom:
     ips2_table_free(*graph);
     *flat = *graph = NULL;
-    ips2_master_error(err, "out of memory making the gprof tables of %s", n->path);
+    ips2_set_error(err, "out of memory making the gprof tables of %s", n->path);
 out:
     free(order);
     free(g.fn);

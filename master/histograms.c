@@ -366,7 +366,7 @@ int ips2_node_npt(struct ips2_model *m, const struct ips2_node *n, double *npt, 
     }
     free(w.scratch.v);
     if (w.oom) {
-        ips2_master_error(err, "out of memory computing NPT of %s", n->path);
+        ips2_set_error(err, "out of memory computing NPT of %s", n->path);
         return -1;
     }
     *npt = w.sum;
@@ -416,7 +416,7 @@ static int npt_histogram(struct ips2_model *m, const struct ips2_node *n, uint64
 out:
     if (rc != 0) {
         ips2_hist_free(out);
-        ips2_master_error(err, "out of memory making the NPT histogram of %s", n->path);
+        ips2_set_error(err, "out of memory making the NPT histogram of %s", n->path);
     }
     free(tmp.v);
     free(groups);
@@ -434,12 +434,12 @@ int ips2_node_histogram(struct ips2_model *m, const struct ips2_node *n, int met
     if (metric == IPS2_X_NPT)
         return npt_histogram(m, n, min_width, out, missing, err);
     if (metric < 0 || metric >= IPS2_M_COUNT) {
-        ips2_master_error(err, "no histograms of metric \"%s\"", ips2_any_metric_name(metric));
+        ips2_set_error(err, "no histograms of metric \"%s\"", ips2_any_metric_name(metric));
         return -1;
     }
     if (collect(m, n, metric, NULL, &c) != 0 || make_grid(c.s, c.n, NULL, 0, min_width, out)) {
         free(c.s);
-        ips2_master_error(err, "out of memory making the histogram of %s", n->path);
+        ips2_set_error(err, "out of memory making the histogram of %s", n->path);
         return -1;
     }
     add_all(out, c.s, c.n);
@@ -471,6 +471,6 @@ struct ips2_table *ips2_histogram_table(const struct ips2_hist *h, int metric, i
     return t;
 oom:
     ips2_table_free(t);
-    ips2_master_error(err, "out of memory");
+    ips2_set_error(err, "out of memory");
     return NULL;
 }

@@ -23,6 +23,10 @@ typedef int ips2_reduce_fn(void *arg, const char *machine, const char *trace_dir
                            int64_t session_start_real, int64_t phase_start_ns, int64_t phase_end_ns,
                            uint64_t interval_ns, struct ips2_reductions **out, char *err);
 
+/* The reducer that runs ips2_reduce_dir() in this process (arg unused):
+ * what a session uses when no slave is around. */
+ips2_reduce_fn ips2_reduce_here;
+
 #ifdef _TCL /* with tcl.h */
 
 /* Registers ips2::open (and the session commands) in interp; called by

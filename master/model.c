@@ -21,17 +21,6 @@
 
 void ips2_npt_cache_free(struct ips2_npt_cache *c); /* histograms.c */
 
-void ips2_master_error(char *err, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, IPS2_ERR_MAX, fmt, ap);
-    va_end(ap);
-}
-
 static char *dupstr(const char *s)
 {
     return strdup(s ? s : "");
@@ -312,7 +301,7 @@ int ips2_model_set_session(struct ips2_model *m, const char *dir, int64_t start_
     char *d = dir ? strdup(dir) : NULL;
 
     if (dir && d == NULL) {
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     free(m->dir);
@@ -341,11 +330,11 @@ int ips2_model_add_machine(struct ips2_model *m, const char *name, const char *h
         free(mi->host);
         mi->host = dupstr(host);
         mi->offset_ns = offset_ns;
-        return mi->host ? 0 : (ips2_master_error(err, "out of memory"), -1);
+        return mi->host ? 0 : (ips2_set_error(err, "out of memory"), -1);
     }
     p = realloc(m->machines, (m->nmachines + 1) * sizeof(*m->machines));
     if (p == NULL) {
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->machines = p;
@@ -356,7 +345,7 @@ int ips2_model_add_machine(struct ips2_model *m, const char *name, const char *h
     if (mi->name == NULL || mi->host == NULL) {
         free(mi->name);
         free(mi->host);
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->nmachines++;
@@ -381,7 +370,7 @@ int ips2_model_add_app(struct ips2_model *m, const char *name, enum ips2_mode mo
     void *p;
 
     if (src == NULL) {
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->indexed = false;
@@ -400,7 +389,7 @@ int ips2_model_add_app(struct ips2_model *m, const char *name, enum ips2_mode mo
     a = p ? &m->apps[m->napps] : NULL;
     if (a == NULL || (a->name = strdup(name)) == NULL) {
         free(src);
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->napps++;
@@ -416,13 +405,13 @@ int ips2_model_set_shift(struct ips2_model *m, const char *app, const char *sour
     int i = ips2_model_app_index(m, app);
 
     if (i < 0) {
-        ips2_master_error(err, "no application \"%s\"", app);
+        ips2_set_error(err, "no application \"%s\"", app);
         return -1;
     }
     if (source && *source && strcmp(m->apps[i].source, source) != 0) {
         char *s = strdup(source);
         if (s == NULL) {
-            ips2_master_error(err, "out of memory");
+            ips2_set_error(err, "out of memory");
             return -1;
         }
         free(m->apps[i].source);
@@ -447,7 +436,7 @@ int ips2_model_add_process(struct ips2_model *m, const char *app, const char *ma
     void *p = realloc(m->pinfo, (m->npinfo + 1) * sizeof(*m->pinfo));
 
     if (p == NULL) {
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->pinfo = p;
@@ -463,7 +452,7 @@ int ips2_model_add_process(struct ips2_model *m, const char *app, const char *ma
         free(pi->machine);
         free(pi->command);
         free(pi->status);
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return -1;
     }
     m->npinfo++;
@@ -505,7 +494,7 @@ static int validate(const struct ips2_reductions *r, char *err)
         goto bad_arrays;
     for (size_t i = 0; i < r->nstrings; i++)
         if (r->strings[i] == NULL) {
-            ips2_master_error(err, "string %zu is missing", i);
+            ips2_set_error(err, "string %zu is missing", i);
             return -1;
         }
     if ((r->nprocesses && !r->processes) || (r->nthreads && !r->threads) ||
@@ -513,45 +502,45 @@ static int validate(const struct ips2_reductions *r, char *err)
         (r->nobjects && !r->objects) || (r->nproblems && !r->problems))
         goto bad_arrays;
     if (!STR_OK(r, r->machine) || !OPT_OK(r, r->host)) {
-        ips2_master_error(err, "machine or host name is not a string of the table");
+        ips2_set_error(err, "machine or host name is not a string of the table");
         return -1;
     }
     for (size_t i = 0; i < r->nprocesses; i++) {
         const struct ips2_red_process *p = &r->processes[i];
         if (!STR_OK(r, p->app) || !OPT_OK(r, p->exe) || !OPT_OK(r, p->command) ||
             !OPT_OK(r, p->problem) || !RANGE_OK(p->first_thread, p->nthreads, r->nthreads)) {
-            ips2_master_error(err, "process %zu: bad string or thread range", i);
+            ips2_set_error(err, "process %zu: bad string or thread range", i);
             return -1;
         }
         for (uint32_t k = 0; k < p->nthreads; k++)
             if (r->threads[p->first_thread + k].process != i) {
-                ips2_master_error(err, "process %zu: thread %u belongs to process %u", i,
-                                  p->first_thread + k, r->threads[p->first_thread + k].process);
+                ips2_set_error(err, "process %zu: thread %u belongs to process %u", i,
+                               p->first_thread + k, r->threads[p->first_thread + k].process);
                 return -1;
             }
     }
     for (size_t i = 0; i < r->nthreads; i++) {
         const struct ips2_red_thread *t = &r->threads[i];
         if (t->process >= r->nprocesses || !RANGE_OK(t->first_proc, t->nprocs, r->nprocs)) {
-            ips2_master_error(err, "thread %zu: bad process or procedure range", i);
+            ips2_set_error(err, "thread %zu: bad process or procedure range", i);
             return -1;
         }
         for (uint32_t k = 0; k < t->nprocs; k++)
             if (r->procs[t->first_proc + k].thread != i) {
-                ips2_master_error(err, "thread %zu: procedure row %u belongs to thread %u", i,
-                                  t->first_proc + k, r->procs[t->first_proc + k].thread);
+                ips2_set_error(err, "thread %zu: procedure row %u belongs to thread %u", i,
+                               t->first_proc + k, r->procs[t->first_proc + k].thread);
                 return -1;
             }
     }
     for (size_t i = 0; i < r->nprocs; i++)
         if (r->procs[i].thread >= r->nthreads || !STR_OK(r, r->procs[i].name)) {
-            ips2_master_error(err, "procedure row %zu: bad thread or name", i);
+            ips2_set_error(err, "procedure row %zu: bad thread or name", i);
             return -1;
         }
     for (size_t i = 0; i < r->narcs; i++) {
         const struct ips2_red_arc *a = &r->arcs[i];
         if (a->thread >= r->nthreads || !OPT_OK(r, a->caller) || !STR_OK(r, a->callee)) {
-            ips2_master_error(err, "arc %zu: bad thread, caller or callee", i);
+            ips2_set_error(err, "arc %zu: bad thread, caller or callee", i);
             return -1;
         }
     }
@@ -561,23 +550,23 @@ static int validate(const struct ips2_reductions *r, char *err)
             (h->nbuckets && h->v == NULL) ||
             (h->proc != IPS2_RED_NONE &&
              (h->proc >= r->nprocs || r->procs[h->proc].thread != h->thread))) {
-            ips2_master_error(err, "histogram %zu: bad thread, procedure, metric or width", i);
+            ips2_set_error(err, "histogram %zu: bad thread, procedure, metric or width", i);
             return -1;
         }
     }
     for (size_t i = 0; i < r->nobjects; i++)
         if (r->objects[i].thread >= r->nthreads) {
-            ips2_master_error(err, "object %zu: bad thread", i);
+            ips2_set_error(err, "object %zu: bad thread", i);
             return -1;
         }
     for (size_t i = 0; i < r->nproblems; i++)
         if (!STR_OK(r, r->problems[i])) {
-            ips2_master_error(err, "problem %zu: not a string of the table", i);
+            ips2_set_error(err, "problem %zu: not a string of the table", i);
             return -1;
         }
     return 0;
 bad_arrays:
-    ips2_master_error(err, "counts without arrays");
+    ips2_set_error(err, "counts without arrays");
     return -1;
 }
 
@@ -646,7 +635,7 @@ static int add_reductions(struct ips2_model *m, struct ips2_reductions *r, const
     void *p;
 
     if (r == NULL) {
-        ips2_master_error(err, "no reductions");
+        ips2_set_error(err, "no reductions");
         return -1;
     }
     if (validate(r, err) != 0)
@@ -686,7 +675,7 @@ static int add_reductions(struct ips2_model *m, struct ips2_reductions *r, const
     m->indexed = false;
     return 0;
 oom:
-    ips2_master_error(err, "out of memory");
+    ips2_set_error(err, "out of memory");
 fail:
     free(s.source);
     free(s.app_of);
@@ -927,7 +916,7 @@ int ips2_model_index(struct ips2_model *m, char *err)
     return 0;
 oom:
     trees_free(m);
-    ips2_master_error(err, "out of memory while indexing");
+    ips2_set_error(err, "out of memory while indexing");
     return -1;
 }
 

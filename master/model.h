@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h" /* ips2_set_error(), the trace library's error formatter */
 #include "ips2_reader.h"
 #include "ips2_master.h" /* ips2_reduce_fn */
 #include "ips2_reductions.h"
@@ -245,8 +246,5 @@ struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char 
  * into out (size bytes). */
 void ips2_trace_dir(const struct ips2_model *m, const char *source, const char *machine, char *out,
                     size_t size);
-
-/* Formats into err (IPS2_ERR_MAX bytes), when err is not NULL. */
-void ips2_master_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* IPS2_MASTER_MODEL_H */

@@ -36,25 +36,25 @@ int ips2_phase_define(struct ips2_model *m, const char *name, int64_t start_ns, 
     void *a;
 
     if (*name == 0) {
-        ips2_master_error(err, "a phase needs a name");
+        ips2_set_error(err, "a phase needs a name");
         return -1;
     }
     if (end_ns <= start_ns) {
-        ips2_master_error(err, "phase \"%s\": end %lld is not after start %lld", name,
-                          (long long)end_ns, (long long)start_ns);
+        ips2_set_error(err, "phase \"%s\": end %lld is not after start %lld", name,
+                       (long long)end_ns, (long long)start_ns);
         return -1;
     }
     if (p == NULL) {
         a = realloc(m->phases, (m->nphases + 1) * sizeof(*m->phases));
         if (a == NULL) {
-            ips2_master_error(err, "out of memory");
+            ips2_set_error(err, "out of memory");
             return -1;
         }
         m->phases = a;
         p = &m->phases[m->nphases];
         memset(p, 0, sizeof(*p));
         if ((p->name = strdup(name)) == NULL) {
-            ips2_master_error(err, "out of memory");
+            ips2_set_error(err, "out of memory");
             return -1;
         }
         m->nphases++;
@@ -97,10 +97,9 @@ void ips2_trace_dir(const struct ips2_model *m, const char *source, const char *
         snprintf(out, size, "%s", try);
 }
 
-/* ips2_reduce_dir() in this process: the reducer when no slave is around. */
-static int reduce_here(void *arg, const char *machine, const char *trace_dir,
-                       int64_t session_start_real, int64_t phase_start_ns, int64_t phase_end_ns,
-                       uint64_t interval_ns, struct ips2_reductions **out, char *err)
+int ips2_reduce_here(void *arg, const char *machine, const char *trace_dir,
+                     int64_t session_start_real, int64_t phase_start_ns, int64_t phase_end_ns,
+                     uint64_t interval_ns, struct ips2_reductions **out, char *err)
 {
     struct ips2_reduce_options o = {
         .machine = machine,
@@ -140,7 +139,7 @@ static struct ips2_model *facts_copy(const struct ips2_model *m, char *err)
     return v;
 fail:
     if (v == NULL)
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
     ips2_model_free(v);
     return NULL;
 }
@@ -191,14 +190,14 @@ static struct request *requests(const struct ips2_model *m, size_t *n)
 struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char *err)
 {
     struct ips2_phase *ph = (struct ips2_phase *)ips2_phase_find(m, name);
-    ips2_reduce_fn *reduce = m->reducer.reduce ? m->reducer.reduce : reduce_here;
+    ips2_reduce_fn *reduce = m->reducer.reduce ? m->reducer.reduce : ips2_reduce_here;
     struct ips2_model *v;
     struct request *q;
     size_t nq = 0, ok = 0;
     char first[IPS2_ERR_MAX] = "";
 
     if (ph == NULL) {
-        ips2_master_error(err, "no phase \"%s\"", name);
+        ips2_set_error(err, "no phase \"%s\"", name);
         return NULL;
     }
     if (ph->view)
@@ -210,7 +209,7 @@ struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char 
     v->phase_end_ns = ph->end_ns;
     if ((q = requests(m, &nq)) == NULL) {
         ips2_model_free(v);
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return NULL;
     }
     for (size_t i = 0; i < nq; i++) {
@@ -236,7 +235,7 @@ struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char 
     }
     free(q);
     if (nq && ok == 0) {
-        ips2_master_error(err, "phase %s: no machine could be reduced again (%s)", name, first);
+        ips2_set_error(err, "phase %s: no machine could be reduced again (%s)", name, first);
         ips2_model_free(v);
         return NULL;
     }

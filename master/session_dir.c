@@ -235,7 +235,7 @@ static char *read_file(const char *path, size_t *size, char *err)
     size_t cap = 0, n = 0;
 
     if (f == NULL) {
-        ips2_master_error(err, "%s: %s", path, strerror(errno));
+        ips2_set_error(err, "%s: %s", path, strerror(errno));
         return NULL;
     }
     for (;;) {
@@ -245,7 +245,7 @@ static char *read_file(const char *path, size_t *size, char *err)
             if (p == NULL) {
                 free(buf);
                 fclose(f);
-                ips2_master_error(err, "%s: out of memory", path);
+                ips2_set_error(err, "%s: out of memory", path);
                 return NULL;
             }
             buf = p;
@@ -256,7 +256,7 @@ static char *read_file(const char *path, size_t *size, char *err)
             break;
     }
     if (ferror(f)) {
-        ips2_master_error(err, "%s: %s", path, strerror(errno));
+        ips2_set_error(err, "%s: %s", path, strerror(errno));
         free(buf);
         fclose(f);
         return NULL;
@@ -413,12 +413,12 @@ struct ips2_model *Ips2LoadSession(const char *dir, char *err)
     int manifest, reds = 0;
 
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        ips2_master_error(err, "%s: not a directory", dir);
+        ips2_set_error(err, "%s: not a directory", dir);
         return NULL;
     }
     if ((m = ips2_model_new()) == NULL || ips2_model_set_session(m, dir, 0, err) != 0) {
         ips2_model_free(m);
-        ips2_master_error(err, "out of memory");
+        ips2_set_error(err, "out of memory");
         return NULL;
     }
     l.m = m;
@@ -430,7 +430,7 @@ struct ips2_model *Ips2LoadSession(const char *dir, char *err)
         ips2_model_problem(m, "manifest.tcl: no \"session START-REAL-NS\" line");
     load_reductions(m, dir, &reds);
     if (!manifest && reds == 0) {
-        ips2_master_error(err, "%s: not a session directory (no manifest.tcl, no reductions)", dir);
+        ips2_set_error(err, "%s: not a session directory (no manifest.tcl, no reductions)", dir);
         ips2_model_free(m);
         return NULL;
     }

@@ -198,7 +198,7 @@ int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric,
     case IPS2_X_NPT:
         return ips2_node_npt(m, n, value, err);
     }
-    ips2_master_error(err, "no metric %d", metric);
+    ips2_set_error(err, "no metric %d", metric);
     return -1;
 }
 
@@ -211,7 +211,7 @@ static void put_value(struct ips2_table *t, size_t row, size_t c, double v)
 static struct ips2_table *oom(struct ips2_table *t, char *err)
 {
     ips2_table_free(t);
-    ips2_master_error(err, "out of memory");
+    ips2_set_error(err, "out of memory");
     return NULL;
 }
 
@@ -250,7 +250,7 @@ struct ips2_table *ips2_multi_app_table(struct ips2_model *m, const char *const 
         return oom(NULL, err);
     for (size_t a = 0; a < napps; a++)
         if ((roots[a] = ips2_model_app_root(m, apps[a])) == NULL) {
-            ips2_master_error(err, "no application \"%s\"", apps[a]);
+            ips2_set_error(err, "no application \"%s\"", apps[a]);
             goto fail;
         }
     t = ips2_table_new(2 + napps);
@@ -277,7 +277,7 @@ struct ips2_table *ips2_multi_app_table(struct ips2_model *m, const char *const 
     free(roots);
     return t;
 nomem:
-    ips2_master_error(err, "out of memory");
+    ips2_set_error(err, "out of memory");
 fail:
     ips2_table_free(t);
     free(roots);
@@ -378,7 +378,7 @@ static int check_level(const struct ips2_node *n, enum ips2_node_kind level, cha
         ok = level > n->kind && level <= IPS2_NODE_PROC;
     }
     if (!ok)
-        ips2_master_error(err, "no %s level under %s", ips2_node_kind_name(level), n->path);
+        ips2_set_error(err, "no %s level under %s", ips2_node_kind_name(level), n->path);
     return ok ? 0 : -1;
 }
 
@@ -428,8 +428,8 @@ struct ips2_table *ips2_profile_table(struct ips2_model *m, const struct ips2_no
     if (check_level(n, level, err) != 0)
         return NULL;
     if (!ips2_metric_applies(metric, level)) {
-        ips2_master_error(err, "metric %s has no value at the %s level",
-                          ips2_any_metric_name(metric), ips2_node_kind_name(level));
+        ips2_set_error(err, "metric %s has no value at the %s level", ips2_any_metric_name(metric),
+                       ips2_node_kind_name(level));
         return NULL;
     }
     if (level_nodes(n, level, &l) != 0) {
@@ -546,7 +546,7 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
     double total = 0;
 
     if (n->kind == IPS2_NODE_PROC) {
-        ips2_master_error(err, "no synchronisation objects of a procedure node (%s)", n->path);
+        ips2_set_error(err, "no synchronisation objects of a procedure node (%s)", n->path);
         return NULL;
     }
     ips2_node_threads(n, objects_of_thread, &l);

@@ -769,15 +769,8 @@ static int SlaveReduce(void *arg, const char *machine, const char *trace_dir,
         /* the slave went away: do it here */
     }
     Tcl_Release(run);
-    struct ips2_reduce_options o = {
-        .machine = machine,
-        .session_start_real = session_start_real,
-        .phase_start_ns = phase_start_ns,
-        .phase_end_ns = phase_end_ns,
-        .interval_ns = interval_ns,
-    };
-    *out = ips2_reduce_dir(trace_dir, &o, err);
-    return *out != NULL ? 0 : -1;
+    return ips2_reduce_here(NULL, machine, trace_dir, session_start_real, phase_start_ns,
+                            phase_end_ns, interval_ns, out, err);
 }
 
 static void ExitProc(ClientData cd)
