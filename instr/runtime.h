@@ -41,6 +41,7 @@ struct ips2_stream {
     _Atomic uintptr_t populated; /* window prefaulted up to here */
     _Atomic uintptr_t wanted;    /* the writer would like it up to here */
     atomic_int populating;       /* a thread is populating or remapping it */
+    int proc_events;             /* header says procedure events are present */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
     pid_t tid;

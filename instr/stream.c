@@ -85,7 +85,7 @@ static void header_fill(struct ips2_file_header *h, unsigned kind, pid_t tid)
     h->cpu_method = (uint8_t)ips2_proc.cpu_method;
     h->cpu_param = ips2_proc.cpu_param;
     h->timer = ips2_proc.timer;
-    h->features = kind == IPS2_STREAM_THREAD ? IPS2_FEAT_PROC_EVENTS : 0;
+    h->features = 0; /* PROC_EVENTS is set at the first procedure event */
     h->pid = (uint32_t)ips2_proc.pid;
     h->tid = (uint32_t)tid;
     h->ppid = (uint32_t)ips2_proc.ppid;
@@ -159,13 +159,15 @@ static void stream_finish(struct ips2_stream *s, uintptr_t cur, int truncate)
     }
 }
 
-static void mark_truncated(struct ips2_stream *s)
+/* Adds a feature bit to a stream's header (rare: the first procedure
+ * event, lost records). */
+static void set_feature(struct ips2_stream *s, uint64_t bit)
 {
     uint64_t features = 0;
     off_t at = offsetof(struct ips2_file_header, features);
 
     if (pread(s->fd, &features, sizeof(features), at) == (ssize_t)sizeof(features)) {
-        features |= IPS2_FEAT_TRUNCATED;
+        features |= bit;
         pwrite(s->fd, &features, sizeof(features), at);
     }
 }
@@ -183,7 +185,7 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
         }
         if (window_map(s, s->window_offset + IPS2_WINDOW_BYTES) < 0) {
             t->cur = window_end(s);
-            mark_truncated(s);
+            set_feature(s, IPS2_FEAT_TRUNCATED);
             t->state = IPS2_THREAD_DONE;
             return NULL;
         }
@@ -263,8 +265,13 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         }
     }
     put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
-    if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT)
+    if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
         t->addr_base = IPS2_SHORT_BASE(payload);
+        if (!t->stream->proc_events) {
+            t->stream->proc_events = 1;
+            set_feature(t->stream, IPS2_FEAT_PROC_EVENTS);
+        }
+    }
 }
 
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
