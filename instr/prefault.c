@@ -11,7 +11,10 @@
  *
  * The thread is started at the first request, with every signal blocked,
  * and never records anything (its calls run quiet).  A forked child starts
- * its own when it needs one.  IPS2_PREFAULT=0 turns it off.
+ * its own when it needs one.  It is off unless IPS2_PREFAULT=1: an extra
+ * thread is not invisible (a main thread that calls pthread_exit() leaves
+ * the process to it, unshare(CLONE_NEWUSER) refuses a multithreaded
+ * process), and a traced program must behave as untraced by default.
  */
 #include <linux/futex.h>
 #include <signal.h>
@@ -71,7 +74,7 @@ void ips2_prefault_wake(void)
 {
     if (atomic_load(&disabled) < 0) {
         const char *env = getenv("IPS2_PREFAULT");
-        atomic_store(&disabled, env != NULL && strcmp(env, "0") == 0);
+        atomic_store(&disabled, env == NULL || strcmp(env, "1") != 0);
     }
     if (atomic_load(&disabled))
         return;

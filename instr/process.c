@@ -91,6 +91,7 @@ static void process_begin(int how, pid_t parent)
 
 static void after_fork_in_child(void)
 {
+    int saved_errno = errno;
     pid_t parent = ips2_proc.pid;
     pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
 
@@ -100,12 +101,15 @@ static void after_fork_in_child(void)
     ips2_streams_forget();
     ips2_prefault_forget();
     ips2_modules_forget();
+    ips2_threads_forget();
+    ips2_spawn_forget();
     ips2_proc.initialized = 0;
     ips2_proc.pid = getpid();
     ips2_proc.ppid = parent;
     ips2_proc.exit_seen = 0;
     atomic_store(&process_ended, 0);
     process_begin(IPS2_START_FORK, parent);
+    errno = saved_errno;
 }
 
 __attribute__((constructor(101))) static void ips2_init(void)

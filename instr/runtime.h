@@ -219,6 +219,11 @@ void ips2_modules_forget(void);
 
 /* threads.c */
 void ips2_threads_setup(void);
+void ips2_threads_forget(void);
+void ips2_threads_watch(struct ips2_thread *t);
+
+/* spawn.c */
+void ips2_spawn_forget(void);
 
 /* signals.c */
 void ips2_signals_install(void);

@@ -64,17 +64,17 @@ void ips2_signals_install(void)
 
 IPS2_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    int was_ours = sig > 0 && sig < NSIG && ours[sig];
     int rc = real_sigaction(sig, act, old);
 
-    if (rc == 0 && was_ours) {
-        if (old != NULL) {
-            memset(old, 0, sizeof(*old));
-            old->sa_handler = SIG_DFL;
-        }
-        if (act != NULL)
-            ours[sig] = 0;
+    /* What stood there is judged by the handler itself, not by ours[]:
+     * sigset() and sysv_signal() replace it through libc's internal call. */
+    if (rc == 0 && old != NULL && !(old->sa_flags & SA_SIGINFO) &&
+        old->sa_handler == on_fatal_signal) {
+        memset(old, 0, sizeof(*old));
+        old->sa_handler = SIG_DFL;
     }
+    if (rc == 0 && act != NULL && sig > 0 && sig < NSIG)
+        ours[sig] = 0;
     return rc;
 }
 

@@ -79,6 +79,14 @@ IPS2_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 /* While any system() runs, SIGINT and SIGQUIT are ignored; the first one
  * in saves their dispositions and the last one out restores them. */
 static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* In a forked child: another thread may have held the lock. */
+void ips2_spawn_forget(void)
+{
+    pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
+
+    system_lock = unlocked;
+}
 static int system_users;
 static struct sigaction saved_intr, saved_quit;
 

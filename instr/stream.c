@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -102,6 +103,22 @@ static void header_fill(struct ips2_file_header *h, unsigned kind, pid_t tid)
     memcpy(h->exe, ips2_proc.exe, sizeof(h->exe));
 }
 
+/* Moves a runtime descriptor out of the way, near the top of the process's
+ * limit: a program's first open() still gets 3, and a daemon that closes
+ * 3..N or dup2()s onto low numbers does not hit the trace files. */
+static int move_high(int fd)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur < 256)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)(rl.rlim_cur - 64));
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
 /* Creates the file at path (exclusively) with its header and first window.
  * The file is made unnamed (O_TMPFILE) and linked to its name once the
  * header is in it, so that a process killed meanwhile leaves no empty or
@@ -120,6 +137,7 @@ static int stream_create(struct ips2_stream *s, const char *path, unsigned kind,
         if (s->fd < 0)
             return -1;
     }
+    s->fd = move_high(s->fd);
     header_fill(&h, kind, tid);
     snprintf(self, sizeof(self), "/proc/self/fd/%d", s->fd);
     if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
@@ -361,6 +379,7 @@ int ips2_thread_open(struct ips2_thread *t)
     t->sync_limit = 0;
     t->addr_base = 0;
     t->state = IPS2_THREAD_TRACING;
+    ips2_threads_watch(t);
     sync_point(t);
     return 0;
 }

@@ -100,6 +100,22 @@ static void thread_exit_destructor(void *unused)
     errno = saved_errno;
 }
 
+/* In a forked child: another thread may have held the table's lock. */
+void ips2_threads_forget(void)
+{
+    pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
+
+    seq_lock = unlocked;
+}
+
+/* Makes the thread's stream close when the thread ends, however it ends;
+ * every thread that opens a stream comes here (also threads that libips2
+ * did not see start). */
+void ips2_threads_watch(struct ips2_thread *t)
+{
+    pthread_setspecific(exit_key, t);
+}
+
 void ips2_threads_setup(void)
 {
     pthread_key_create(&exit_key, thread_exit_destructor);
@@ -114,7 +130,6 @@ static void *thread_start(void *p)
     ips2_self.create_seq = a.seq;
     seq_put(pthread_self(), a.seq);
     ips2_emit_slow(&ips2_self, IPS2_EV_THREAD_START, (uint64_t)a.creator, extra, 2, IPS2_CPU_READ);
-    pthread_setspecific(exit_key, &ips2_self);
     void *result = a.start(a.arg);
     record_thread_exit(IPS2_EXIT_RETURN);
     return result;
