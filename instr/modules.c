@@ -1,8 +1,9 @@
 /*
  * modules.c - the module map of the process: every loaded ELF object with
  * its address range and load bias, written as MODULE events to the process
- * stream at start-up and after each dlopen, so that readers can resolve
- * procedure addresses offline.  Objects already recorded (by start address
+ * stream at start-up, after each dlopen (at the calling thread's next
+ * event) and at process end, so that readers can resolve procedure
+ * addresses offline.  Objects already recorded (by start address
  * and path) are not written again.
  */
 #include <dlfcn.h>
@@ -106,14 +107,14 @@ void ips2_modules_forget(void)
     nknown = 0;
 }
 
+/* dlopen is called in tail position, so that it sees the program as its
+ * caller (glibc searches the caller's RUNPATH); the new modules are
+ * recorded at the thread's next slow-path event, and at process end. */
 IPS2_EXPORT void *dlopen(const char *file, int mode)
 {
-    void *handle = IPS2_REAL(dlopen)(file, mode);
-
-    if (handle != NULL && ips2_proc.initialized) {
-        int saved_errno = errno;
-        ips2_record_modules();
-        errno = saved_errno;
+    if (ips2_proc.initialized) {
+        ips2_self.modules_changed = 1;
+        ips2_self.limit = 0; /* the next event takes the slow path */
     }
-    return handle;
+    return IPS2_REAL(dlopen)(file, mode);
 }

@@ -143,6 +143,8 @@ void ips2_process_end(int how, int status, int in_signal)
 
     if (!ips2_proc.initialized || getpid() != ips2_proc.pid || atomic_exchange(&process_ended, 1))
         return;
+    if (!in_signal)
+        ips2_record_modules(); /* what dlopen brought in since the last event */
     if (t->state == IPS2_THREAD_TRACING)
         ips2_emit_slow(t, IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1, IPS2_CPU_READ);
     else

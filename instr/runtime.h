@@ -64,6 +64,7 @@ struct ips2_thread {
     int quiet;            /* runtime work in progress: wrappers pass through */
     int state;            /* enum ips2_thread_state */
     int exit_recorded;    /* THREAD_EXIT written */
+    int modules_changed;  /* dlopen ran: record the module map */
     uint64_t lost;        /* records dropped since the last LOST record */
     uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
     struct ips2_stream *stream;

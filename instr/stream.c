@@ -306,6 +306,10 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
     t->limit = 0; /* nested events from signal handlers come here and are counted */
     if (t->state == IPS2_THREAD_NEW && ips2_proc.initialized)
         ips2_thread_open(t);
+    if (unlikely(t->modules_changed)) {
+        t->modules_changed = 0;
+        ips2_record_modules();
+    }
     if (t->state == IPS2_THREAD_TRACING)
         write_event(t, kind, payload, extra, nextra, flags);
     set_limit(t);
