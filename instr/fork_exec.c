@@ -123,51 +123,65 @@ IPS2_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     return exec_failed(real_fexecve()(fd, argv, envp));
 }
 
-/* Collects the variadic argument list of execl* into argv (at most max). */
-#define COLLECT_ARGS(ap, arg0, argv, max)                                                          \
+/* The execl* family, as glibc does them: count the arguments, then pass
+ * them on in an array of exactly that size on the stack. */
+#define COUNT_ARGS(arg0, count)                                                                    \
     do {                                                                                           \
-        unsigned n_ = 0;                                                                           \
-        (argv)[n_++] = (char *)(arg0);                                                             \
-        while ((argv)[n_ - 1] != NULL && n_ < (max))                                               \
-            (argv)[n_++] = va_arg(ap, char *);                                                     \
-        if (n_ == (max)) {                                                                         \
-            errno = E2BIG;                                                                         \
-            va_end(ap);                                                                            \
-            return -1;                                                                             \
-        }                                                                                          \
+        va_list c_;                                                                                \
+        va_start(c_, arg0);                                                                        \
+        (count) = 1;                                                                               \
+        for (const char *a_ = (arg0); a_ != NULL; a_ = va_arg(c_, const char *))                   \
+            (count)++;                                                                             \
+        va_end(c_);                                                                                \
     } while (0)
 
-enum { MAX_LIST_ARGS = 4096 };
+/* Fills argv with arg0 and the rest up to the NULL; ap is left after it. */
+static void collect_args(char **argv, const char *arg0, va_list *ap)
+{
+    size_t n = 0;
+
+    argv[n] = (char *)arg0;
+    while (argv[n] != NULL) {
+        n++;
+        argv[n] = va_arg(*ap, char *);
+    }
+}
 
 IPS2_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    char *argv[MAX_LIST_ARGS];
+    size_t count;
     va_list ap;
 
+    COUNT_ARGS(arg, count);
+    char *argv[count];
     va_start(ap, arg);
-    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    collect_args(argv, arg, &ap);
     va_end(ap);
     return execv(path, argv);
 }
 
 IPS2_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    char *argv[MAX_LIST_ARGS];
+    size_t count;
     va_list ap;
 
+    COUNT_ARGS(arg, count);
+    char *argv[count];
     va_start(ap, arg);
-    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    collect_args(argv, arg, &ap);
     va_end(ap);
     return execvp(file, argv);
 }
 
 IPS2_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    char *argv[MAX_LIST_ARGS];
+    size_t count;
     va_list ap;
 
+    COUNT_ARGS(arg, count);
+    char *argv[count];
     va_start(ap, arg);
-    COLLECT_ARGS(ap, arg, argv, MAX_LIST_ARGS);
+    collect_args(argv, arg, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);
