@@ -1,0 +1,158 @@
+/*
+ * ips2_pag.h - the Program Activity Graph of one part: what one slave
+ * built from one trace directory of one machine (DESIGN.md §4).
+ *
+ * A part is compact arrays.  Nodes are the interaction events of each
+ * thread plus the thread's begin and end, in time order per thread; the
+ * CPU arc into a node from its thread's previous node is implicit (its
+ * weight is node.cpu, the procedures it belongs to are the node's shares).
+ * Every other arc (message, synchronisation, process and thread creation,
+ * exit -> wait/join) is an ips2_pag_arc kept by the part that owns its
+ * destination, sorted by destination; an arc whose source lives in another
+ * part names it by global id (part << 40 | node).
+ *
+ * Ends that could pair with another machine's (sockets, datagrams, PVM
+ * messages and spawns) and found no partner in the part are kept as
+ * ips2_pag_end: the master gathers every part's ends, pairs them
+ * (ips2_pag_match_ends) and gives each part its cross arcs (incoming,
+ * into arcs; outgoing, into outs) before a critical-path query runs.
+ *
+ * Times are ns on the session's base, unshifted (ANALYSTS.md §4).
+ * Weights are >= 0 and never exceed the wall time between their two ends:
+ * a CPU arc weighs min(CPU, wall) between its nodes; a dependence arc
+ * weighs wall(to) - max(wall(from), start of the wait that `to` ended),
+ * clamped to 0; so a longest path can never be longer than the elapsed
+ * wall time.
+ */
+#ifndef IPS2_PAG_H
+#define IPS2_PAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IPS2_PAG_PART_SHIFT 40
+#define IPS2_PAG_GID(part, node) (((uint64_t)(part) << IPS2_PAG_PART_SHIFT) | (uint64_t)(node))
+#define IPS2_PAG_GID_PART(gid) ((uint32_t)((gid) >> IPS2_PAG_PART_SHIFT))
+#define IPS2_PAG_GID_NODE(gid) ((uint32_t)((gid) & ((UINT64_C(1) << IPS2_PAG_PART_SHIFT) - 1)))
+
+/* node.kind: an IPS2_EV_* kind (ips2_format.h), or one of these. */
+enum ips2_pag_node_kind {
+    IPS2_PAG_BEGIN = 0x100, /* the thread's first node (its start, or its first event) */
+    IPS2_PAG_END = 0x101,   /* the thread's last node (its exit, or its last event) */
+};
+
+enum ips2_pag_arc_type {
+    IPS2_PAG_ARC_MESSAGE = 1, /* send -> receive (byte ranges, datagrams, PVM), connect -> accept */
+    IPS2_PAG_ARC_SYNC = 2,    /* release -> acquisition, signal -> wake, last arrival -> departure,
+                                 post -> acquired semaphore */
+    IPS2_PAG_ARC_CREATE = 3,  /* thread-create / fork / vfork / spawn / pvm-spawn -> child begin */
+    IPS2_PAG_ARC_EXIT = 4,    /* thread or process end -> join / wait */
+};
+
+struct ips2_pag_process {
+    uint32_t app;   /* index in apps */
+    int32_t pid;
+    uint32_t image; /* exec image number (traces/FORMAT.md §1) */
+    uint32_t name;  /* string: the executable's path */
+};
+
+struct ips2_pag_thread {
+    uint32_t process; /* index in processes */
+    int32_t tid;
+    uint32_t first; /* its nodes are [first, first + count), in time order */
+    uint32_t count;
+};
+
+struct ips2_pag_node { /* 32 bytes */
+    int64_t wall;      /* when the event ended */
+    int64_t cpu;       /* weight of the CPU arc from the thread's previous node (0 for the first) */
+    uint32_t thread;   /* index in threads */
+    uint32_t shares;   /* the CPU arc's shares are shares[previous node's .shares, .shares)
+                          (for a thread's first node: [its .shares, its .shares), empty) */
+    uint16_t kind;     /* IPS2_EV_* or enum ips2_pag_node_kind */
+    uint16_t flags;    /* 0 */
+    uint32_t proc;     /* the procedure on top of the stack at the event (string), or
+                          IPS2_PAG_NONE */
+};
+
+#define IPS2_PAG_NONE 0xffffffffu
+
+struct ips2_pag_share { /* CPU time of one procedure on one CPU arc */
+    uint32_t proc;      /* string: its name; IPS2_PAG_NONE: no procedure (empty stack) */
+    uint32_t reserved;
+    int64_t cpu;
+};
+
+struct ips2_pag_arc { /* 24 bytes */
+    uint64_t from;    /* global id of the source */
+    uint32_t to;      /* node index in this part */
+    uint16_t type;    /* enum ips2_pag_arc_type */
+    uint16_t reserved;
+    int64_t weight;
+};
+
+struct ips2_pag_out { /* an arc from this part to another one (the other keeps it in arcs) */
+    uint32_t from;    /* node index in this part */
+    uint32_t reserved;
+    uint64_t to;      /* global id of the destination */
+};
+
+/* An end that may pair with an end of another part: its layout is the
+ * matcher's (cpa/pag_match.c documents it); everything needed to pair it
+ * and to weigh the arc is in it. */
+struct ips2_pag_end {
+    uint32_t node;  /* node index in this part */
+    uint16_t role;  /* what it is (send, receive, datagram, PVM message, spawn, task ...) */
+    uint16_t reserved;
+    uint64_t key[3];
+    int64_t wall;       /* the node's wall time */
+    int64_t wait_start; /* a receiving end: when its wait began (0: it did not wait) */
+};
+
+struct ips2_pag {
+    uint32_t part;       /* this part's number in the query (global ids use it) */
+    const char *machine; /* strings are indices into `strings` except these two */
+    const char *trace_dir;
+    char **strings;
+    size_t nstrings;
+    uint32_t *apps; /* strings: application names */
+    size_t napps;
+    struct ips2_pag_process *processes;
+    size_t nprocesses;
+    struct ips2_pag_thread *threads;
+    size_t nthreads;
+    struct ips2_pag_node *nodes;
+    size_t nnodes;
+    struct ips2_pag_share *shares;
+    size_t nshares;
+    struct ips2_pag_arc *arcs; /* sorted by to */
+    size_t narcs;
+    struct ips2_pag_out *outs;
+    size_t nouts;
+    struct ips2_pag_end *ends; /* not yet paired */
+    size_t nends;
+    char **warnings; /* unmatched ends and other notes, one line each, naming process and event */
+    size_t nwarnings;
+};
+
+void ips2_pag_free(struct ips2_pag *pag);
+
+/* The part file (SESSION/pag/MACHINE.pag, or MACHINE.PREFIX.pag for a
+ * replayed directory): versioned, crc-checked; the decoder never trusts
+ * its input and names the byte offset of the first thing wrong.  Both
+ * return 0, or -1 with the error in err. */
+int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size_t errlen);
+int ips2_pag_read(const char *path, struct ips2_pag **out, char *err, size_t errlen);
+int ips2_pag_decode(const void *data, size_t size, const char *name, struct ips2_pag **out,
+                    char *err, size_t errlen);
+
+/* Pairs the ends of parts[0..n) with each other (each part's .part must be
+ * its index) and adds the cross arcs: into the destination part's arcs
+ * (kept sorted) and the source part's outs.  Ends left unpaired become
+ * warnings of their part.  The master does this for live parts with
+ * end-only parts (ips2_pag_ends_encode/decode carry a part's ends, its
+ * apps, processes and threads over PVM, then ips2_pag_cross_encode/decode
+ * carry each part's new arcs and outs back). 0, or -1 with err. */
+int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t errlen);
+
+#endif /* IPS2_PAG_H */
