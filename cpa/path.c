@@ -1,0 +1,142 @@
+/*
+ * path.c - the critical path as segments: building it (append, reverse),
+ * warnings, mode and level names, and the engine's error formatter.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpa_internal.h"
+
+int cpa_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int ips2_cpa_mode_parse(const char *name, enum ips2_cpa_mode *mode)
+{
+    static const char *const names[] = {"global", "intra", "inter"};
+    for (int i = 0; i < 3; i++)
+        if (name && strcmp(name, names[i]) == 0) {
+            *mode = (enum ips2_cpa_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *ips2_cpa_mode_name(enum ips2_cpa_mode mode)
+{
+    switch (mode) {
+    case IPS2_CPA_GLOBAL:
+        return "global";
+    case IPS2_CPA_INTRA:
+        return "intra";
+    case IPS2_CPA_INTER:
+        return "inter";
+    }
+    return "?";
+}
+
+int ips2_cpa_level_parse(const char *name, enum ips2_cpa_level *level)
+{
+    static const char *const names[] = {"machine", "process", "thread", "procedure"};
+    for (int i = 0; i < 4; i++)
+        if (name && strcmp(name, names[i]) == 0) {
+            *level = (enum ips2_cpa_level)i;
+            return 0;
+        }
+    return -1;
+}
+
+void ips2_cpa_path_init(struct ips2_cpa_path *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void ips2_cpa_path_free(struct ips2_cpa_path *p)
+{
+    free(p->segs);
+    free(p->shares);
+    for (size_t i = 0; i < p->nwarnings; i++)
+        free(p->warnings[i]);
+    free(p->warnings);
+    ips2_cpa_path_init(p);
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *n = realloc(*v, c * size);
+    if (!n)
+        return -1;
+    *v = n;
+    *cap = c;
+    return 0;
+}
+
+int cpa_emit(struct ips2_cpa_path *p, const struct ips2_cpa_segment *seg, char *err, size_t errlen)
+{
+    if (grow((void **)&p->segs, &p->segcap, p->nsegs + 1, sizeof *p->segs))
+        return cpa_err(err, errlen, "out of memory");
+    p->segs[p->nsegs++] = *seg;
+    return 0;
+}
+
+int cpa_path_warn(struct ips2_cpa_path *p, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **nw = realloc(p->warnings, (p->nwarnings + 1) * sizeof *nw);
+    if (!nw)
+        return -1;
+    p->warnings = nw;
+    if (!(nw[p->nwarnings] = strdup(buf)))
+        return -1;
+    p->nwarnings++;
+    return 0;
+}
+
+int ips2_cpa_path_append(struct ips2_cpa_path *p, const struct ips2_cpa_path *chunk, char *err,
+                         size_t errlen)
+{
+    if (grow((void **)&p->segs, &p->segcap, p->nsegs + chunk->nsegs, sizeof *p->segs) ||
+        grow((void **)&p->shares, &p->sharecap, p->nshares + chunk->nshares, sizeof *p->shares))
+        return cpa_err(err, errlen, "out of memory");
+    for (size_t i = 0; i < chunk->nsegs; i++) {
+        struct ips2_cpa_segment s = chunk->segs[i];
+        if ((uint64_t)s.first_share + s.nshares > chunk->nshares)
+            return cpa_err(err, errlen, "path chunk: segment %zu: shares out of range", i);
+        if (s.nshares)
+            s.first_share += (uint32_t)p->nshares;
+        p->segs[p->nsegs++] = s;
+    }
+    if (chunk->nshares)
+        memcpy(p->shares + p->nshares, chunk->shares, chunk->nshares * sizeof *chunk->shares);
+    p->nshares += chunk->nshares;
+    for (size_t i = 0; i < chunk->nwarnings; i++)
+        if (cpa_path_warn(p, "%s", chunk->warnings[i]))
+            return cpa_err(err, errlen, "out of memory");
+    return 0;
+}
+
+void ips2_cpa_path_finish(struct ips2_cpa_path *p)
+{
+    for (size_t i = 0, j = p->nsegs; i + 1 < j; i++, j--) {
+        struct ips2_cpa_segment t = p->segs[i];
+        p->segs[i] = p->segs[j - 1];
+        p->segs[j - 1] = t;
+    }
+}

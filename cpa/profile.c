@@ -1,0 +1,458 @@
+/*
+ * profile.c - critical-path profiles from a path's segments and the parts'
+ * metadata (no nodes needed): contributions per machine, process, thread or
+ * procedure under a tree node, dependence delays as entries of their own
+ * ("messages m1->m2"), restricted to a phase by clipping each segment in
+ * proportion to its wall overlap; and the critical-path imbalance per
+ * procedure (Scalasca's: max(CP time - average CPU time per process, 0)).
+ * CPA.md §6 and §7 define them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpa_internal.h"
+
+/* ---- a small string-keyed table of entries ------------------------------ */
+
+struct acc {
+    struct ips2_cpa_entry *e;
+    char **key;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1 */
+    size_t nslot;
+};
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void acc_free(struct acc *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->e[i].name);
+        free(a->key[i]);
+    }
+    free(a->e);
+    free(a->key);
+    free(a->slot);
+    memset(a, 0, sizeof *a);
+}
+
+static int acc_rehash(struct acc *a, size_t nslot)
+{
+    uint32_t *s = calloc(nslot, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < a->n; i++) {
+        size_t h = hash(a->key[i]) & (nslot - 1);
+        while (s[h])
+            h = (h + 1) & (nslot - 1);
+        s[h] = (uint32_t)(i + 1);
+    }
+    free(a->slot);
+    a->slot = s;
+    a->nslot = nslot;
+    return 0;
+}
+
+/* The entry of key (made with name and *proto if new). */
+static struct ips2_cpa_entry *acc_get(struct acc *a, const char *key, const char *name,
+                                      const struct ips2_cpa_entry *proto)
+{
+    if ((a->n + 1) * 2 > a->nslot && acc_rehash(a, a->nslot ? a->nslot * 2 : 64))
+        return NULL;
+    size_t h = hash(key) & (a->nslot - 1);
+    while (a->slot[h]) {
+        if (strcmp(a->key[a->slot[h] - 1], key) == 0)
+            return &a->e[a->slot[h] - 1];
+        h = (h + 1) & (a->nslot - 1);
+    }
+    if (a->n == a->cap) {
+        size_t c = a->cap ? a->cap * 2 : 32;
+        struct ips2_cpa_entry *ne = realloc(a->e, c * sizeof *ne);
+        if (!ne)
+            return NULL;
+        a->e = ne;
+        char **nk = realloc(a->key, c * sizeof *nk);
+        if (!nk)
+            return NULL;
+        a->key = nk;
+        a->cap = c;
+    }
+    char *k = strdup(key), *nm = strdup(name);
+    if (!k || !nm) {
+        free(k);
+        free(nm);
+        return NULL;
+    }
+    a->e[a->n] = *proto;
+    a->e[a->n].name = nm;
+    a->e[a->n].ns = 0;
+    a->key[a->n] = k;
+    a->slot[h] = (uint32_t)(a->n + 1);
+    return &a->e[a->n++];
+}
+
+/* ---- names and filters -------------------------------------------------- */
+
+struct ctx {
+    struct ips2_cpa_meta *const *metas;
+    size_t nmetas;
+    const struct ips2_cpa_filter *f;
+};
+
+static const struct ips2_pag_process *proc_of(const struct ctx *c, uint32_t part, uint32_t t)
+{
+    const struct ips2_cpa_meta *m = c->metas[part];
+    return &m->processes[m->threads[t].process];
+}
+
+static const char *app_of(const struct ctx *c, uint32_t part, uint32_t t)
+{
+    const struct ips2_cpa_meta *m = c->metas[part];
+    return m->strings[m->apps[proc_of(c, part, t)->app]];
+}
+
+static int thread_in(const struct ctx *c, uint32_t part, uint32_t t)
+{
+    const struct ips2_cpa_filter *f = c->f;
+    if (!f)
+        return 1;
+    const struct ips2_cpa_meta *m = c->metas[part];
+    if (f->app && strcmp(app_of(c, part, t), f->app) != 0)
+        return 0;
+    if (f->machine && strcmp(m->machine, f->machine) != 0)
+        return 0;
+    if (f->has_pid && proc_of(c, part, t)->pid != f->pid)
+        return 0;
+    if (f->has_tid && m->threads[t].tid != f->tid)
+        return 0;
+    return 1;
+}
+
+/* Name and key of (part, thread) at a level (procedure level: process). */
+static void unit_name(const struct ctx *c, enum ips2_cpa_level level, uint32_t part, uint32_t t,
+                      char *name, size_t nlen, char *key, size_t klen)
+{
+    const struct ips2_cpa_meta *m = c->metas[part];
+    const struct ips2_pag_process *pr = proc_of(c, part, t);
+    switch (level) {
+    case IPS2_CPA_LEVEL_MACHINE:
+        snprintf(name, nlen, "%s", m->machine);
+        snprintf(key, klen, "M%u", part);
+        break;
+    case IPS2_CPA_LEVEL_THREAD:
+        snprintf(name, nlen, "%s:%d[%d]", app_of(c, part, t), (int)pr->pid, (int)m->threads[t].tid);
+        snprintf(key, klen, "T%u.%u", part, t);
+        break;
+    default:
+        snprintf(name, nlen, "%s:%d", app_of(c, part, t), (int)pr->pid);
+        snprintf(key, klen, "P%u.%u", part, m->threads[t].process);
+        break;
+    }
+}
+
+static const char *arc_word(uint16_t type)
+{
+    switch (type) {
+    case IPS2_PAG_ARC_MESSAGE:
+        return "messages";
+    case IPS2_PAG_ARC_SYNC:
+        return "sync";
+    case IPS2_PAG_ARC_CREATE:
+        return "create";
+    case IPS2_PAG_ARC_EXIT:
+        return "exit";
+    }
+    return "arcs";
+}
+
+/* A segment's contribution within [t0, t1). */
+static int64_t clip(int64_t len, int64_t b, int64_t e, int64_t t0, int64_t t1)
+{
+    if (t0 == 0 && t1 == 0)
+        return len;
+    if (e <= b)
+        return b >= t0 && b < t1 ? len : 0;
+    int64_t lo = b > t0 ? b : t0, hi = e < t1 ? e : t1;
+    if (hi <= lo)
+        return 0;
+    return (int64_t)((__int128)len * (hi - lo) / (e - b));
+}
+
+static int check_path(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
+                      size_t nmetas, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < nmetas; k++)
+        if (!metas[k] || metas[k]->part != k)
+            return cpa_err(err, errlen, "part %zu: no metadata for it", k);
+    for (size_t i = 0; i < path->nsegs; i++) {
+        const struct ips2_cpa_segment *s = &path->segs[i];
+        if (s->src_part >= nmetas || s->dst_part >= nmetas ||
+            s->src_thread >= metas[s->src_part]->nthreads ||
+            s->dst_thread >= metas[s->dst_part]->nthreads ||
+            (uint64_t)s->first_share + s->nshares > path->nshares)
+            return cpa_err(err, errlen, "path segment %zu: a thread or share out of range", i);
+        for (uint32_t j = 0; j < s->nshares; j++) {
+            uint32_t p = path->shares[s->first_share + j].proc;
+            if (p != IPS2_PAG_NONE && p >= metas[s->dst_part]->nstrings)
+                return cpa_err(err, errlen, "path segment %zu: procedure out of range", i);
+        }
+    }
+    return 0;
+}
+
+static int in_mode_apps(const struct ctx *c, const struct ips2_cpa_query *q, uint32_t part,
+                        uint32_t t)
+{
+    return q->mode == IPS2_CPA_GLOBAL || !q->app || strcmp(app_of(c, part, t), q->app) == 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct ips2_cpa_entry *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns > y->ns ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+#define NAME_MAX_ 512
+
+int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
+                     size_t nmetas, const struct ips2_cpa_query *q, enum ips2_cpa_level level,
+                     const struct ips2_cpa_filter *f, int64_t t0, int64_t t1,
+                     struct ips2_cpa_profile *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (check_path(path, metas, nmetas, err, errlen))
+        return -1;
+    struct ctx c = {metas, nmetas, f};
+    struct acc a = {0};
+    char name[2 * NAME_MAX_ + 32], key[160], n1[NAME_MAX_], n2[NAME_MAX_], k1[64], k2[64];
+    int64_t *tmpw = NULL, *tmpo = NULL;
+    size_t tmpcap = 0;
+    for (size_t i = 0; i < path->nsegs; i++) {
+        const struct ips2_cpa_segment *s = &path->segs[i];
+        int64_t len = clip(s->length, s->begin, s->end, t0, t1);
+        out->length += len;
+        if (len == 0 && s->length != 0)
+            continue;
+        struct ips2_cpa_entry proto = {0};
+        if (s->kind == IPS2_CPA_SEG_CPU) {
+            if (!thread_in(&c, s->dst_part, s->dst_thread))
+                continue;
+            proto.kind = IPS2_CPA_ENTRY_WORK;
+            proto.part = proto.src_part = s->dst_part;
+            proto.thread = proto.src_thread = s->dst_thread;
+            if (level != IPS2_CPA_LEVEL_PROCEDURE) {
+                unit_name(&c, level, s->dst_part, s->dst_thread, name, sizeof name, key,
+                          sizeof key);
+                struct ips2_cpa_entry *e = acc_get(&a, key, name, &proto);
+                if (!e)
+                    goto oom;
+                e->ns += len;
+                continue;
+            }
+            /* Procedure level: the shares, clipped like the segment. */
+            if (s->nshares > tmpcap) {
+                free(tmpw);
+                free(tmpo);
+                tmpcap = s->nshares * 2;
+                tmpw = malloc(tmpcap * sizeof *tmpw);
+                tmpo = malloc(tmpcap * sizeof *tmpo);
+                if (!tmpw || !tmpo)
+                    goto oom;
+            }
+            for (uint32_t j = 0; j < s->nshares; j++)
+                tmpw[j] = path->shares[s->first_share + j].cpu;
+            cpa_split(len, tmpw, tmpo, s->nshares);
+            const struct ips2_cpa_meta *m = metas[s->dst_part];
+            for (uint32_t j = 0; j < s->nshares; j++) {
+                uint32_t p = path->shares[s->first_share + j].proc;
+                const char *pn = p == IPS2_PAG_NONE ? "(no procedure)" : m->strings[p];
+                if (f && f->procedure && strcmp(pn, f->procedure) != 0)
+                    continue;
+                snprintf(key, sizeof key, "F%.150s", pn);
+                struct ips2_cpa_entry *e = acc_get(&a, key, pn, &proto);
+                if (!e)
+                    goto oom;
+                e->ns += tmpo[j];
+            }
+            continue;
+        }
+        if (!thread_in(&c, s->src_part, s->src_thread) &&
+            !thread_in(&c, s->dst_part, s->dst_thread))
+            continue;
+        if (level == IPS2_CPA_LEVEL_PROCEDURE && f && f->procedure)
+            continue;
+        proto.kind = IPS2_CPA_ENTRY_DELAY;
+        proto.arc_type = s->kind;
+        proto.part = s->dst_part;
+        proto.thread = s->dst_thread;
+        proto.src_part = s->src_part;
+        proto.src_thread = s->src_thread;
+        unit_name(&c, level, s->src_part, s->src_thread, n1, sizeof n1, k1, sizeof k1);
+        unit_name(&c, level, s->dst_part, s->dst_thread, n2, sizeof n2, k2, sizeof k2);
+        snprintf(name, sizeof name, "%s %s->%s", arc_word(s->kind), n1, n2);
+        snprintf(key, sizeof key, "D%u:%s>%s", s->kind, k1, k2);
+        struct ips2_cpa_entry *e = acc_get(&a, key, name, &proto);
+        if (!e)
+            goto oom;
+        e->ns += len;
+    }
+    free(tmpw);
+    free(tmpo);
+    tmpw = tmpo = NULL;
+    /* Elapsed: the span of the mode's threads. */
+    int any = 0;
+    for (size_t k = 0; k < nmetas; k++)
+        for (size_t t = 0; t < metas[k]->nthreads; t++) {
+            if (!metas[k]->threads[t].count || !in_mode_apps(&c, q, (uint32_t)k, (uint32_t)t))
+                continue;
+            const struct ips2_cpa_span *sp = &metas[k]->spans[t];
+            if (!any || sp->begin < out->begin)
+                out->begin = sp->begin;
+            if (!any || sp->end > out->end)
+                out->end = sp->end;
+            any = 1;
+        }
+    if (any && !(t0 == 0 && t1 == 0)) {
+        if (out->begin < t0)
+            out->begin = t0;
+        if (out->end > t1)
+            out->end = t1;
+        if (out->end < out->begin)
+            out->end = out->begin;
+    }
+    out->elapsed = out->end - out->begin;
+    out->ratio = out->elapsed > 0 ? (double)out->length / (double)out->elapsed : 0;
+    /* Entries: drop zeros, percentages, order. */
+    size_t k = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        free(a.key[i]);
+        if (a.e[i].ns == 0) {
+            free(a.e[i].name);
+            continue;
+        }
+        a.e[i].percent = out->length > 0 ? 100.0 * (double)a.e[i].ns / (double)out->length : 0;
+        a.e[k++] = a.e[i];
+    }
+    free(a.key);
+    free(a.slot);
+    qsort(a.e, k, sizeof *a.e, cmp_entry);
+    out->entries = a.e;
+    out->n = k;
+    return 0;
+oom:
+    free(tmpw);
+    free(tmpo);
+    acc_free(&a);
+    return cpa_err(err, errlen, "out of memory");
+}
+
+void ips2_cpa_profile_free(struct ips2_cpa_profile *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->entries[i].name);
+    free(p->entries);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- imbalance ---------------------------------------------------------- */
+
+static int cmp_imb(const void *a, const void *b)
+{
+    const struct ips2_cpa_imbalance *x = a, *y = b;
+    if (x->imbalance != y->imbalance)
+        return x->imbalance > y->imbalance ? -1 : 1;
+    return strcmp(x->proc, y->proc);
+}
+
+void ips2_cpa_imbalance_free(struct ips2_cpa_imbalance *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].proc);
+    free(v);
+}
+
+int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
+                       size_t nmetas, const struct ips2_cpa_query *q,
+                       const struct ips2_cpa_filter *f, int64_t t0, int64_t t1,
+                       struct ips2_cpa_imbalance **out, size_t *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    struct ips2_cpa_profile prof;
+    struct ips2_cpa_filter nf = f ? *f : (struct ips2_cpa_filter){0};
+    nf.procedure = NULL;
+    if (ips2_cpa_profile(path, metas, nmetas, q, IPS2_CPA_LEVEL_PROCEDURE, &nf, t0, t1, &prof, err,
+                         errlen))
+        return -1;
+    struct ctx c = {metas, nmetas, &nf};
+    /* The scope's processes: in the filter and (intra) in the application. */
+    size_t nproc = 0;
+    for (size_t k = 0; k < nmetas; k++)
+        for (size_t p = 0; p < metas[k]->nprocesses; p++) {
+            int in = 0;
+            for (size_t t = 0; t < metas[k]->nthreads && !in; t++)
+                in = metas[k]->threads[t].process == p && thread_in(&c, (uint32_t)k, (uint32_t)t) &&
+                     (q->mode != IPS2_CPA_INTRA || in_mode_apps(&c, q, (uint32_t)k, (uint32_t)t));
+            nproc += in;
+        }
+    struct ips2_cpa_imbalance *v = calloc(prof.n ? prof.n : 1, sizeof *v);
+    if (!v) {
+        ips2_cpa_profile_free(&prof);
+        return cpa_err(err, errlen, "out of memory");
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < prof.n; i++) {
+        const struct ips2_cpa_entry *e = &prof.entries[i];
+        if (e->kind != IPS2_CPA_ENTRY_WORK)
+            continue;
+        double total = 0;
+        for (size_t k = 0; k < nmetas; k++) {
+            const struct ips2_cpa_meta *mt = metas[k];
+            for (size_t j = 0; j < mt->ncpu; j++) {
+                const struct ips2_cpa_proc_cpu *pc = &mt->cpu[j];
+                const char *pn =
+                    pc->proc == IPS2_PAG_NONE ? "(no procedure)" : mt->strings[pc->proc];
+                if (strcmp(pn, e->name) != 0 || !thread_in(&c, (uint32_t)k, pc->thread) ||
+                    (q->mode == IPS2_CPA_INTRA && !in_mode_apps(&c, q, (uint32_t)k, pc->thread)))
+                    continue;
+                double share = (double)pc->cpu;
+                if (!(t0 == 0 && t1 == 0)) {
+                    const struct ips2_cpa_span *sp = &mt->spans[pc->thread];
+                    int64_t lo = sp->begin > t0 ? sp->begin : t0;
+                    int64_t hi = sp->end < t1 ? sp->end : t1;
+                    share =
+                        sp->end > sp->begin
+                            ? (hi > lo ? share * (double)(hi - lo) / (double)(sp->end - sp->begin)
+                                       : 0)
+                            : (sp->begin >= t0 && sp->begin < t1 ? share : 0);
+                }
+                total += share;
+            }
+        }
+        v[m].proc = strdup(e->name);
+        if (!v[m].proc) {
+            ips2_cpa_imbalance_free(v, m);
+            ips2_cpa_profile_free(&prof);
+            return cpa_err(err, errlen, "out of memory");
+        }
+        v[m].cp = e->ns;
+        v[m].avg = nproc ? (int64_t)(total / (double)nproc + 0.5) : 0;
+        v[m].imbalance = v[m].cp > v[m].avg ? v[m].cp - v[m].avg : 0;
+        v[m].percent = prof.length > 0 ? 100.0 * (double)v[m].imbalance / (double)prof.length : 0;
+        m++;
+    }
+    ips2_cpa_profile_free(&prof);
+    qsort(v, m, sizeof *v, cmp_imb);
+    *out = v;
+    *n = m;
+    return 0;
+}

@@ -1,0 +1,269 @@
+/*
+ * zero.c - a query resolved against one part: which threads are in the
+ * mode's graph, which may start or end its path, and what the CPU arcs
+ * weigh once a procedure or a process is zeroed (CPA.md §2, §5); the CPU
+ * segments of a path, with their procedure shares scaled to the weight.
+ * Also the part's sanity check every engine entry point runs first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpa_internal.h"
+
+uint32_t cpa_app_index(char *const *strings, size_t nstrings, const uint32_t *apps, size_t napps,
+                       const char *app)
+{
+    if (!app)
+        return IPS2_PAG_NONE;
+    for (size_t i = 0; i < napps; i++)
+        if (apps[i] < nstrings && strings[apps[i]] && strcmp(strings[apps[i]], app) == 0)
+            return (uint32_t)i;
+    return IPS2_PAG_NONE;
+}
+
+int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t errlen)
+{
+    const char *m = pag->machine ? pag->machine : "?";
+    if (pag->part >= nparts)
+        return cpa_err(err, errlen, "part %s: number %u, but the query has %zu parts", m, pag->part,
+                       nparts);
+    for (size_t i = 0; i < pag->napps; i++)
+        if (pag->apps[i] >= pag->nstrings)
+            return cpa_err(err, errlen, "part %s: application %zu: string %u out of range", m, i,
+                           pag->apps[i]);
+    for (size_t i = 0; i < pag->nprocesses; i++)
+        if (pag->processes[i].app >= pag->napps)
+            return cpa_err(err, errlen, "part %s: process %zu: application %u out of range", m, i,
+                           pag->processes[i].app);
+    if (pag->nnodes >= CPA_REM_MASK || pag->narcs >= UINT32_MAX - CPA_PRED_ARC ||
+        pag->nouts >= UINT32_MAX)
+        return cpa_err(err, errlen, "part %s: too many nodes or arcs", m);
+    for (size_t t = 0; t < pag->nthreads; t++) {
+        const struct ips2_pag_thread *th = &pag->threads[t];
+        if (th->process >= pag->nprocesses || (uint64_t)th->first + th->count > pag->nnodes)
+            return cpa_err(err, errlen, "part %s: thread %zu: process or nodes out of range", m, t);
+        uint32_t prev = 0;
+        for (uint32_t k = 0; k < th->count; k++) {
+            const struct ips2_pag_node *nd = &pag->nodes[th->first + k];
+            if (nd->thread != t)
+                return cpa_err(err, errlen, "part %s: node %u: thread %u, expected %zu", m,
+                               th->first + k, nd->thread, t);
+            if (nd->shares > pag->nshares || (k > 0 && nd->shares < prev))
+                return cpa_err(err, errlen, "part %s: node %u: shares %u out of order or range", m,
+                               th->first + k, nd->shares);
+            if (nd->proc != IPS2_PAG_NONE && nd->proc >= pag->nstrings)
+                return cpa_err(err, errlen, "part %s: node %u: procedure string out of range", m,
+                               th->first + k);
+            if (nd->cpu < 0)
+                return cpa_err(err, errlen, "part %s: node %u: negative CPU weight", m,
+                               th->first + k);
+            prev = nd->shares;
+        }
+    }
+    for (size_t i = 0; i < pag->nnodes; i++)
+        if (pag->nodes[i].thread >= pag->nthreads)
+            return cpa_err(err, errlen, "part %s: node %zu: thread %u out of range", m, i,
+                           pag->nodes[i].thread);
+    for (size_t i = 0; i < pag->narcs; i++) {
+        const struct ips2_pag_arc *a = &pag->arcs[i];
+        uint32_t fp = IPS2_PAG_GID_PART(a->from);
+        if (a->to >= pag->nnodes || (i > 0 && a->to < pag->arcs[i - 1].to))
+            return cpa_err(err, errlen, "part %s: arc %zu: destination %u out of order or range", m,
+                           i, a->to);
+        if (fp >= nparts || (fp == pag->part && IPS2_PAG_GID_NODE(a->from) >= pag->nnodes))
+            return cpa_err(err, errlen, "part %s: arc %zu: source %u:%u out of range", m, i, fp,
+                           IPS2_PAG_GID_NODE(a->from));
+        if (a->weight < 0)
+            return cpa_err(err, errlen, "part %s: arc %zu: negative weight", m, i);
+    }
+    for (size_t i = 0; i < pag->nouts; i++) {
+        const struct ips2_pag_out *o = &pag->outs[i];
+        uint32_t tp = IPS2_PAG_GID_PART(o->to);
+        if (o->from >= pag->nnodes || tp >= nparts || tp == pag->part)
+            return cpa_err(err, errlen, "part %s: out %zu: source %u or destination part %u", m, i,
+                           o->from, tp);
+    }
+    for (size_t i = 0; i < pag->nshares; i++)
+        if (pag->shares[i].proc != IPS2_PAG_NONE && pag->shares[i].proc >= pag->nstrings)
+            return cpa_err(err, errlen, "part %s: share %zu: string out of range", m, i);
+    return 0;
+}
+
+int cpa_scope_init(struct cpa_scope *s, const struct ips2_pag *pag, const struct ips2_cpa_query *q,
+                   char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (q->mode != IPS2_CPA_GLOBAL && !q->app)
+        return cpa_err(err, errlen, "%s critical path: no application given",
+                       ips2_cpa_mode_name(q->mode));
+    s->tflags = calloc(pag->nthreads ? pag->nthreads : 1, 1);
+    if (!s->tflags)
+        return cpa_err(err, errlen, "out of memory");
+    uint32_t app = cpa_app_index(pag->strings, pag->nstrings, pag->apps, pag->napps, q->app);
+    uint32_t zapp =
+        q->zero_app ? cpa_app_index(pag->strings, pag->nstrings, pag->apps, pag->napps, q->zero_app)
+                    : IPS2_PAG_NONE;
+    for (size_t t = 0; t < pag->nthreads; t++) {
+        const struct ips2_pag_process *pr = &pag->processes[pag->threads[t].process];
+        int in_app = app != IPS2_PAG_NONE && pr->app == app;
+        uint8_t f = 0;
+        switch (q->mode) {
+        case IPS2_CPA_GLOBAL:
+            f = CPA_SCOPE | CPA_START | CPA_TERM;
+            break;
+        case IPS2_CPA_INTRA:
+            f = in_app ? CPA_SCOPE | CPA_START | CPA_TERM : 0;
+            break;
+        case IPS2_CPA_INTER:
+            f = CPA_SCOPE | (in_app ? CPA_START | CPA_TERM : 0);
+            break;
+        }
+        if (q->zero_process && q->zero_part == pag->part && pr->pid == q->zero_pid &&
+            (!q->zero_app || (zapp != IPS2_PAG_NONE && pr->app == zapp)))
+            f |= CPA_ZERO;
+        s->tflags[t] = f;
+    }
+    if (q->zero_procedure) {
+        s->zero_str = calloc(pag->nstrings ? pag->nstrings : 1, 1);
+        if (!s->zero_str) {
+            cpa_scope_free(s);
+            return cpa_err(err, errlen, "out of memory");
+        }
+        for (size_t i = 0; i < pag->nstrings; i++)
+            if (pag->strings[i] && strcmp(pag->strings[i], q->zero_procedure) == 0)
+                s->zero_str[i] = 1;
+    }
+    return 0;
+}
+
+void cpa_scope_free(struct cpa_scope *s)
+{
+    free(s->tflags);
+    free(s->zero_str);
+    memset(s, 0, sizeof *s);
+}
+
+int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n)
+{
+    const struct ips2_pag_node *nd = &pag->nodes[n];
+    if (n == pag->threads[nd->thread].first || (s->tflags[nd->thread] & CPA_ZERO))
+        return 0;
+    int64_t w = nd->cpu;
+    if (s->zero_str) {
+        for (uint32_t i = pag->nodes[n - 1].shares; i < nd->shares; i++) {
+            const struct ips2_pag_share *sh = &pag->shares[i];
+            if (sh->proc != IPS2_PAG_NONE && s->zero_str[sh->proc])
+                w -= sh->cpu;
+        }
+        if (w < 0)
+            w = 0;
+    }
+    return w;
+}
+
+void cpa_split(int64_t total, const int64_t *w, int64_t *out, size_t n)
+{
+    if (n == 0)
+        return;
+    __int128 sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += w[i] > 0 ? w[i] : 0;
+    if (sum == 0) {
+        out[0] = total;
+        for (size_t i = 1; i < n; i++)
+            out[i] = 0;
+        return;
+    }
+    int64_t given = 0;
+    size_t best = 0;
+    __int128 bestrem = -1;
+    for (size_t i = 0; i < n; i++) {
+        __int128 num = (__int128)total * (w[i] > 0 ? w[i] : 0);
+        out[i] = (int64_t)(num / sum);
+        __int128 rem = num % sum;
+        given += out[i];
+        if (rem > bestrem) {
+            bestrem = rem;
+            best = i;
+        }
+    }
+    /* Less than n ns are left by the rounding down: they go to the entry
+     * with the largest remainder, so the sum is exact. */
+    out[best] += total - given;
+}
+
+int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struct ips2_pag *pag,
+                 uint32_t n, char *err, size_t errlen)
+{
+    const struct ips2_pag_node *nd = &pag->nodes[n];
+    const struct ips2_pag_node *pv = &pag->nodes[n - 1];
+    int64_t w = cpa_cpu_weight(s, pag, n);
+    struct ips2_cpa_segment seg = {
+        .kind = IPS2_CPA_SEG_CPU,
+        .src_part = pag->part,
+        .src_thread = nd->thread,
+        .dst_part = pag->part,
+        .dst_thread = nd->thread,
+        .from = IPS2_PAG_GID(pag->part, n - 1),
+        .to = IPS2_PAG_GID(pag->part, n),
+        .begin = pv->wall,
+        .end = nd->wall,
+        .length = w,
+    };
+    /* The arc's shares less the zeroed ones. */
+    uint32_t a = pv->shares, b = nd->shares, k = 0;
+    size_t need = p->nshares + (b - a) + 1;
+    if (need > p->sharecap) {
+        size_t cap = p->sharecap ? p->sharecap * 2 : 64;
+        while (cap < need)
+            cap *= 2;
+        struct ips2_cpa_share *ns = realloc(p->shares, cap * sizeof *ns);
+        if (!ns)
+            return cpa_err(err, errlen, "out of memory");
+        p->shares = ns;
+        p->sharecap = cap;
+    }
+    struct ips2_cpa_share *dst = p->shares + p->nshares;
+    if (!(s->tflags[nd->thread] & CPA_ZERO))
+        for (uint32_t i = a; i < b; i++) {
+            const struct ips2_pag_share *sh = &pag->shares[i];
+            if (sh->cpu <= 0 || (sh->proc != IPS2_PAG_NONE && s->zero_str && s->zero_str[sh->proc]))
+                continue;
+            dst[k].proc = sh->proc;
+            dst[k].reserved = 0;
+            dst[k].cpu = sh->cpu;
+            k++;
+        }
+    if (k == 0 && w > 0) {
+        /* Time no share names: the procedure running at the arc's start
+         * (unless it is the zeroed one: then nobody's). */
+        int zeroed = pv->proc != IPS2_PAG_NONE && s->zero_str && pv->proc < pag->nstrings &&
+                     s->zero_str[pv->proc];
+        dst[0].proc = zeroed || pv->proc >= pag->nstrings ? IPS2_PAG_NONE : pv->proc;
+        dst[0].reserved = 0;
+        dst[0].cpu = w;
+        k = 1;
+    } else if (k > 0) {
+        int64_t sum = 0;
+        for (uint32_t i = 0; i < k; i++)
+            sum += dst[i].cpu;
+        if (sum != w) {
+            int64_t *wv = malloc(2 * (size_t)k * sizeof *wv);
+            if (!wv)
+                return cpa_err(err, errlen, "out of memory");
+            for (uint32_t i = 0; i < k; i++)
+                wv[i] = dst[i].cpu;
+            cpa_split(w, wv, wv + k, k);
+            uint32_t j = 0;
+            for (uint32_t i = 0; i < k; i++)
+                if (wv[k + i] > 0)
+                    dst[j++] = (struct ips2_cpa_share){dst[i].proc, 0, wv[k + i]};
+            free(wv);
+            k = j;
+        }
+    }
+    seg.first_share = k ? (uint32_t)p->nshares : 0;
+    seg.nshares = k;
+    p->nshares += k;
+    return cpa_emit(p, &seg, err, errlen);
+}
