@@ -35,6 +35,7 @@ include tests/module.mk
 include bench/module.mk
 include examples/module.mk
 include tk/module.mk
+include cpa/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES) $(HEADERS)
 

@@ -18,6 +18,8 @@
  * into arcs; outgoing, into outs) before a critical-path query runs.
  *
  * Times are ns on the session's base, unshifted (ANALYSTS.md §4).
+ * Within a part every arc goes forward in wall time (wall(from) <=
+ * wall(to)); the builder drops a pairing that would not (cpa/PAG.md).
  * Weights are >= 0 and never exceed the wall time between their two ends:
  * a CPU arc weighs min(CPU, wall) between its nodes; a dependence arc
  * weighs wall(to) - max(wall(from), start of the wait that `to` ended),
@@ -30,10 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define IPS2_PAG_PART_SHIFT 40
+#define IPS2_PAG_PART_SHIFT      40
 #define IPS2_PAG_GID(part, node) (((uint64_t)(part) << IPS2_PAG_PART_SHIFT) | (uint64_t)(node))
-#define IPS2_PAG_GID_PART(gid) ((uint32_t)((gid) >> IPS2_PAG_PART_SHIFT))
-#define IPS2_PAG_GID_NODE(gid) ((uint32_t)((gid) & ((UINT64_C(1) << IPS2_PAG_PART_SHIFT) - 1)))
+#define IPS2_PAG_GID_PART(gid)   ((uint32_t)((gid) >> IPS2_PAG_PART_SHIFT))
+#define IPS2_PAG_GID_NODE(gid)   ((uint32_t)((gid) & ((UINT64_C(1) << IPS2_PAG_PART_SHIFT) - 1)))
 
 /* node.kind: an IPS2_EV_* kind (ips2_format.h), or one of these. */
 enum ips2_pag_node_kind {
@@ -50,7 +52,7 @@ enum ips2_pag_arc_type {
 };
 
 struct ips2_pag_process {
-    uint32_t app;   /* index in apps */
+    uint32_t app; /* index in apps */
     int32_t pid;
     uint32_t image; /* exec image number (traces/FORMAT.md §1) */
     uint32_t name;  /* string: the executable's path */
@@ -70,7 +72,7 @@ struct ips2_pag_node { /* 32 bytes */
     uint32_t shares;   /* the CPU arc's shares are shares[previous node's .shares, .shares)
                           (for a thread's first node: [its .shares, its .shares), empty) */
     uint16_t kind;     /* IPS2_EV_* or enum ips2_pag_node_kind */
-    uint16_t flags;    /* 0 */
+    uint16_t flags;    /* 0 (reserved) */
     uint32_t proc;     /* the procedure on top of the stack at the event (string), or
                           IPS2_PAG_NONE */
 };
@@ -94,19 +96,39 @@ struct ips2_pag_arc { /* 24 bytes */
 struct ips2_pag_out { /* an arc from this part to another one (the other keeps it in arcs) */
     uint32_t from;    /* node index in this part */
     uint32_t reserved;
-    uint64_t to;      /* global id of the destination */
+    uint64_t to; /* global id of the destination */
 };
 
 /* An end that may pair with an end of another part: its layout is the
- * matcher's (cpa/pag_match.c documents it); everything needed to pair it
- * and to weigh the arc is in it. */
+ * matcher's (cpa/PAG.md, cpa/pag_match.c); everything needed to pair it,
+ * to weigh the arc and to name it in a warning is in it. */
 struct ips2_pag_end {
-    uint32_t node;  /* node index in this part */
-    uint16_t role;  /* what it is (send, receive, datagram, PVM message, spawn, task ...) */
-    uint16_t reserved;
-    uint64_t key[3];
+    uint32_t node;      /* node index in this part (a node of its threads' ranges) */
+    uint16_t role;      /* what it is: enum ips2_pag_role */
+    uint16_t kind;      /* the node's event kind (IPS2_EV_*, for warnings) */
+    uint64_t key[3];    /* the pairing key, per role (PAG.md) */
     int64_t wall;       /* the node's wall time */
-    int64_t wait_start; /* a receiving end: when its wait began (0: it did not wait) */
+    int64_t wait_start; /* a receiving end: when its call began; INT64_MIN: no such time */
+};
+
+/* ips2_pag_end.role: a class (what pairs with what) times 2, plus 1 for
+ * the receiving (destination) side. */
+enum ips2_pag_role {
+    IPS2_PAG_ROLE_BYTES_SEND = 2, /* TCP byte range: key = stream key, offset, bytes */
+    IPS2_PAG_ROLE_BYTES_RECV = 3,
+    IPS2_PAG_ROLE_CONNECT = 4, /* TCP connection: key = stream key, n-th with that key, 0 */
+    IPS2_PAG_ROLE_ACCEPT = 5,
+    IPS2_PAG_ROLE_DGRAM_SEND = 6, /* UDP datagram: key = key, sequence, 0 */
+    IPS2_PAG_ROLE_DGRAM_RECV = 7,
+    IPS2_PAG_ROLE_PVM_SEND = 8, /* PVM message: sender << 32 | receiver, context << 32 | tag, seq */
+    IPS2_PAG_ROLE_PVM_RECV = 9,
+    IPS2_PAG_ROLE_PVM_SPAWN = 10, /* pvm-spawn -> the task's first node: child tid, parent tid, 0 */
+    IPS2_PAG_ROLE_PVM_TASK = 11,
+    IPS2_PAG_ROLE_PVM_BARRIER = 13, /* group (FNV-1a of its name), episode, the node before
+                                       the call: the member with the latest wait_start released
+                                       the others, from that node at that time */
+    IPS2_PAG_ROLE_PVM_TID = 15,     /* not an end: a traced task's tid (key[0]), so that the
+                                       matcher can tell untraced partners from lost ones */
 };
 
 struct ips2_pag {
@@ -135,7 +157,13 @@ struct ips2_pag {
     size_t nwarnings;
 };
 
+/* Frees pag and everything in it: every array, every string (strings[i],
+ * warnings[i], machine, trace_dir) is malloc'd on its own. */
 void ips2_pag_free(struct ips2_pag *pag);
+
+/* Renumbers a part (before its ends are matched): .part and the source of
+ * every arc from this part's own nodes. */
+void ips2_pag_set_part(struct ips2_pag *pag, uint32_t part);
 
 /* The part file (SESSION/pag/MACHINE.pag, or MACHINE.PREFIX.pag for a
  * replayed directory): versioned, crc-checked; the decoder never trusts
@@ -154,5 +182,24 @@ int ips2_pag_decode(const void *data, size_t size, const char *name, struct ips2
  * apps, processes and threads over PVM, then ips2_pag_cross_encode/decode
  * carry each part's new arcs and outs back). 0, or -1 with err. */
 int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t errlen);
+
+/* The PVM transport of the matching (bytes: little-endian, versioned,
+ * crc-checked; decoders name the byte offset of the first thing wrong).
+ *  - ends: a part's number, machine, trace_dir, strings, apps, processes,
+ *    threads and ends, no nodes: ips2_pag_ends_decode gives an end-only
+ *    part for ips2_pag_match_ends (its nnodes is 0; its threads' ranges
+ *    say which node indices exist).
+ *  - cross: what matching gave an end-only part (its arcs, outs and
+ *    warnings); ips2_pag_cross_apply adds them to the live part (arcs kept
+ *    sorted) and empties its ends.
+ * Encoders return a malloc'd buffer (NULL when out of memory). */
+void *ips2_pag_ends_encode(const struct ips2_pag *pag, size_t *size);
+int ips2_pag_ends_decode(const void *data, size_t size, const char *name, struct ips2_pag **out,
+                         char *err, size_t errlen);
+void *ips2_pag_cross_encode(const struct ips2_pag *pag, size_t *size);
+int ips2_pag_cross_apply(struct ips2_pag *pag, const void *data, size_t size, const char *name,
+                         char *err, size_t errlen);
+/* The whole part as the file holds it (ips2_pag_write writes these bytes). */
+void *ips2_pag_encode(const struct ips2_pag *pag, size_t *size);
 
 #endif /* IPS2_PAG_H */

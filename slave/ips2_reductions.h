@@ -22,6 +22,8 @@
 
 #define IPS2_RED_NONE UINT32_MAX /* "no string", "no procedure" */
 
+struct ips2_pag; /* cpa/ips2_pag.h */
+
 /* Per-procedure (and per-thread) metrics.  Values are counts, bytes or ns.
  * Interaction metrics are charged to the procedure active when the
  * interaction happened (its exclusive share), like CPU self time. */
@@ -144,6 +146,12 @@ struct ips2_reduce_options {
     /* called now and then with events read so far and an estimate of all */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;
+    /* If not NULL: also build the machine's part of the Program Activity
+     * Graph (cpa/ips2_pag.h, cpa/PAG.md) in the same pass and give it here
+     * (free it with ips2_pag_free), or NULL with a problem saying why.
+     * Build it without a phase: the CPU shares of its arcs follow the
+     * phase's clipping, its arcs do not. */
+    struct ips2_pag **pag_out;
 };
 
 /* Reduces every stream (raw or packed) of a machine's trace directory in

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ips2_symbols.h"
+#include "pag_build.h"
 #include "reduce_internal.h"
 
 #define PROC_TID UINT32_MAX /* the tid field of a process stream */
@@ -383,16 +384,22 @@ static void image_free(struct image *im)
  * becomes a problem. */
 static void reduce_one(struct red_build *b, const struct stream *s, struct rt *r,
                        const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
-                       struct red_progress *prog)
+                       struct red_progress *prog, struct pag_builder *pag)
 {
     char err[IPS2_ERR_MAX];
 
     rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
+    if (pag)
+        rt_pag_attach(r, pag);
     if (s->raw && red_stream_raw(s->path, r, offset, prog) == 0)
         return;
     if (s->raw) { /* declined: start again with the reader */
         rt_free(r);
         rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
+        if (pag) {
+            pag_thread_restart(pag);
+            rt_pag_attach(r, pag);
+        }
     }
     if (red_stream_reader(s->path, r, offset, prog, err) < 0)
         red_build_problem(b, "%s", err);
@@ -403,10 +410,27 @@ static const char *app_or(const struct ips2_file_header *h, bool ok)
     return ok ? h->app : "";
 }
 
+/* Names a thread's procedure for the PAG builder. */
+struct pag_names {
+    struct red_build *b;
+    struct image *im;
+    const struct rt *r;
+};
+
+static const char *pag_name(void *arg, uint32_t proc)
+{
+    struct pag_names *n = arg;
+
+    if (proc == 0 || proc >= n->r->nprocs)
+        return NULL;
+    uint32_t s = name_of(n->im, n->r->procs[proc].addr);
+    return s < n->b->strings.n ? n->b->strings.v[s] : NULL;
+}
+
 /* Reduces the streams [first, end) of one process image. */
 static void reduce_image(struct red_build *b, const struct streams *ss, size_t first, size_t end,
                          const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
-                         struct red_progress *prog)
+                         struct red_progress *prog, struct pag_builder *pag)
 {
     struct image im;
     struct ips2_file_header h;
@@ -445,6 +469,9 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
     p->problem = IPS2_RED_NONE;
     p->first_thread = (uint32_t)b->r->nthreads;
     b->r->events += proc_events;
+    if (pag)
+        pag_image_begin(pag, app_or(&h, have_h), have_h ? h.exe : "", (int32_t)p->pid, p->image,
+                        p->ppid);
 
     bool exit_seen = im.exit_seen, damaged = false, have_thread_stream = false;
     int32_t how = im.exit_how, status = im.exit_status;
@@ -455,7 +482,15 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
             continue;
         have_thread_stream = true;
         size_t nproblems = b->r->nproblems;
-        reduce_one(b, s, &r, o, interval, offset, prog);
+        if (pag)
+            pag_thread_begin(pag, (int32_t)s->tid);
+        reduce_one(b, s, &r, o, interval, offset, prog, pag);
+        if (pag && r.started) {
+            struct pag_names names = {b, &im, &r};
+            rt_pag_end(&r, pag_name, &names);
+        } else if (pag) {
+            pag_thread_drop(pag); /* no events */
+        }
         rt_finish(&r);
         if (b->r->nproblems != nproblems)
             damaged = true;
@@ -490,6 +525,8 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
         rt_free(&r);
     }
     fix_object_types(&im, b->r->processes[pidx].first_thread);
+    if (pag)
+        pag_image_end(pag, im.exit_seen, im.exit_how, im.exit_t);
 
     p = &b->r->processes[pidx];
     p->nthreads = (uint32_t)b->r->nthreads - p->first_thread;
@@ -539,6 +576,13 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     b.r->phase_end_ns = o.phase_end_ns;
     b.r->interval_ns = interval;
 
+    struct pag_builder *pag = NULL;
+    if (o.pag_out) {
+        *o.pag_out = NULL;
+        if (!(pag = pag_builder_new()))
+            red_build_problem(&b, "%s: out of memory: no PAG", trace_dir);
+    }
+
     struct red_progress prog = {o.progress, o.progress_arg, 0, RED_PROGRESS_EVERY, 0, 0};
     for (size_t i = 0; i < ss.n; i++)
         prog.bytes_all += ss.v[i].size;
@@ -546,12 +590,18 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
         size_t j = i + 1;
         while (j < ss.n && ss.v[j].pid == ss.v[i].pid && ss.v[j].image == ss.v[i].image)
             j++;
-        reduce_image(&b, &ss, i, j, &o, interval, offset, &prog);
+        reduce_image(&b, &ss, i, j, &o, interval, offset, &prog, pag);
         i = j;
     }
     if (o.progress)
         o.progress(o.progress_arg, prog.done, prog.done);
     streams_free(&ss);
+    if (pag) {
+        char perr[IPS2_ERR_MAX];
+        if (pag_builder_finish(pag, o.machine, trace_dir, o.pag_out, perr, sizeof(perr)) < 0)
+            red_build_problem(&b, "%s", perr);
+        pag_builder_free(pag);
+    }
     if (!red_build_finish(&b)) {
         ips2_reductions_free(b.r);
         snprintf(err, IPS2_ERR_MAX, "%s: out of memory reducing the traces", trace_dir);

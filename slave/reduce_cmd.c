@@ -6,6 +6,12 @@
  *   ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]
  *               [--interval MS] [-o FILE] [--quiet | --tsv] [--progress] DIR
  *   ips2-reduce [--tsv] --read FILE
+ *   ips2-reduce --read-pag FILE [--match]
+ *
+ * --pag FILE also builds the directory's part of the PAG (cpa/PAG.md) and
+ * writes it; --read-pag prints a part's counts (nodes by kind, arcs by
+ * type, ends by role) and its warnings, after pairing its own ends with
+ * each other (--match: what the master does for a one-machine session).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ips2_pag.h"
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
@@ -21,8 +28,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
-            "                   [--interval MS] [-o FILE] [--quiet | --tsv] [--progress] DIR\n"
+            "                   [--interval MS] [-o FILE] [--pag FILE] [--quiet | --tsv]\n"
+            "                   [--progress] DIR\n"
             "       ips2-reduce [--tsv] --read FILE\n"
+            "       ips2-reduce --read-pag FILE [--match]\n"
             "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
             "  --machine NAME      the machine's name to record (default: empty)\n"
             "  --session-start NS  CLOCK_REALTIME ns of session time 0 (default 0: times\n"
@@ -33,7 +42,10 @@ static void usage(FILE *f)
             "  --quiet             print only the line with events and events/s\n"
             "  --tsv               print every row, tab-separated (\"#\" lines name the columns)\n"
             "  --progress          print progress on stderr\n"
-            "  --read FILE         decode a reductions file and print its summary\n");
+            "  --read FILE         decode a reductions file and print its summary\n"
+            "  --pag FILE          also build the PAG part and write it to FILE\n"
+            "  --read-pag FILE     decode a PAG part and print its counts and warnings\n"
+            "  --match             with --read-pag: pair the part's ends with each other first\n");
 }
 
 static int64_t number(const char *s, const char *what)
@@ -224,12 +236,77 @@ static int read_file(const char *path, bool tsv)
     return 0;
 }
 
+static void pag_counts(const struct ips2_pag *g, size_t file_bytes)
+{
+    static const char *const types[] = {"?", "message", "sync", "create", "exit"};
+    size_t kinds[0x102] = {0}, arcs[5] = {0}, roles[16] = {0};
+
+    for (size_t i = 0; i < g->nnodes; i++)
+        kinds[g->nodes[i].kind <= 0x101 ? g->nodes[i].kind : 0]++;
+    for (size_t i = 0; i < g->narcs; i++)
+        arcs[g->arcs[i].type <= 4 ? g->arcs[i].type : 0]++;
+    for (size_t i = 0; i < g->nends; i++)
+        roles[g->ends[i].role < 16 ? g->ends[i].role : 0]++;
+    double per = g->nnodes
+                     ? (double)(g->nnodes * sizeof(*g->nodes) + g->nshares * sizeof(*g->shares)) /
+                           (double)g->nnodes
+                     : 0.0;
+    printf("pag %s: %zu processes, %zu threads, %zu nodes, %zu shares, %zu arcs, %zu outs, %zu "
+           "ends, %zu warnings, %zu bytes, %.1f bytes/node + %.1f bytes of arcs/node\n",
+           g->machine, g->nprocesses, g->nthreads, g->nnodes, g->nshares, g->narcs, g->nouts,
+           g->nends, g->nwarnings, file_bytes, per,
+           g->nnodes ? (double)(g->narcs * sizeof(*g->arcs)) / (double)g->nnodes : 0.0);
+    for (unsigned t = 1; t <= 4; t++)
+        printf("arcs %s %zu\n", types[t], arcs[t]);
+    for (unsigned k = 0; k <= 0x101; k++)
+        if (kinds[k])
+            printf("nodes %s %zu\n",
+                   k == IPS2_PAG_BEGIN ? "begin"
+                   : k == IPS2_PAG_END ? "end"
+                                       : ips2_kind_name(k),
+                   kinds[k]);
+    for (unsigned r = 0; r < 16; r++)
+        if (roles[r])
+            printf("ends %u %zu\n", r, roles[r]);
+    for (size_t i = 0; i < g->nwarnings; i++)
+        printf("warning: %s\n", g->warnings[i]);
+}
+
+static int read_pag(const char *path, bool match)
+{
+    struct ips2_pag *g;
+    char err[IPS2_ERR_MAX];
+    FILE *f = fopen(path, "rb");
+    long size = 0;
+
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f)
+        fclose(f);
+    if (ips2_pag_read(path, &g, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ips2-reduce: %s\n", err);
+        return 1;
+    }
+    if (match) {
+        ips2_pag_set_part(g, 0);
+        if (ips2_pag_match_ends(&g, 1, err, sizeof(err)) < 0) {
+            fprintf(stderr, "ips2-reduce: %s\n", err);
+            ips2_pag_free(g);
+            return 1;
+        }
+    }
+    pag_counts(g, size > 0 ? (size_t)size : 0);
+    ips2_pag_free(g);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct ips2_reduce_options o = {0};
-    const char *dir = NULL, *out = NULL;
-    bool quiet = false, tsv = false;
+    const char *dir = NULL, *out = NULL, *pag_path = NULL, *read_pag_path = NULL;
+    bool quiet = false, tsv = false, match = false;
     const char *read = NULL;
+    struct ips2_pag *pag = NULL;
     char err[IPS2_ERR_MAX];
 
     o.phase_start_ns = INT64_MIN;
@@ -242,6 +319,12 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--read") && more) {
             read = argv[++i];
+        } else if (!strcmp(a, "--pag") && more) {
+            pag_path = argv[++i];
+        } else if (!strcmp(a, "--read-pag") && more) {
+            read_pag_path = argv[++i];
+        } else if (!strcmp(a, "--match")) {
+            match = true;
         } else if (!strcmp(a, "--tsv")) {
             tsv = true;
         } else if (!strcmp(a, "--machine") && more) {
@@ -273,6 +356,10 @@ int main(int argc, char **argv)
     }
     if (read)
         return read_file(read, tsv);
+    if (read_pag_path)
+        return read_pag(read_pag_path, match);
+    if (pag_path)
+        o.pag_out = &pag;
     if (!dir) {
         usage(stderr);
         return 2;
@@ -303,6 +390,14 @@ int main(int argc, char **argv)
         }
         free(buf);
     }
+    if (pag_path && !pag) {
+        fprintf(stderr, "ips2-reduce: %s: no PAG was built (see the problems)\n", dir);
+        rc = 1;
+    } else if (pag_path && ips2_pag_write(pag, pag_path, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ips2-reduce: %s\n", err);
+        rc = 1;
+    }
+    ips2_pag_free(pag);
     if (tsv)
         print_tsv(r);
     else if (!quiet)

@@ -12,14 +12,15 @@
  * stack, clipped to the phase and spread over the histogram buckets it
  * covers; its message or operation and its bytes count at its end.
  *
- * The critical-path analysis (cpa/, a later issue) will build its part of
- * the Program Activity Graph from these same events: this is the one
- * place that sees every interaction of a thread in order, with its time
- * and CPU time on the session's base, so a PAG builder hooks in here
- * (a pointer in struct red_kstate) and in the thread start and end.
+ * The critical-path analysis builds its part of the Program Activity Graph
+ * from these same events (cpa/pag_build.h): this is the one place that
+ * sees every interaction of a thread in order, with its time and CPU time
+ * on the session's base, so every event goes to the PAG builder too when
+ * the reduction builds one (struct rt's pag).
  */
 #include <string.h>
 
+#include "pag_build.h"
 #include "reduce_internal.h"
 
 #define NONE 0xff /* no metric */
@@ -162,9 +163,22 @@ static uint64_t extra(const struct ips2_event *ev, unsigned i)
     return i < ev->nextra ? ev->extra[i] : 0;
 }
 
+/* The event to the PAG builder, with its call's start on the session base. */
+static void pag(struct rt *r, const struct red_clock *c, const struct ips2_event *ev, int64_t t)
+{
+    int w = pag_start_word(ev);
+    int64_t ws = INT64_MIN;
+
+    if (w >= 0 && (unsigned)w < ev->nextra && ev->extra[w] != 0)
+        ws = red_clock_at(c, ev, t, ev->extra[w]);
+    rt_pag_event(r, ev, t, ws);
+}
+
 void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *c,
                     const struct ips2_event *ev, int64_t t)
 {
+    if (r->pag)
+        pag(r, c, ev, t);
     switch (ev->kind) {
     case IPS2_EV_PROC_START:
         r->proc_start_seen = true;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pag_build.h"
 #include "reduce_thread.h"
 
 #define DEFAULT_INTERVAL_NS 100000000ull /* 100 ms */
@@ -76,6 +77,7 @@ void rt_free(struct rt *r)
     free(r->stack);
     free(r->objects);
     free(r->types);
+    free(r->pag_dirty);
     memset(r, 0, sizeof(*r));
 }
 
@@ -486,4 +488,54 @@ void rt_finish(struct rt *r)
         r->procs[r->arcs[i].callee].m[IPS2_M_CALLS] += r->arcs[i].count;
         r->calls += r->arcs[i].count;
     }
+}
+
+/* ---- the PAG ----------------------------------------------------------- */
+
+void rt_pag_attach(struct rt *r, struct pag_builder *pag)
+{
+    if (r->nprocs == 0)
+        return; /* out of memory already */
+    r->pag = pag;
+    rt_pag_touch(r, r->h.top);
+}
+
+void rt_pag_touch(struct rt *r, uint32_t proc)
+{
+    if (proc >= r->nprocs || r->procs[proc].pag_mark)
+        return;
+    if (r->npag_dirty == r->cap_pag_dirty &&
+        !grow((void **)&r->pag_dirty, &r->cap_pag_dirty, sizeof(*r->pag_dirty))) {
+        r->oom = true;
+        return;
+    }
+    r->pag_dirty[r->npag_dirty++] = proc;
+    r->procs[proc].pag_mark = true;
+}
+
+/* A node is made: the CPU of each procedure since the previous one. */
+static void pag_shares(void *arg, struct pag_builder *b)
+{
+    struct rt *r = arg;
+
+    for (uint32_t i = 0; i < r->npag_dirty; i++) {
+        struct rt_proc *p = &r->procs[r->pag_dirty[i]];
+        pag_share(b, r->pag_dirty[i], p->m[IPS2_M_CPU] - p->pag_snap);
+        p->pag_snap = p->m[IPS2_M_CPU];
+        p->pag_mark = false;
+    }
+    r->npag_dirty = 0;
+    rt_pag_touch(r, r->h.top);
+}
+
+void rt_pag_event(struct rt *r, const struct ips2_event *ev, int64_t t, int64_t ws)
+{
+    pag_event(r->pag, ev, t, r->h.last_c, ws, r->h.top, pag_shares, r);
+}
+
+void rt_pag_end(struct rt *r, const char *(*name)(void *arg, uint32_t proc), void *arg)
+{
+    if (!r->pag)
+        return;
+    pag_thread_end(r->pag, r->h.last_t, r->h.last_c, r->h.top, pag_shares, r, name, arg);
 }

@@ -43,6 +43,8 @@ struct rt_proc {
     uint32_t active;   /* activations on the stack */
     uint32_t last_caller, last_arc;
     struct red_hist hist; /* exclusive CPU per bucket */
+    uint64_t pag_snap;    /* m[CPU] at the PAG's latest node */
+    bool pag_mark;        /* in pag_dirty */
 };
 
 struct rt_arc {
@@ -148,6 +150,13 @@ struct rt {
     uint32_t open_at_end;     /* frames still open at the end */
     uint64_t lost;            /* records the writer lost */
     bool oom;
+
+    /* the PAG part being built (cpa/pag_build.h), or NULL; the procedures
+     * that were on top since its latest node (their CPU since then is the
+     * next node's shares) */
+    struct pag_builder *pag;
+    uint32_t *pag_dirty;
+    uint32_t npag_dirty, cap_pag_dirty;
 };
 
 /* Sets up r for a phase [ps, pe) (INT64_MIN/INT64_MAX: everything) and a
@@ -180,6 +189,16 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
                     uint64_t spin_ns);
 /* Notes the type an event gave an object key. */
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type);
+
+/* The PAG: builds the thread's part of it with pag (after rt_init); a
+ * procedure became the top of the stack; an event (other than procedure
+ * entry and exit) at t whose call began at ws (INT64_MIN: unknown); the
+ * end of the stream (before rt_finish), naming the procedures. */
+struct ips2_event;
+void rt_pag_attach(struct rt *r, struct pag_builder *pag);
+void rt_pag_touch(struct rt *r, uint32_t proc);
+void rt_pag_event(struct rt *r, const struct ips2_event *ev, int64_t t, int64_t ws);
+void rt_pag_end(struct rt *r, const char *(*name)(void *arg, uint32_t proc), void *arg);
 
 /* Moves the clock to (t, c), charging the interval to the top procedure. */
 static inline __attribute__((always_inline)) void rt_advance(struct rt *r, struct rt_hot *k,
@@ -248,6 +267,8 @@ static inline __attribute__((always_inline)) void rt_enter(struct rt *r, struct 
     f->arc = arc;
     f->outer = p->active++ == 0;
     k->top = callee;
+    if (RT_UNLIKELY(r->pag != NULL) && !p->pag_mark)
+        rt_pag_touch(r, callee);
 }
 
 /* Pops the top frame. */
@@ -264,6 +285,8 @@ static inline __attribute__((always_inline)) void rt_pop(struct rt *r, struct rt
         r->arcs[f->arc].child_cpu += dc;
     }
     k->top = k->depth ? r->stack[k->depth - 1].proc : 0;
+    if (RT_UNLIKELY(r->pag != NULL))
+        rt_pag_touch(r, k->top);
 }
 
 static inline __attribute__((always_inline)) void rt_exit(struct rt *r, struct rt_hot *k, int64_t t,

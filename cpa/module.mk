@@ -1,0 +1,59 @@
+# cpa/: the Program Activity Graph and the critical-path engine, one
+# position-independent library, $(B)/lib/libips2cpa.a (the slave's
+# reduction builds its PAG part with it; the master's package and the
+# slaves run queries with it).  Two source lists: the PAG part (builder,
+# matcher, part file: cpa/PAG.md) and the engine (cpa/ips2_cpa.h).
+
+CPA_PAG_SRCS    := cpa/pag.c cpa/pag_build.c cpa/pag_match.c cpa/pag_file.c
+CPA_ENGINE_SRCS := cpa/path.c cpa/zero.c cpa/diffuse.c cpa/walk.c cpa/oracle.c cpa/inproc.c \
+                   cpa/wire.c cpa/meta.c cpa/profile.c cpa/pag_random.c
+CPA_SRCS := $(CPA_PAG_SRCS) $(CPA_ENGINE_SRCS)
+CPA_OBJS  = $(CPA_SRCS:%.c=$(B)/obj/%.o)
+CPA_LIB  := $(B)/lib/libips2cpa.a
+CFLAGS_cpa/ := -fPIC -Icpa
+$(CPA_OBJS): | $(TRACE_HEADERS)
+
+$(CPA_LIB): $(CPA_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/include/ips2_pag.h: cpa/ips2_pag.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+LIBRARIES += $(CPA_LIB)
+HEADERS   += $(B)/include/ips2_pag.h
+
+# The reduction library builds a part (slave/reduce*.c include
+# cpa/pag_build.h), so whatever links it links this library after it.
+CFLAGS_slave/ += -Icpa
+SLAVE_LIBS := $(SLAVE_LIB) $(CPA_LIB) $(TRACE_LIBS) -lm
+$(B)/bin/ips2-reduce $(B)/bin/ips2slave $(MASTER_PKG_LIB) $(MASTER_TESTS) \
+    $(B)/tests/unit/test_reduce $(B)/tests/unit/test_reductions: $(CPA_LIB)
+
+# Unit tests of the PAG part.
+PAG_TESTS := $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_pag_match \
+             $(B)/tests/unit/test_pag_file
+$(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Icpa -Islave
+$(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): | $(B)/include/ips2_reductions.h
+$(PAG_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB) $(CPA_LIB) $(TRACE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
+
+# The part file's decoders (cpa/pag_file.c) have their own fuzz target.
+FUZZ_PAG_BIN := $(B)/fuzz/fuzz_pag
+$(FUZZ_PAG_BIN): tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) cpa/pag_internal.h cpa/ips2_pag.h \
+                 | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -Itraces -Icpa -o $@ tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) -lz
+
+.PHONY: fuzz-pag fuzz-pag-smoke
+fuzz: fuzz-pag
+fuzz-pag: $(FUZZ_PAG_BIN)
+	@sh tests/fuzz/run-fuzz $(FUZZ_PAG_BIN) $(FUZZ_TIME) tests/fuzz/corpus-pag
+fuzz-smoke: fuzz-pag-smoke
+fuzz-pag-smoke: $(FUZZ_PAG_BIN)
+	@$(FUZZ_PAG_BIN) tests/fuzz/corpus-pag/* >$(B)/fuzz/smoke-pag.log 2>&1 || \
+	    { cat $(B)/fuzz/smoke-pag.log; echo "fuzz-pag-smoke: FAILED"; exit 1; }

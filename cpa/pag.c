@@ -1,0 +1,183 @@
+/*
+ * pag.c - the part's life outside building and matching: freeing it,
+ * renumbering it, and the small helpers the builder, the matcher and the
+ * part file share (growable arrays, string interning, warnings, adding
+ * arcs in order).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pag_internal.h"
+
+void ips2_pag_free(struct ips2_pag *pag)
+{
+    if (!pag)
+        return;
+    for (size_t i = 0; i < pag->nstrings; i++)
+        free(pag->strings[i]);
+    for (size_t i = 0; i < pag->nwarnings; i++)
+        free(pag->warnings[i]);
+    free(pag->strings);
+    free(pag->warnings);
+    free((char *)pag->machine);
+    free((char *)pag->trace_dir);
+    free(pag->apps);
+    free(pag->processes);
+    free(pag->threads);
+    free(pag->nodes);
+    free(pag->shares);
+    free(pag->arcs);
+    free(pag->outs);
+    free(pag->ends);
+    free(pag);
+}
+
+void ips2_pag_set_part(struct ips2_pag *pag, uint32_t part)
+{
+    for (size_t i = 0; i < pag->narcs; i++)
+        if (IPS2_PAG_GID_PART(pag->arcs[i].from) == pag->part)
+            pag->arcs[i].from = IPS2_PAG_GID(part, IPS2_PAG_GID_NODE(pag->arcs[i].from));
+    pag->part = part;
+}
+
+bool pag_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+    size_t c = *cap ? *cap * 2 : 16;
+    void *p;
+
+    if (n < *cap)
+        return true;
+    if (c < n + 1)
+        c = n + 1;
+    if (c > SIZE_MAX / elem)
+        return false;
+    p = realloc(*v, c * elem);
+    if (!p)
+        return false;
+    *v = p;
+    *cap = c;
+    return true;
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static bool rehash(struct pag_strings *s)
+{
+    size_t mask = s->mask ? s->mask * 2 + 1 : 255;
+    uint32_t *slot = calloc(mask + 1, sizeof(*slot));
+
+    if (!slot)
+        return false;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t j = (size_t)fnv(s->v[i]) & mask;
+        while (slot[j])
+            j = (j + 1) & mask;
+        slot[j] = (uint32_t)i + 1;
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->mask = mask;
+    return true;
+}
+
+uint32_t pag_str_intern(struct pag_strings *s, const char *str)
+{
+    if ((s->n + 1) * 2 > s->mask + 1 && !rehash(s))
+        return IPS2_PAG_NONE;
+    size_t j = (size_t)fnv(str) & s->mask;
+    for (; s->slot[j]; j = (j + 1) & s->mask)
+        if (!strcmp(s->v[s->slot[j] - 1], str))
+            return s->slot[j] - 1;
+    if (s->n >= IPS2_PAG_NONE - 1)
+        return IPS2_PAG_NONE;
+    char *copy = strdup(str);
+    char **p = copy ? PAG_PUSH(s->v, s->n, s->cap) : NULL;
+    if (!p) {
+        free(copy);
+        return IPS2_PAG_NONE;
+    }
+    *p = copy;
+    s->slot[j] = (uint32_t)s->n;
+    return (uint32_t)s->n - 1;
+}
+
+void pag_str_free(struct pag_strings *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    free(s->slot);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- warnings, threads, arcs -------------------------------------------- */
+
+bool pag_add_warning(struct ips2_pag *pag, char *line)
+{
+    if (!line)
+        return false;
+    char **v = realloc(pag->warnings, (pag->nwarnings + 1) * sizeof(*v));
+    if (!v) {
+        free(line);
+        return false;
+    }
+    pag->warnings = v;
+    v[pag->nwarnings++] = line;
+    return true;
+}
+
+uint32_t pag_thread_of(const struct ips2_pag *pag, uint32_t node)
+{
+    size_t lo = 0, hi = pag->nthreads;
+
+    while (lo < hi) { /* threads are in node order; find the last with first <= node */
+        size_t mid = lo + (hi - lo) / 2;
+        if (pag->threads[mid].first <= node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo > 0) {
+        const struct ips2_pag_thread *t = &pag->threads[lo - 1];
+        if (node >= t->first && node - t->first < t->count)
+            return (uint32_t)(lo - 1);
+        if (t->count != 0)
+            break;
+        lo--; /* threads without nodes share their first with the next */
+    }
+    return IPS2_PAG_NONE;
+}
+
+static int cmp_arc(const void *a, const void *b)
+{
+    const struct ips2_pag_arc *x = a, *y = b;
+
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+bool pag_add_arcs(struct ips2_pag *pag, const struct ips2_pag_arc *arcs, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (pag->narcs + n < n || pag->narcs + n > SIZE_MAX / sizeof(*arcs))
+        return false;
+    struct ips2_pag_arc *v = realloc(pag->arcs, (pag->narcs + n) * sizeof(*v));
+    if (!v)
+        return false;
+    memcpy(v + pag->narcs, arcs, n * sizeof(*v));
+    pag->arcs = v;
+    pag->narcs += n;
+    qsort(pag->arcs, pag->narcs, sizeof(*v), cmp_arc);
+    return true;
+}

@@ -1,0 +1,1010 @@
+/*
+ * pag_build.c - one part of the PAG, built while the reduction streams
+ * through a machine's traces (pag_build.h; the rules are cpa/PAG.md).
+ *
+ * Nodes go straight into the part's arrays, thread after thread, in time
+ * order: the thread's begin, every interaction event that can be an arc's
+ * end, the thread's end.  A node's CPU arc (from the thread's previous
+ * node) weighs min(CPU, wall) between them and its shares are the CPU per
+ * procedure the reduction counted meanwhile, scaled down to that weight.
+ * Each node that may pair gets an item (pag_internal.h) holding its key;
+ * so do a few facts (a thread's end, a process's head and exit, a
+ * sync-init, a PVM tid).  At the end, pag_match.c pairs the items into
+ * arcs; what stays unpaired becomes an end (it may pair with another
+ * machine's) or a warning.  Items are the only memory that does not stay
+ * in the part, and they are freed with the builder.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pag_build.h"
+#include "pag_internal.h"
+
+#define NO_GID UINT64_MAX
+
+struct pag_builder {
+    struct ips2_pag *p;
+    size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares;
+    struct pag_strings strings;
+    struct pag_item *items;
+    size_t nitems, cap_items;
+    uint64_t *ipkeys; /* stream keys of TCP and UDP descriptors */
+    size_t nipkeys, cap_ipkeys;
+    bool oom;
+
+    /* the current image */
+    bool in_image;
+    uint32_t process;
+    int32_t pid;
+    uint32_t image, ppid;
+    uint32_t first_thread;
+    uint64_t head;     /* gid of its first thread's begin */
+    uint64_t exit_end; /* gid of the end of the thread that recorded its exit */
+    int64_t exit_end_wall;
+    int32_t exit_how;  /* -1: none recorded */
+    uint64_t last_end; /* gid of its latest-ending thread's end */
+    int64_t last_end_wall;
+
+    /* the current thread */
+    bool in_thread;
+    uint32_t thread;
+    size_t node_mark, share_mark, item_mark, ipkey_mark;
+    bool begun;
+    uint32_t last; /* its latest node */
+    int64_t last_t;
+    bool has_before; /* the node before it */
+    uint32_t before;
+    int64_t before_t;
+    uint64_t last_c;
+    uint64_t create_seq;
+    bool proc_start, exec_exit;
+    int32_t thread_exit_how;
+    int64_t join_begin;
+    bool in_join;
+    uint64_t arrive_key, arrive_gid; /* its latest barrier arrival */
+    uint32_t *names;                 /* local procedure -> string + 1 (0: not yet) */
+    size_t nnames;
+};
+
+static uint32_t str(struct pag_builder *b, const char *s)
+{
+    uint32_t i = pag_str_intern(&b->strings, s ? s : "");
+    if (i == IPS2_PAG_NONE)
+        b->oom = true;
+    return i;
+}
+
+struct pag_builder *pag_builder_new(void)
+{
+    struct pag_builder *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return NULL;
+    if (!(b->p = calloc(1, sizeof(*b->p)))) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void pag_builder_free(struct pag_builder *b)
+{
+    if (!b)
+        return;
+    ips2_pag_free(b->p);
+    pag_str_free(&b->strings);
+    free(b->items);
+    free(b->ipkeys);
+    free(b->names);
+    free(b);
+}
+
+static uint64_t gid(uint32_t node)
+{
+    return IPS2_PAG_GID(0, node);
+}
+
+/* ---- images and threads -------------------------------------------------- */
+
+void pag_image_begin(struct pag_builder *b, const char *app, const char *exe, int32_t pid,
+                     uint32_t image, uint32_t ppid)
+{
+    struct ips2_pag *p = b->p;
+    uint32_t a = str(b, app), app_idx = IPS2_PAG_NONE;
+
+    for (size_t i = 0; i < p->napps; i++)
+        if (p->apps[i] == a)
+            app_idx = (uint32_t)i;
+    if (app_idx == IPS2_PAG_NONE) {
+        uint32_t *slot = PAG_PUSH(p->apps, p->napps, b->cap_apps);
+        if (!slot) {
+            b->oom = true;
+            return;
+        }
+        *slot = a;
+        app_idx = (uint32_t)p->napps - 1;
+    }
+    struct ips2_pag_process *pr = PAG_PUSH(p->processes, p->nprocesses, b->cap_processes);
+    if (!pr) {
+        b->oom = true;
+        return;
+    }
+    pr->app = app_idx;
+    pr->pid = pid;
+    pr->image = image;
+    pr->name = str(b, exe);
+    b->in_image = true;
+    b->process = (uint32_t)p->nprocesses - 1;
+    b->pid = pid;
+    b->image = image;
+    b->ppid = ppid;
+    b->first_thread = (uint32_t)p->nthreads;
+    b->head = NO_GID;
+    b->exit_end = b->last_end = NO_GID;
+    b->exit_how = -1;
+    b->last_end_wall = INT64_MIN;
+}
+
+static struct pag_item *item(struct pag_builder *b, unsigned cls, unsigned side, uint64_t g,
+                             int64_t wall, unsigned kind)
+{
+    struct pag_item *it = PAG_PUSH(b->items, b->nitems, b->cap_items);
+
+    if (!it) {
+        b->oom = true;
+        return NULL;
+    }
+    memset(it, 0, sizeof(*it));
+    it->cls = (uint16_t)cls;
+    it->side = (uint16_t)side;
+    it->gid = g;
+    it->ref = NO_GID;
+    it->wall = wall;
+    it->ws = INT64_MIN;
+    it->ref_wall = it->ref_ws = INT64_MIN;
+    it->prev = NO_GID;
+    it->prev_wall = INT64_MIN;
+    if (b->in_thread && b->begun && b->has_before && g == gid(b->last)) {
+        it->prev = gid(b->before);
+        it->prev_wall = b->before_t;
+    }
+    it->thread = b->in_thread ? b->thread : IPS2_PAG_NONE;
+    it->kind = (uint16_t)kind;
+    return it;
+}
+
+void pag_image_end(struct pag_builder *b, int exit_seen, int32_t exit_how, int64_t exit_t)
+{
+    struct pag_item *it;
+    uint64_t src = b->exit_end != NO_GID ? b->exit_end : b->last_end;
+    int64_t wall = b->exit_end != NO_GID ? b->exit_end_wall : b->last_end_wall;
+    int32_t how = b->exit_how >= 0 ? b->exit_how : exit_seen ? exit_how : -1;
+
+    (void)exit_t;
+    if (!b->in_image)
+        return;
+    b->in_image = false;
+    if (src == NO_GID)
+        return; /* no thread stream */
+    if (how == IPS2_EXIT_EXEC) {
+        if (b->exit_end == NO_GID &&
+            (it = item(b, PC_EXEC, PAG_SRC, src, wall, IPS2_EV_PROC_EXIT))) {
+            it->k[0] = (uint64_t)(uint32_t)b->pid;
+            it->k[1] = (uint64_t)b->image + 1;
+        }
+        return;
+    }
+    if ((it = item(b, PC_EXIT, PAG_SRC, src, wall, IPS2_EV_PROC_EXIT))) {
+        it->k[0] = (uint64_t)(uint32_t)b->pid;
+        it->aux = b->ppid;
+        it->thread = IPS2_PAG_NONE;
+    }
+}
+
+void pag_thread_begin(struct pag_builder *b, int32_t tid)
+{
+    struct ips2_pag *p = b->p;
+    struct ips2_pag_thread *t;
+
+    if (!b->in_image || !(t = PAG_PUSH(p->threads, p->nthreads, b->cap_threads))) {
+        b->oom = true;
+        b->in_thread = false;
+        return;
+    }
+    t->process = b->process;
+    t->tid = tid;
+    t->first = (uint32_t)p->nnodes;
+    t->count = 0;
+    b->in_thread = true;
+    b->thread = (uint32_t)p->nthreads - 1;
+    b->node_mark = p->nnodes;
+    b->share_mark = p->nshares;
+    b->item_mark = b->nitems;
+    b->ipkey_mark = b->nipkeys;
+    b->begun = false;
+    b->has_before = false;
+    b->create_seq = 0;
+    b->proc_start = b->exec_exit = false;
+    b->thread_exit_how = -1;
+    b->in_join = false;
+    b->arrive_key = 0;
+    b->arrive_gid = NO_GID;
+    b->nnames = 0;
+}
+
+void pag_thread_drop(struct pag_builder *b)
+{
+    struct ips2_pag *p = b->p;
+
+    if (!b->in_thread)
+        return;
+    p->nnodes = b->node_mark;
+    p->nshares = b->share_mark;
+    b->nitems = b->item_mark;
+    b->nipkeys = b->ipkey_mark;
+    p->nthreads = b->thread;
+    b->in_thread = false;
+    if (b->head != NO_GID && IPS2_PAG_GID_NODE(b->head) >= p->nnodes)
+        b->head = NO_GID;
+}
+
+void pag_thread_restart(struct pag_builder *b)
+{
+    if (!b->in_thread)
+        return;
+    int32_t tid = b->p->threads[b->thread].tid;
+    pag_thread_drop(b);
+    pag_thread_begin(b, tid);
+}
+
+/* ---- nodes --------------------------------------------------------------- */
+
+void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu)
+{
+    struct ips2_pag_share *s;
+
+    if (cpu == 0 || cpu > INT64_MAX)
+        return;
+    if (!(s = PAG_PUSH(b->p->shares, b->p->nshares, b->cap_shares))) {
+        b->oom = true;
+        return;
+    }
+    s->proc = local_proc;
+    s->reserved = 0;
+    s->cpu = (int64_t)cpu;
+}
+
+/* Scales shares[first, end) down so that they add up to cpu. */
+static void scale_shares(struct ips2_pag_share *s, size_t n, int64_t cpu)
+{
+    __int128 sum = 0;
+    int64_t given = 0;
+    size_t big = 0;
+
+    for (size_t i = 0; i < n; i++)
+        sum += s[i].cpu;
+    if (sum <= cpu)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        s[i].cpu = (int64_t)((__int128)s[i].cpu * cpu / sum);
+        given += s[i].cpu;
+        if (s[i].cpu > s[big].cpu)
+            big = i;
+    }
+    if (n)
+        s[big].cpu += cpu - given;
+}
+
+/* Makes a node of the current thread at (t, c); its index. */
+static uint32_t node(struct pag_builder *b, unsigned kind, int64_t t, uint64_t c, uint32_t top,
+                     pag_shares_fn *shares, void *arg)
+{
+    struct ips2_pag *p = b->p;
+    struct ips2_pag_node *n;
+    size_t first = p->nshares;
+
+    if (b->begun && t < b->last_t)
+        t = b->last_t; /* a thread's nodes are in time order */
+    if (shares)
+        shares(arg, b);
+    if (!b->begun)
+        p->nshares = first; /* a thread's first node has no CPU arc */
+    if (!(n = PAG_PUSH(p->nodes, p->nnodes, b->cap_nodes))) {
+        b->oom = true;
+        return b->begun ? b->last : 0;
+    }
+    n->wall = t;
+    n->cpu = 0;
+    if (b->begun) {
+        int64_t dc = c > b->last_c ? (int64_t)(c - b->last_c) : 0, dt = t - b->last_t;
+        n->cpu = dc < dt ? dc : dt;
+        scale_shares(p->shares + first, p->nshares - first, n->cpu);
+    }
+    if (b->begun && (n->cpu == 0 ||
+                     (p->nshares == first + 1 && p->shares[first].proc == p->nodes[b->last].proc &&
+                      p->shares[first].cpu == n->cpu)))
+        p->nshares = first; /* the engine gives unnamed time to the procedure on top at the
+                               arc's start */
+    n->thread = b->thread;
+    n->shares = (uint32_t)p->nshares;
+    n->kind = (uint16_t)kind;
+    n->flags = 0;
+    n->proc = top;
+    b->has_before = b->begun;
+    b->before = b->last;
+    b->before_t = b->last_t;
+    b->begun = true;
+    b->last = (uint32_t)p->nnodes - 1;
+    b->last_t = t;
+    if (c > b->last_c || b->last == b->node_mark)
+        b->last_c = c;
+    return b->last;
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static uint64_t x(const struct ips2_event *ev, unsigned i)
+{
+    return i < ev->nextra ? ev->extra[i] : 0;
+}
+
+static uint64_t scope_of(const struct pag_builder *b, uint64_t key)
+{
+    if (key & IPS2_SYNC_KEY_SHARED)
+        return UINT64_MAX; /* the machine's (the session's table) */
+    return (uint64_t)(uint32_t)b->pid << 32 | b->image;
+}
+
+/* FNV-1a of a string in extra words from `skip` on. */
+static uint64_t string_hash(const struct ips2_event *ev, unsigned skip)
+{
+    char buf[256];
+    uint64_t h = 14695981039346656037ull;
+
+    ips2_event_string(ev, skip, buf, sizeof(buf));
+    for (const char *s = buf; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static bool ip_family(uint64_t w0)
+{
+    return (w0 & 0xffff) == 10; /* AF_INET6: every IP endpoint */
+}
+
+static void ipkey(struct pag_builder *b, uint64_t key)
+{
+    uint64_t *k;
+
+    if (key == 0)
+        return;
+    for (size_t i = b->nipkeys; i-- > b->ipkey_mark && i + 8 > b->nipkeys;)
+        if (b->ipkeys[i] == key)
+            return; /* the usual repeat */
+    if (!(k = PAG_PUSH(b->ipkeys, b->nipkeys, b->cap_ipkeys)))
+        b->oom = true;
+    else
+        *k = key;
+}
+
+int pag_start_word(const struct ips2_event *ev)
+{
+    switch (ev->kind) {
+    case IPS2_EV_LOCK_ACQUIRED:
+    case IPS2_EV_LOCK_ACQUIRED_SHARED:
+    case IPS2_EV_VFORK:
+    case IPS2_EV_WAIT:
+        return 1;
+    case IPS2_EV_BARRIER_DEPART:
+    case IPS2_EV_SEM_ACQUIRED:
+    case IPS2_EV_CONNECT:
+    case IPS2_EV_ACCEPT:
+    case IPS2_EV_SPAWN:
+    case IPS2_EV_PVM_SPAWN:
+        return 2;
+    case IPS2_EV_COND_WAKE:
+    case IPS2_EV_PVM_BARRIER:
+        return 3;
+    case IPS2_EV_RECV:
+    case IPS2_EV_DGRAM_RECV:
+        return 4;
+    case IPS2_EV_PVM_RECV:
+        return 7;
+    default:
+        return -1;
+    }
+}
+
+#define NODE()             node(b, ev->kind, t, c, top, shares, arg)
+#define ITEM(cls, side, n) item(b, (cls), (side), gid(n), t, ev->kind)
+
+static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
+                       int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
+{
+    struct pag_item *it = NULL;
+    uint64_t key = ev->payload, scope = scope_of(b, key);
+    uint32_t n;
+
+    switch (ev->kind) {
+    case IPS2_EV_LOCK_RELEASE:
+    case IPS2_EV_LOCK_RELEASE_SHARED:
+        n = NODE();
+        if ((it = ITEM(PC_LOCK, PAG_SRC, n)))
+            it->k[2] = x(ev, 0);
+        break;
+    case IPS2_EV_LOCK_ACQUIRED:
+    case IPS2_EV_LOCK_ACQUIRED_SHARED:
+        if (ev->nextra < 2)
+            return; /* it did not wait: no arc */
+        n = NODE();
+        if ((it = ITEM(PC_LOCK, PAG_DST, n))) {
+            it->k[2] = x(ev, 0);
+            it->ws = ws;
+            it->flags |= PI_WAITED;
+        }
+        break;
+    case IPS2_EV_COND_SIGNAL:
+    case IPS2_EV_COND_BROADCAST:
+        n = NODE();
+        if ((it = ITEM(PC_COND, PAG_SRC, n)))
+            it->k[2] = x(ev, 0);
+        break;
+    case IPS2_EV_COND_WAKE:
+        if (ev->nextra < 3 || x(ev, 2) <= x(ev, 1))
+            return; /* no signal came */
+        n = NODE();
+        if ((it = ITEM(PC_COND, PAG_DST, n))) {
+            it->k[2] = x(ev, 2);
+            it->ws = ws;
+        }
+        break;
+    case IPS2_EV_BARRIER_ARRIVE:
+        n = NODE();
+        if ((it = ITEM(PC_BARRIER, PAG_SRC, n))) {
+            it->k[3] = x(ev, 2);
+            it->aux = (uint32_t)x(ev, 0);
+            it->aux2 = (uint32_t)x(ev, 1);
+        }
+        b->arrive_key = key;
+        b->arrive_gid = gid(n);
+        break;
+    case IPS2_EV_BARRIER_DEPART:
+        n = NODE();
+        if ((it = ITEM(PC_BARRIER, PAG_DST, n))) {
+            it->k[3] = x(ev, 0);
+            it->ws = ws;
+            if (x(ev, 1) == 1)
+                it->flags |= PI_SERIAL;
+            if (b->arrive_key == key)
+                it->ref = b->arrive_gid;
+        }
+        break;
+    case IPS2_EV_SEM_POST:
+        n = NODE();
+        if ((it = ITEM(PC_SEM, PAG_SRC, n)))
+            it->k[3] = x(ev, 0);
+        break;
+    case IPS2_EV_SEM_ACQUIRED:
+        if (x(ev, 0) <= x(ev, 1))
+            return; /* an initial token */
+        n = NODE();
+        if ((it = ITEM(PC_SEM, PAG_DST, n))) {
+            it->k[3] = x(ev, 0) - x(ev, 1);
+            it->ws = ws != INT64_MIN ? ws : t; /* it did not wait: the arc weighs 0 */
+        }
+        break;
+    case IPS2_EV_SYNC_INIT:
+        if (ev->nextra >= 1 &&
+            (x(ev, 0) == IPS2_SYNC_BARRIER || x(ev, 0) == IPS2_SYNC_SEM ||
+             x(ev, 0) == IPS2_SYNC_USER_BARRIER) &&
+            x(ev, 3) == 0)
+            it = item(b, PC_INIT, PAG_SRC, NO_GID, t, ev->kind);
+        break;
+    default:
+        return;
+    }
+    if (it) {
+        it->k[0] = scope;
+        it->k[1] = key;
+    }
+}
+
+static void message_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
+                          int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
+{
+    struct pag_item *it;
+    uint32_t n;
+    unsigned side;
+
+    switch (ev->kind) {
+    case IPS2_EV_CHAN:
+        if (x(ev, 0) == IPS2_CHAN_TCP || x(ev, 0) == IPS2_CHAN_UDP) {
+            ipkey(b, x(ev, 1));
+            ipkey(b, x(ev, 2));
+        }
+        break;
+    case IPS2_EV_SEND:
+    case IPS2_EV_RECV:
+        if (x(ev, 0) == 0 || x(ev, 2) == 0 || x(ev, 3) != 0 || (x(ev, 5) & IPS2_IO_PEEK))
+            return;
+        side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
+        n = NODE();
+        if ((it = ITEM(PC_BYTES, side, n))) {
+            it->k[0] = x(ev, 0);
+            it->k[1] = x(ev, 1);
+            it->k[2] = x(ev, 2);
+            it->ws = side == PAG_DST ? ws : INT64_MIN;
+        }
+        break;
+    case IPS2_EV_DGRAM_SEND:
+    case IPS2_EV_DGRAM_RECV:
+        if (x(ev, 0) == 0 || x(ev, 3) != 0 || (x(ev, 5) & IPS2_IO_PEEK))
+            return;
+        side = ev->kind == IPS2_EV_DGRAM_SEND ? PAG_SRC : PAG_DST;
+        n = NODE();
+        if ((it = ITEM(PC_DGRAM, side, n))) {
+            it->k[0] = x(ev, 0);
+            it->k[1] = x(ev, 1);
+            it->ws = side == PAG_DST ? ws : INT64_MIN;
+            if (ip_family(x(ev, 6)))
+                it->flags |= PI_IP;
+        }
+        break;
+    case IPS2_EV_CONNECT:
+        if (x(ev, 0) == 0 || (x(ev, 1) != 0 && x(ev, 1) != EINPROGRESS))
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_CONN, PAG_SRC, n))) {
+            it->k[0] = x(ev, 0);
+            if (ip_family(x(ev, 3)))
+                it->flags |= PI_IP;
+        }
+        break;
+    case IPS2_EV_ACCEPT:
+        if (x(ev, 0) == 0 || x(ev, 1) != 0 || ev->payload == (UINT64_C(1) << 48) - 1)
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_CONN, PAG_DST, n))) {
+            it->k[0] = x(ev, 0);
+            it->ws = ws;
+            if (ip_family(x(ev, 3)))
+                it->flags |= PI_IP;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static bool wait_reaped(const struct ips2_event *ev)
+{
+    uint32_t sig = (uint32_t)x(ev, 0) & 0x7f;
+    bool exited = sig == 0, signalled = sig != 0 && sig != 0x7f; /* WIFEXITED, WIFSIGNALED */
+
+    return ev->payload != 0 && x(ev, 4) == 0 && (exited || signalled) &&
+           !(x(ev, 3) & 0x01000000); /* WNOWAIT */
+}
+
+static void process_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
+                          int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
+{
+    struct pag_item *it;
+    uint32_t n, prev = b->last;
+    int64_t prev_t = b->last_t;
+    const uint64_t mask32 = 0xffffffffu;
+
+    switch (ev->kind) {
+    case IPS2_EV_PROC_START:
+        b->proc_start = true;
+        if (x(ev, 0))
+            b->ppid = (uint32_t)x(ev, 0);
+        if ((it = ITEM(PC_PROC, PAG_DST, b->last))) {
+            it->k[0] = (uint64_t)(uint32_t)b->pid;
+            it->aux = b->ppid;
+            it->aux2 = b->image;
+            it->wall = b->last_t;
+        }
+        if (b->image > 0 && (it = ITEM(PC_EXEC, PAG_DST, b->last))) {
+            it->k[0] = (uint64_t)(uint32_t)b->pid;
+            it->k[1] = b->image;
+            it->wall = b->last_t;
+        }
+        break;
+    case IPS2_EV_PROC_EXIT:
+        b->exec_exit = ev->payload == IPS2_EXIT_EXEC;
+        b->exit_how = (int32_t)ev->payload;
+        b->exit_end = NO_GID; /* set at the thread's end */
+        b->thread_exit_how = (int32_t)ev->payload;
+        break;
+    case IPS2_EV_THREAD_START:
+        b->create_seq = x(ev, 0);
+        if ((it = ITEM(PC_THREAD, PAG_DST, b->last))) {
+            it->k[0] = scope_of(b, 0);
+            it->k[1] = x(ev, 0);
+            it->wall = b->last_t;
+        }
+        break;
+    case IPS2_EV_THREAD_CREATE:
+        n = NODE();
+        if ((it = ITEM(PC_THREAD, PAG_SRC, n))) {
+            it->k[0] = scope_of(b, 0);
+            it->k[1] = ev->payload;
+        }
+        break;
+    case IPS2_EV_JOIN_BEGIN:
+        b->in_join = true;
+        b->join_begin = t;
+        break;
+    case IPS2_EV_JOIN_END:
+        if (x(ev, 0) != 0 || ev->payload == 0) {
+            b->in_join = false;
+            return;
+        }
+        n = NODE();
+        if ((it = ITEM(PC_JOIN, PAG_DST, n))) {
+            it->k[0] = scope_of(b, 0);
+            it->k[1] = ev->payload;
+            it->ws = b->in_join ? b->join_begin : INT64_MIN;
+        }
+        b->in_join = false;
+        break;
+    case IPS2_EV_FORK:
+    case IPS2_EV_SPAWN:
+    case IPS2_EV_VFORK:
+        if (ev->payload == 0 || (ev->kind != IPS2_EV_FORK && x(ev, ev->kind == IPS2_EV_SPAWN)))
+            return;
+        n = ev->kind == IPS2_EV_VFORK ? NODE() : prev;
+        /* the child may start before the call returns: the arc leaves the
+         * parent's node before it */
+        if ((it = item(b, PC_PROC, PAG_SRC, gid(prev), prev_t, ev->kind))) {
+            it->k[0] = ev->payload;
+            it->aux = (uint32_t)b->pid;
+            if (ev->kind == IPS2_EV_VFORK) {
+                it->flags |= PI_VFORK;
+                it->ref = gid(n);
+                it->ref_wall = b->p->nodes[n].wall;
+                it->ref_ws = ws;
+            }
+        }
+        break;
+    case IPS2_EV_WAIT:
+        if (!wait_reaped(ev))
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_EXIT, PAG_DST, n))) {
+            it->k[0] = ev->payload;
+            it->aux = (uint32_t)b->pid;
+            it->ws = ws;
+        }
+        break;
+    case IPS2_EV_PVM_TASK:
+        if ((it = item(b, PC_PVMTID, PAG_SRC, b->head != NO_GID ? b->head : gid(b->last), t,
+                       ev->kind)))
+            it->k[0] = ev->payload & mask32;
+        if (x(ev, 0) != 0 &&
+            (it = item(b, PC_PVMTASK, PAG_DST, b->head != NO_GID ? b->head : gid(b->node_mark), t,
+                       ev->kind))) {
+            it->k[0] = ev->payload & mask32;
+            it->k[1] = x(ev, 0) & mask32;
+            it->wall = b->p->nodes[IPS2_PAG_GID_NODE(it->gid)].wall;
+        }
+        break;
+    case IPS2_EV_PVM_SEND:
+        if (ev->payload == 0 || x(ev, 2) == 0 || x(ev, 6) != 0)
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_PVM, PAG_SRC, n))) {
+            it->k[0] = (x(ev, 4) & mask32) << 32 | (ev->payload & mask32);
+            it->k[1] = (x(ev, 1) & mask32) << 32 | (x(ev, 0) & mask32);
+            it->k[2] = x(ev, 2);
+        }
+        break;
+    case IPS2_EV_PVM_RECV:
+        if (ev->payload == 0 || x(ev, 2) == 0 || x(ev, 6) != 0)
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_PVM, PAG_DST, n))) {
+            it->k[0] = (ev->payload & mask32) << 32 | (x(ev, 4) & mask32);
+            it->k[1] = (x(ev, 1) & mask32) << 32 | (x(ev, 0) & mask32);
+            it->k[2] = x(ev, 2);
+            it->ws = ws;
+        }
+        break;
+    case IPS2_EV_PVM_SPAWN:
+        if (ev->payload == 0)
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_PVMTASK, PAG_SRC, n))) {
+            it->k[0] = ev->payload & mask32;
+            it->k[1] = x(ev, 0) & mask32;
+        }
+        break;
+    case IPS2_EV_PVM_BARRIER:
+        if (x(ev, 2) != 0)
+            return;
+        n = NODE();
+        if ((it = ITEM(PC_PVMBAR, PAG_DST, n))) {
+            it->k[0] = string_hash(ev, 4);
+            it->k[1] = x(ev, 1);
+            it->k[2] = IPS2_PAG_GID_NODE(it->prev != NO_GID ? it->prev : it->gid);
+            it->ws = ws;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void pag_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
+               int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
+{
+    if (!b->in_thread)
+        return;
+    if (!b->begun) {
+        node(b, IPS2_PAG_BEGIN, t, c, top, shares, arg);
+        if (b->head == NO_GID)
+            b->head = gid(b->last);
+    }
+    if (ev->kind >= IPS2_EV_SYNC_OBJECT && ev->kind < IPS2_EV_CHAN)
+        sync_event(b, ev, t, c, ws, top, shares, arg);
+    else if (ev->kind >= IPS2_EV_CHAN && ev->kind < IPS2_EV_SPAWN)
+        message_event(b, ev, t, c, ws, top, shares, arg);
+    else
+        process_event(b, ev, t, c, ws, top, shares, arg);
+}
+
+/* Names the thread's procedures: local indices -> strings. */
+static void name_thread(struct pag_builder *b, pag_name_fn *name, void *name_arg)
+{
+    struct ips2_pag *p = b->p;
+
+    /* one pass over nodes' procs and one over shares, with a cache */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t from = pass ? b->share_mark : b->node_mark, to = pass ? p->nshares : p->nnodes;
+        for (size_t i = from; i < to; i++) {
+            uint32_t *proc = pass ? &p->shares[i].proc : &p->nodes[i].proc;
+            uint32_t l = *proc;
+            if (l == 0 || !name) {
+                *proc = IPS2_PAG_NONE;
+                continue;
+            }
+            if (l >= b->nnames) {
+                size_t nn = l + 64;
+                uint32_t *v = realloc(b->names, nn * sizeof(*v));
+                if (!v) {
+                    b->oom = true;
+                    *proc = IPS2_PAG_NONE;
+                    continue;
+                }
+                memset(v + b->nnames, 0, (nn - b->nnames) * sizeof(*v));
+                b->names = v;
+                b->nnames = nn;
+            }
+            if (!b->names[l]) {
+                const char *s = name(name_arg, l);
+                b->names[l] = s ? str(b, s) + 1 : IPS2_PAG_NONE;
+            }
+            *proc = b->names[l] == IPS2_PAG_NONE ? IPS2_PAG_NONE : b->names[l] - 1;
+        }
+    }
+}
+
+void pag_thread_end(struct pag_builder *b, int64_t t, uint64_t c, uint32_t top,
+                    pag_shares_fn *shares, void *arg, pag_name_fn *name, void *name_arg)
+{
+    struct ips2_pag *p = b->p;
+    struct pag_item *it;
+
+    if (!b->in_thread)
+        return;
+    if (!b->begun) {
+        node(b, IPS2_PAG_BEGIN, t, c, top, shares, arg);
+        if (b->head == NO_GID)
+            b->head = gid(b->last);
+    }
+    uint32_t end = node(b, IPS2_PAG_END, t, c, top, shares, arg);
+    int64_t wall = p->nodes[end].wall;
+    if (b->create_seq && (it = item(b, PC_JOIN, PAG_SRC, gid(end), wall, IPS2_PAG_END))) {
+        it->k[0] = scope_of(b, 0);
+        it->k[1] = b->create_seq;
+    }
+    if (b->thread_exit_how >= 0 && b->exit_how == b->thread_exit_how && b->exit_end == NO_GID) {
+        b->exit_end = gid(end);
+        b->exit_end_wall = wall;
+        if (b->exec_exit && (it = item(b, PC_EXEC, PAG_SRC, gid(end), wall, IPS2_EV_PROC_EXIT))) {
+            it->k[0] = (uint64_t)(uint32_t)b->pid;
+            it->k[1] = (uint64_t)b->image + 1;
+        }
+    }
+    if (wall >= b->last_end_wall) {
+        b->last_end = gid(end);
+        b->last_end_wall = wall;
+    }
+    p->threads[b->thread].count = (uint32_t)(p->nnodes - b->node_mark);
+    name_thread(b, name, name_arg);
+    b->in_thread = false;
+}
+
+/* ---- the end: pairing inside the part ------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x1 = *(const uint64_t *)a, y1 = *(const uint64_t *)b;
+
+    return x1 < y1 ? -1 : x1 > y1;
+}
+
+static int cmp_init(const void *a, const void *b)
+{
+    const struct pag_item *x1 = a, *y1 = b;
+
+    for (int i = 0; i < 2; i++)
+        if (x1->k[i] != y1->k[i])
+            return x1->k[i] < y1->k[i] ? -1 : 1;
+    return x1->wall < y1->wall ? -1 : x1->wall > y1->wall;
+}
+
+/* Barriers' and semaphores' numbers restart at every sync-init: an item's
+ * generation is the number of inits of its object at or before it. */
+static bool generations(struct pag_builder *b)
+{
+    size_t ninit = 0;
+
+    for (size_t i = 0; i < b->nitems; i++)
+        ninit += b->items[i].cls == PC_INIT;
+    if (!ninit)
+        return true;
+    struct pag_item *inits = malloc(ninit * sizeof(*inits));
+    if (!inits)
+        return false;
+    ninit = 0;
+    for (size_t i = 0; i < b->nitems; i++)
+        if (b->items[i].cls == PC_INIT)
+            inits[ninit++] = b->items[i];
+    qsort(inits, ninit, sizeof(*inits), cmp_init);
+    for (size_t i = 0; i < b->nitems; i++) {
+        struct pag_item *it = &b->items[i];
+        if (it->cls != PC_BARRIER && it->cls != PC_SEM)
+            continue;
+        /* inits of the object with wall <= it->wall */
+        size_t lo = 0, hi = ninit;
+        struct pag_item key = *it;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_init(&inits[mid], &key) <= 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        uint64_t g = 0;
+        for (size_t j = lo; j-- > 0 && inits[j].k[0] == it->k[0] && inits[j].k[1] == it->k[1];)
+            g++;
+        it->k[2] = g;
+    }
+    free(inits);
+    return true;
+}
+
+static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dupf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+int pag_builder_finish(struct pag_builder *b, const char *machine, const char *trace_dir,
+                       struct ips2_pag **out, char *err, size_t errlen)
+{
+    struct ips2_pag *p = b->p;
+    struct pag_pairs pairs = {0};
+    size_t backwards = 0, unpaired = 0;
+
+    *out = NULL;
+    if (b->in_thread)
+        pag_thread_end(b, b->last_t, b->last_c, 0, NULL, NULL, NULL, NULL);
+    if (b->in_image)
+        pag_image_end(b, 0, -1, 0);
+    if (!generations(b))
+        b->oom = true;
+    qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
+    for (size_t i = 0; i < b->nitems; i++) {
+        struct pag_item *it = &b->items[i];
+        if ((it->cls == PC_BYTES || it->cls == PC_CONN) &&
+            bsearch(&it->k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
+            it->flags |= PI_IP;
+    }
+    if (!pag_match_items(b->items, b->nitems, false, &pairs))
+        b->oom = true;
+
+    struct ips2_pag_arc *arcs = pairs.n ? malloc(pairs.n * sizeof(*arcs)) : NULL;
+    size_t narcs = 0;
+    if (pairs.n && !arcs)
+        b->oom = true;
+    for (size_t i = 0; arcs && i < pairs.n; i++) {
+        const struct pag_pair *q = &pairs.v[i];
+        uint32_t from = IPS2_PAG_GID_NODE(q->from), to = IPS2_PAG_GID_NODE(q->to);
+        if (from >= p->nnodes || to >= p->nnodes)
+            continue;
+        if (p->nodes[from].wall > p->nodes[to].wall) {
+            backwards++;
+            continue;
+        }
+        arcs[narcs].from = q->from;
+        arcs[narcs].to = to;
+        arcs[narcs].type = q->type;
+        arcs[narcs].reserved = 0;
+        arcs[narcs].weight = q->weight;
+        narcs++;
+    }
+    free(pairs.v);
+    p->arcs = NULL;
+    p->narcs = 0;
+    if (arcs && !pag_add_arcs(p, arcs, narcs))
+        b->oom = true;
+    free(arcs);
+
+    /* what stays unpaired: an end, or a warning */
+    size_t cap_ends = 0;
+    for (size_t i = 0; i < b->nitems; i++) {
+        struct pag_item *it = &b->items[i];
+        if (it->flags & PI_DONE)
+            continue;
+        if (pag_class_crosses(it->cls, it->flags)) {
+            struct ips2_pag_end *e = PAG_PUSH(p->ends, p->nends, cap_ends);
+            if (!e) {
+                b->oom = true;
+                break;
+            }
+            e->node = IPS2_PAG_GID_NODE(it->gid);
+            e->role = (uint16_t)(it->cls * 2 + it->side);
+            e->kind = it->kind;
+            e->key[0] = it->k[0];
+            e->key[1] = it->k[1];
+            e->key[2] = it->k[2];
+            e->wall = it->wall;
+            e->wait_start = it->ws;
+            continue;
+        }
+        if (!pag_item_warns(it))
+            continue;
+        if (p->nwarnings < PAG_MAX_WARNINGS)
+            pag_add_warning(p, pag_item_warning(p, it));
+        else
+            unpaired++;
+    }
+    if (unpaired)
+        pag_add_warning(p, dupf("%zu more events without their partners", unpaired));
+    if (backwards)
+        pag_add_warning(
+            p, dupf("%zu pairings dropped: the source came after the destination", backwards));
+
+    /* hand the part over */
+    p->strings = b->strings.v;
+    p->nstrings = b->strings.n;
+    free(b->strings.slot);
+    memset(&b->strings, 0, sizeof(b->strings));
+    p->machine = strdup(machine ? machine : "");
+    p->trace_dir = strdup(trace_dir ? trace_dir : "");
+    if (!p->machine || !p->trace_dir)
+        b->oom = true;
+    if (b->oom) {
+        snprintf(err, errlen, "%s: out of memory building the PAG", trace_dir ? trace_dir : "");
+        return -1;
+    }
+    *out = p;
+    b->p = calloc(1, sizeof(*b->p));
+    b->nitems = b->nipkeys = 0;
+    b->cap_apps = b->cap_processes = b->cap_threads = b->cap_nodes = b->cap_shares = 0;
+    if (!b->p)
+        b->oom = true;
+    return 0;
+}

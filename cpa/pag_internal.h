@@ -1,0 +1,135 @@
+/*
+ * pag_internal.h - what the PAG builder, the matcher and the part file
+ * share (private to cpa/): the pairing items both matchers work on, a
+ * growable array, string interning, and the warning helpers.
+ *
+ * An item is one end of a would-be arc: the builder makes one per
+ * interaction node that can pair (and a few facts: thread ends, process
+ * heads, sync-init times, PVM tids), pag_match.c pairs items of one class
+ * by key into arcs; what stays unpaired becomes an ips2_pag_end (classes
+ * that may cross machines) or a warning.  Cross-part matching turns ends
+ * back into items.  PAG.md has the classes and their keys.
+ */
+#ifndef IPS2_CPA_PAG_INTERNAL_H
+#define IPS2_CPA_PAG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ips2_pag.h"
+
+/* Pairing classes; ips2_pag_end.role = class * 2 + (destination side). */
+enum pag_class {
+    PC_BYTES = 1,    /* byte ranges of a stream: k0 key; k1 offset; k2 bytes */
+    PC_CONN = 2,     /* connect -> accept: k0 key; k1 n-th (set by the matcher) */
+    PC_DGRAM = 3,    /* k0 key, k1 seq */
+    PC_PVM = 4,      /* k0 sender << 32 | receiver, k1 context << 32 | tag, k2 seq */
+    PC_PVMTASK = 5,  /* k0 child tid, k1 parent tid */
+    PC_PVMBAR = 6,   /* k0 group hash, k1 episode, k2 node before: destinations only */
+    PC_PVMTID = 7,   /* k0 tid: a fact */
+    PC_LOCK = 8,     /* k0 scope, k1 object, k2 release seq */
+    PC_COND = 9,     /* k0 scope, k1 object, k2 signal seq */
+    PC_BARRIER = 10, /* k0 scope, k1 object, k2 generation, k3 episode */
+    PC_SEM = 11,     /* k0 scope, k1 object, k2 generation, k3 token (post number) */
+    PC_THREAD = 12,  /* thread-create -> thread begin: k0 scope, k1 create seq */
+    PC_JOIN = 13,    /* thread end -> join-end: k0 scope, k1 create seq */
+    PC_PROC = 14,    /* fork / vfork / spawn -> child's head: k0 child pid */
+    PC_EXEC = 15,    /* an image's exec -> the next image's head: k0 pid, k1 image */
+    PC_EXIT = 16,    /* process end -> the wait that reaped it: k0 pid */
+    PC_INIT = 17,    /* sync-init of a barrier or semaphore: k0 scope, k1 object (a fact) */
+    PC_COUNT
+};
+
+#define PAG_SRC 0
+#define PAG_DST 1
+
+/* item.flags */
+#define PI_IP      1u /* byte stream / connection of TCP, or a UDP datagram */
+#define PI_WAITED  2u /* a destination that waited (locks) */
+#define PI_SERIAL  4u /* barrier depart: the serial (last) thread's */
+#define PI_VFORK   8u /* a vfork: the child's head also releases the parent */
+#define PI_DONE    16u
+#define PI_NOTRACE 32u /* process creation: the child may well be untraced */
+
+struct pag_item {
+    uint64_t k[4];
+    uint64_t gid; /* the node (global id: part << 40 | node) */
+    uint64_t ref; /* a second node: barrier depart's arrive, vfork's node, creation's event */
+    int64_t wall; /* the node's (or the fact's) time */
+    int64_t ws;   /* destination: when its call began; INT64_MIN: none */
+    int64_t ref_wall, ref_ws; /* the second node's time and its call's start */
+    uint64_t prev;            /* the thread's node before this one (NO_GID: none) */
+    int64_t prev_wall;
+    uint32_t thread; /* index in its part's threads (warnings) */
+    uint32_t aux;    /* class-specific: arrival number, parties, ppid, creator pid, value */
+    uint32_t aux2;
+    uint16_t cls, side;
+    uint16_t kind; /* event kind, for warnings */
+    uint16_t flags;
+};
+
+/* What the matcher makes. */
+struct pag_pair {
+    uint64_t from, to;
+    int64_t weight;
+    uint16_t type;
+};
+
+struct pag_pairs {
+    struct pag_pair *v;
+    size_t n, cap;
+};
+
+/* ---- small growable arrays -------------------------------------------- */
+
+/* Makes room for one more element of *v (n used, cap allocated); false on OOM. */
+bool pag_grow(void **v, size_t *cap, size_t n, size_t elem);
+#define PAG_PUSH(arr, n, cap)                                                                      \
+    ((n) < (cap) || pag_grow((void **)&(arr), &(cap), (n), sizeof(*(arr))) ? &(arr)[(n)++] : NULL)
+
+/* ---- strings ------------------------------------------------------------ */
+
+struct pag_strings {
+    char **v;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1; 0 empty */
+    size_t mask;
+};
+/* Index of s, added if new; IPS2_PAG_NONE when out of memory. */
+uint32_t pag_str_intern(struct pag_strings *s, const char *str);
+void pag_str_free(struct pag_strings *s);
+
+/* ---- matching (pag_match.c) -------------------------------------------- */
+
+/* Weight of a dependence arc (ips2_pag.h): wall(to) - max(wall(from),
+ * start of to's call), >= 0. */
+int64_t pag_weight(int64_t from_wall, int64_t to_wall, int64_t to_ws);
+
+/* Pairs items (sorting them); appends arcs to out; marks paired items
+ * PI_DONE.  Classes that need all their ends (PVM barriers) are paired
+ * only if `final`.  false on OOM. */
+bool pag_match_items(struct pag_item *items, size_t n, bool final, struct pag_pairs *out);
+
+/* Whether an item of class cls may pair with another machine's. */
+bool pag_class_crosses(unsigned cls, uint16_t flags);
+
+/* One line naming an unpaired item, for the part's warnings; malloc'd. */
+char *pag_item_warning(const struct ips2_pag *pag, const struct pag_item *it);
+
+/* Whether an unpaired item deserves a warning (some never pair by nature:
+ * an uncontended release, a thread nobody joined, an untraced child). */
+bool pag_item_warns(const struct pag_item *it);
+
+/* Appends a warning (takes line); false on OOM. */
+bool pag_add_warning(struct ips2_pag *pag, char *line);
+
+/* Thread of a node index from the threads' ranges; IPS2_PAG_NONE if none. */
+uint32_t pag_thread_of(const struct ips2_pag *pag, uint32_t node);
+
+/* Adds arcs (their to in pag) keeping arcs sorted by to; false on OOM. */
+bool pag_add_arcs(struct ips2_pag *pag, const struct ips2_pag_arc *arcs, size_t n);
+
+#define PAG_MAX_WARNINGS 1000
+
+#endif /* IPS2_CPA_PAG_INTERNAL_H */
