@@ -29,6 +29,7 @@ tcllib              Tcl utility packages
 tklib               Tk widgets (tablelist, plotchart)
 libcmocka-dev       unit tests
 xvfb                GUI tests without a display
+libtk-img           GUI tests: screenshots of windows as PNG (img::window)
 xauth               xvfb-run
 clang               libFuzzer (make fuzz)
 libclang-rt-14-dev  libFuzzer and sanitizer runtimes

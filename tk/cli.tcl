@@ -9,6 +9,7 @@
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
 #   ips2 check WORKLOAD ?-set NAME=VALUE ...?
+#   ips2 gui ?WORKLOAD|SESSION ...?
 #   ips2 help ?COMMAND?      ips2 COMMAND --help
 #
 # Results go to stdout, progress and messages to stderr.  Exit status: 0
@@ -102,6 +103,14 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        gui {
+            summary "the master analyst window (Tcl/Tk)"
+            args "?WORKLOAD|SESSION ...?" min 0 max -1
+            options {}
+            help "Opens the master analyst window: a workload file goes to the workload editor,
+the first session directory is opened (trees, tables, histograms, critical paths),
+later ones are added to the workload as replays in comparison mode.  Needs a display."
         }
         sessions {
             summary "list the sessions of a directory"
@@ -644,6 +653,11 @@ proc ::ips2::cli::CmdHistogram {words opts} {
     } finally {
         $session close
     }
+}
+
+proc ::ips2::cli::CmdGui {words opts} {
+    if {[catch {package require ips2::gui} message]} { Fail "the window cannot open: $message" }
+    ips2::gui::main $words
 }
 
 # sessions: read with the manifest reader alone (no master package), so
