@@ -53,6 +53,15 @@ enum ips2_thread_state {
     IPS2_THREAD_DONE,    /* exited, or tracing failed: events are dropped */
 };
 
+/* A lock object slot of a thread stream (FORMAT.md section 3, short lock
+ * records): the key and release seq of the object's latest lock record in
+ * the stream, as the reader will see them. */
+#define IPS2_LOCK_BOUND (1ull << 63) /* key: the slot is bound (keys are 48 bits) */
+struct ips2_lock_slot {
+    uint64_t key; /* IPS2_LOCK_BOUND | key, or 0 */
+    uint64_t seq;
+};
+
 /* Per-thread writer state, in initial-exec TLS. */
 struct ips2_thread {
     uintptr_t cur;        /* next free byte in the window */
@@ -68,6 +77,12 @@ struct ips2_thread {
     uint64_t lost;        /* records dropped since the last LOST record */
     uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
     struct ips2_stream *stream;
+    int short_locks;   /* the stream's header says SHORT_LOCKS: slots may be bound */
+    uintptr_t held_at; /* a LOCK_ACQUIRED_SHORT that a release may make a hold, or 0 */
+    /* Bound only by records written here (the fast paths below), unbound by
+     * every lock record that takes the slow path, so that a bound slot
+     * always says what the reader's slot will say. */
+    struct ips2_lock_slot lock_slot[IPS2_LOCK_SLOTS];
 };
 
 struct ips2_process {
@@ -189,10 +204,17 @@ static inline void ips2_unlock(pthread_mutex_t *m)
     ips2_quiet_end();
 }
 
+static inline int ips2_lock_kind(unsigned kind)
+{
+    return kind == IPS2_EV_LOCK_ACQUIRED || kind == IPS2_EV_LOCK_RELEASE;
+}
+
 /* Records an event of the calling thread.  With IPS2_CPU_DERIVED and room
  * in the window it is a plain append, like a procedure event: no errno, no
  * lock, no system call (wrappers of cheap calls such as an uncontended
- * mutex use it); everything else goes through ips2_emit_slow(). */
+ * mutex use it); everything else goes through ips2_emit_slow().  A lock
+ * record appended here binds its object's slot (once the stream may hold
+ * short lock records). */
 static inline void ips2_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
                              unsigned nextra, unsigned flags)
 {
@@ -206,9 +228,78 @@ static inline void ips2_emit(unsigned kind, uint64_t payload, const uint64_t *ex
         t->cur = p + bytes;
         ips2_compiler_barrier();
         ips2_record_put((uint64_t *)p, kind, now, 0, 0, payload, extra, nextra);
+        if (ips2_lock_kind(kind) && nextra >= 1 && t->short_locks) {
+            uint64_t key = payload & IPS2_PAYLOAD_MASK;
+            struct ips2_lock_slot *s = &t->lock_slot[IPS2_LOCK_SLOT(key)];
+            s->key = IPS2_LOCK_BOUND | key;
+            s->seq = extra[0];
+        }
         return;
     }
     ips2_emit_slow(t, kind, payload, extra, nextra, flags);
+}
+
+/* Lock records without a wait (FORMAT.md section 3, short lock records):
+ * one word when the object's slot is bound to it and the seq is close to
+ * the slot's, appended like a procedure event; a release right after its
+ * acquisition's short record, with nothing recorded in between, turns that
+ * record into a LOCK_HELD_SHORT in place (one word per hold).  Otherwise
+ * ips2_emit_lock_long() writes a long record. */
+void ips2_emit_lock_long(struct ips2_thread *t, unsigned kind, uint64_t key, uint64_t seq);
+
+static inline __attribute__((always_inline)) void ips2_emit_acquired(uint64_t key, uint64_t seq)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t delta = ips2_timer_now() - t->last_sync;
+    unsigned i = IPS2_LOCK_SLOT(key &= IPS2_PAYLOAD_MASK);
+    struct ips2_lock_slot *s = &t->lock_slot[i];
+    uint64_t d = seq - s->seq;
+    uintptr_t p = t->cur;
+
+    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks &&
+               s->key == (IPS2_LOCK_BOUND | key) && d < (1ull << IPS2_LOCK_SEQ_BITS))) {
+        t->cur = p + 8;
+        ips2_compiler_barrier();
+        *(uint64_t *)p = IPS2_LOCK_WORD(IPS2_EV_LOCK_ACQUIRED_SHORT, delta, i, d);
+        s->seq = seq;
+        t->held_at = p;
+        return;
+    }
+    ips2_emit_lock_long(t, IPS2_EV_LOCK_ACQUIRED, key, seq);
+}
+
+static inline __attribute__((always_inline)) void ips2_emit_release(uint64_t key, uint64_t seq)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t delta = ips2_timer_now() - t->last_sync;
+    unsigned i = IPS2_LOCK_SLOT(key &= IPS2_PAYLOAD_MASK);
+    struct ips2_lock_slot *s = &t->lock_slot[i];
+    uint64_t d = seq - s->seq;
+    uintptr_t p = t->cur, h = t->held_at;
+
+    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks &&
+               s->key == (IPS2_LOCK_BOUND | key) && d < (1ull << IPS2_LOCK_SEQ_BITS))) {
+        s->seq = seq;
+        t->held_at = 0;
+        if (likely(h + 8 == p && d == 1)) {
+            /* the acquisition of this object's slot is the latest record */
+            uint64_t w = *(uint64_t *)h;
+            uint64_t hold = delta - IPS2_SHORT_DELTA(w);
+            if (likely(IPS2_RAW_KIND(w) == IPS2_EV_LOCK_ACQUIRED_SHORT &&
+                       IPS2_LOCK_WORD_SLOT(w) == i &&
+                       IPS2_LOCK_WORD_SEQ_DELTA(w) < (1u << IPS2_LOCK_HELD_SEQ_BITS) &&
+                       hold < (1u << IPS2_LOCK_HELD_HOLD_BITS))) {
+                *(uint64_t *)h =
+                    IPS2_LOCK_HELD_WORD(IPS2_SHORT_DELTA(w), i, IPS2_LOCK_WORD_SEQ_DELTA(w), hold);
+                return;
+            }
+        }
+        t->cur = p + 8;
+        ips2_compiler_barrier();
+        *(uint64_t *)p = IPS2_LOCK_WORD(IPS2_EV_LOCK_RELEASE_SHORT, delta, i, d);
+        return;
+    }
+    ips2_emit_lock_long(t, IPS2_EV_LOCK_RELEASE, key, seq);
 }
 
 /* process.c */

@@ -282,6 +282,10 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
             cpu -= cpu % tick;
         }
     }
+    if (ips2_lock_kind(kind) && !t->short_locks) {
+        set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
+        t->short_locks = 1;
+    }
     put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
     if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
         t->addr_base = IPS2_SHORT_BASE(payload);
@@ -304,6 +308,9 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
     }
     t->busy = 1;
     t->limit = 0; /* nested events from signal handlers come here and are counted */
+    t->held_at = 0;
+    if (ips2_lock_kind(kind)) /* written here or lost: the fast path binds it again */
+        t->lock_slot[IPS2_LOCK_SLOT(payload & IPS2_PAYLOAD_MASK)].key = 0;
     if (t->state == IPS2_THREAD_NEW && ips2_proc.initialized)
         ips2_thread_open(t);
     if (unlikely(t->modules_changed)) {
@@ -315,6 +322,17 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
     set_limit(t);
     t->busy = 0;
     errno = saved_errno;
+}
+
+/* A lock record that is not one word (see ips2_emit_acquired): the first
+ * of a stream goes through the slow path, which sets the header's
+ * SHORT_LOCKS bit; the next ones bind their slots when appended. */
+void ips2_emit_lock_long(struct ips2_thread *t, unsigned kind, uint64_t key, uint64_t seq)
+{
+    if (unlikely(!t->short_locks))
+        ips2_emit_slow(t, kind, key, &seq, 1, IPS2_CPU_DERIVED);
+    else
+        ips2_emit(kind, key, &seq, 1, IPS2_CPU_DERIVED);
 }
 
 void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,
@@ -382,6 +400,9 @@ int ips2_thread_open(struct ips2_thread *t)
     t->cur = (uintptr_t)s->window;
     t->sync_limit = 0;
     t->addr_base = 0;
+    t->short_locks = 0;
+    memset(t->lock_slot, 0, sizeof(t->lock_slot));
+    t->held_at = 0;
     t->state = IPS2_THREAD_TRACING;
     ips2_threads_watch(t);
     sync_point(t);

@@ -16,7 +16,9 @@
  * object with the same key and counts with the same counters.
  *
  * The hot path (an uncontended lock) is: one hashed probe, one load of the
- * entry's state word, the counter, and one ips2_emit() append.
+ * entry's state word, the counter, and one append of a one-word short lock
+ * record (ips2_emit_acquired / ips2_emit_release in runtime.h); an unlock
+ * right after its lock turns the lock's word into a one-word hold.
  */
 #ifndef IPS2_SYNC_H
 #define IPS2_SYNC_H
@@ -173,9 +175,12 @@ static inline void sync_acquired(struct sync_ref r, unsigned kind, uint64_t wait
 {
     uint64_t extra[2] = {r.c ? sync_load(&r.c->seq) : 0, wait_start};
 
-    if (likely(wait_start == 0))
-        ips2_emit(kind, r.key, extra, 1, IPS2_CPU_DERIVED);
-    else
+    if (likely(wait_start == 0)) {
+        if (kind == IPS2_EV_LOCK_ACQUIRED)
+            ips2_emit_acquired(r.key, extra[0]);
+        else
+            ips2_emit(kind, r.key, extra, 1, IPS2_CPU_DERIVED);
+    } else
         ips2_emit(kind, r.key, extra, 2, IPS2_CPU_READ);
 }
 
@@ -190,7 +195,10 @@ static inline void sync_acquired_spin(struct sync_ref r, uint64_t wait_start, ui
 /* LOCK_RELEASE or LOCK_RELEASE_SHARED (kind) with its release seq. */
 static inline void sync_release(struct sync_ref r, unsigned kind, uint64_t seq)
 {
-    ips2_emit(kind, r.key, &seq, 1, IPS2_CPU_DERIVED);
+    if (kind == IPS2_EV_LOCK_RELEASE)
+        ips2_emit_release(r.key, seq);
+    else
+        ips2_emit(kind, r.key, &seq, 1, IPS2_CPU_DERIVED);
 }
 
 /* SYNC_FAILED: a failed attempt (EBUSY, ETIMEDOUT, EDEADLK, EAGAIN, ...). */

@@ -7,7 +7,8 @@
  * division per time value) costs more than the whole reduction.  This
  * decoder gives exactly the reader's events (FORMAT.md sections 3 and 6:
  * the same records, wall times and derived CPU times, including the
- * interpolation queue and its limits) but decodes the records in a tight
+ * interpolation queue and its limits; short lock records expanded as the
+ * reader does) but decodes the records in a tight
  * loop, converts timer ticks to ns with a multiplication by a reciprocal
  * instead of a 128-bit division, and feeds the shadow stack directly.
  *
@@ -42,7 +43,8 @@ struct qent {
 #define QE_PK(k, addr) ((addr) | (uint64_t)(k) << 56)
 #define QE_KIND(pk)    ((unsigned)((pk) >> 56) & 0x7f)
 #define QE_ADDR(pk)    ((pk)&IPS2_PAYLOAD_MASK)
-#define POOL_HEAD      4 /* words before a long record's extra words */
+#define POOL_HEAD      4            /* words before a long record's extra words */
+#define LOCK_BOUND     (1ull << 63) /* a bound lock slot (keys are 48 bits) */
 
 struct fr {
     int fd;
@@ -56,6 +58,10 @@ struct fr {
 
     bool raw_synced;
     uint64_t raw_sync_timer, raw_addr_base;
+    struct {
+        uint64_t key; /* LOCK_BOUND | key; 0: unbound */
+        uint64_t seq;
+    } lock_slot[IPS2_LOCK_SLOTS]; /* short lock records' objects */
     uint64_t sync_timer, sync_mono;
     bool interp, have_exact;
     uint64_t exact_timer, exact_cpu;
@@ -432,6 +438,36 @@ static int run(struct fr *f)
                 return 1;
             continue;
         }
+        if (kind == IPS2_EV_LOCK_ACQUIRED_SHORT || kind == IPS2_EV_LOCK_RELEASE_SHORT ||
+            kind == IPS2_EV_LOCK_HELD_SHORT) {
+            unsigned slot = IPS2_LOCK_WORD_SLOT(w0);
+            if (!f->raw_synced || !(f->h.features & IPS2_FEAT_SHORT_LOCKS) ||
+                !(f->lock_slot[slot].key & LOCK_BOUND))
+                return 1;
+            f->pos = off + 8;
+            uint64_t key = f->lock_slot[slot].key & IPS2_PAYLOAD_MASK;
+            uint64_t timer = f->raw_sync_timer + IPS2_SHORT_DELTA(w0);
+            if (kind != IPS2_EV_LOCK_HELD_SHORT) {
+                extra[0] = f->lock_slot[slot].seq + IPS2_LOCK_WORD_SEQ_DELTA(w0);
+                f->lock_slot[slot].seq = extra[0];
+                if (!event(f,
+                           kind == IPS2_EV_LOCK_ACQUIRED_SHORT ? IPS2_EV_LOCK_ACQUIRED
+                                                               : IPS2_EV_LOCK_RELEASE,
+                           false, timer, 0, key, extra, 1, off))
+                    return 1;
+                continue;
+            }
+            /* a hold: the acquisition, then the release */
+            extra[0] = f->lock_slot[slot].seq + IPS2_LOCK_HELD_SEQ_DELTA(w0);
+            f->lock_slot[slot].seq = extra[0] + 1;
+            if (!event(f, IPS2_EV_LOCK_ACQUIRED, false, timer, 0, key, extra, 1, off))
+                return 1;
+            extra[0]++;
+            if (!event(f, IPS2_EV_LOCK_RELEASE, false, timer + IPS2_LOCK_HELD_HOLD(w0), 0, key,
+                       extra, 1, off))
+                return 1;
+            continue;
+        }
         if (kind == IPS2_EV_PAD) {
             uint64_t skip = IPS2_RAW_PAYLOAD(w0);
             if (skip < 8 || skip % 8 != 0 || (f->closed && skip > f->data_end - off))
@@ -466,6 +502,10 @@ static int run(struct fr *f)
             f->raw_sync_timer = timer;
         } else if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
             f->raw_addr_base = IPS2_SHORT_BASE(IPS2_RAW_PAYLOAD(w0));
+        } else if ((kind == IPS2_EV_LOCK_ACQUIRED || kind == IPS2_EV_LOCK_RELEASE) && nx >= 1) {
+            unsigned slot = IPS2_LOCK_SLOT(IPS2_RAW_PAYLOAD(w0));
+            f->lock_slot[slot].key = LOCK_BOUND | IPS2_RAW_PAYLOAD(w0);
+            f->lock_slot[slot].seq = extra[0];
         }
         if (!event(f, kind, has_cpu, timer, cpu, IPS2_RAW_PAYLOAD(w0), extra, nx, off))
             return 1;

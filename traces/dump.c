@@ -271,6 +271,8 @@ static void print_header(const char *file, const struct ips2_file_header *h)
     printf("0x%" PRIx64, h->features);
     if (h->features & IPS2_FEAT_PROC_EVENTS)
         printf(" proc-events");
+    if (h->features & IPS2_FEAT_SHORT_LOCKS)
+        printf(" short-locks");
     if (h->features & IPS2_FEAT_TRUNCATED)
         printf(" truncated");
     if (h->features & ~IPS2_FEAT_KNOWN)

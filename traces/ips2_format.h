@@ -56,12 +56,14 @@ enum ips2_stream_state {
  * the "required" half (bits 0-31); unknown bits 32-63 are ignored. */
 enum ips2_feature_bit {
     IPS2_FEAT_PROC_EVENTS_BIT = 0, /* procedure entry/exit present */
+    IPS2_FEAT_SHORT_LOCKS_BIT = 1, /* raw: short lock records may be present */
     IPS2_FEAT_TRUNCATED_BIT = 32,  /* the writer lost records */
 };
 #define IPS2_FEAT_PROC_EVENTS   (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
+#define IPS2_FEAT_SHORT_LOCKS   (1ULL << IPS2_FEAT_SHORT_LOCKS_BIT)
 #define IPS2_FEAT_TRUNCATED     (1ULL << IPS2_FEAT_TRUNCATED_BIT)
 #define IPS2_FEAT_REQUIRED_MASK 0xffffffffULL
-#define IPS2_FEAT_KNOWN         (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_TRUNCATED)
+#define IPS2_FEAT_KNOWN         (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_TRUNCATED)
 
 /* Event groups whose measured instrumentation cost the header carries. */
 enum ips2_cost_group {
@@ -145,6 +147,9 @@ enum ips2_kind {
     IPS2_EV_SEM_ACQUIRED = 31,   /* extra: wait seq, initial value, [wait start] */
     IPS2_EV_LOCK_ACQUIRED_SHARED = 32, /* rwlock read: as LOCK_ACQUIRED */
     IPS2_EV_LOCK_RELEASE_SHARED = 33,  /* rwlock read: as LOCK_RELEASE */
+    IPS2_EV_LOCK_ACQUIRED_SHORT = 34,  /* raw only: one-word LOCK_ACQUIRED, see below */
+    IPS2_EV_LOCK_RELEASE_SHORT = 35,   /* raw only: one-word LOCK_RELEASE, see below */
+    IPS2_EV_LOCK_HELD_SHORT = 36,      /* raw only: one-word LOCK_ACQUIRED + LOCK_RELEASE */
 
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
     IPS2_EV_CHAN = 40,       /* payload: fd; extra: type, out key, in key, self[3], peer[3] */
@@ -316,6 +321,25 @@ enum ips2_pvm_recv_how {
  * base + offset, where base is the address of the latest long ENTER or
  * EXIT record before it with its low 32 bits cleared (0 before any).  A
  * reader turns them into ENTER and EXIT events.
+ *
+ * Short lock records (raw only, feature SHORT_LOCKS) are one word too:
+ *
+ *   bits 0-6 kind (LOCK_ACQUIRED_SHORT / LOCK_RELEASE_SHORT) | bits 7-31
+ *   timer delta | bits 32-37 object slot | bits 38-63 seq delta
+ *
+ * A thread stream has IPS2_LOCK_SLOTS object slots, all unbound at its
+ * start.  Every LOCK_ACQUIRED or LOCK_RELEASE event with at least one extra
+ * word, long or short, binds slot IPS2_LOCK_SLOT(key) to (key, extra[0]).
+ * A short lock record names a bound slot (key, seq) and stands for the
+ * event of kind LOCK_ACQUIRED / LOCK_RELEASE with payload key, no CPU
+ * word, and one extra word: seq + seq delta (mod 2^64); timer as above.
+ * A LOCK_HELD_SHORT record is a hold with nothing recorded inside it:
+ *
+ *   bits 0-6 kind | bits 7-31 timer delta | bits 32-37 object slot |
+ *   bits 38-43 seq delta | bits 44-63 hold (timer ticks)
+ *
+ * It stands for LOCK_ACQUIRED (seq + seq delta, at the timer above) then
+ * LOCK_RELEASE (seq + seq delta + 1, at that timer + hold), both as above.
  */
 #define IPS2_SHORT_DELTA_BITS 25
 #define IPS2_SHORT_WORD(kind, delta, offset)                                                       \
@@ -332,6 +356,25 @@ enum ips2_pvm_recv_how {
      ((uint64_t)(payload) << 16))
 #define IPS2_PAYLOAD_MASK  ((1ULL << 48) - 1)
 #define IPS2_RAW_MAX_EXTRA 255
+
+/* Short lock records (see above). */
+#define IPS2_LOCK_SLOT_BITS 6
+#define IPS2_LOCK_SLOTS     (1u << IPS2_LOCK_SLOT_BITS)
+#define IPS2_LOCK_SEQ_BITS  26
+#define IPS2_LOCK_SLOT(key)                                                                        \
+    ((unsigned)(((uint64_t)(key)*0x9e3779b97f4a7c15ull) >> (64 - IPS2_LOCK_SLOT_BITS)))
+#define IPS2_LOCK_WORD(kind, delta, slot, seq_delta)                                               \
+    ((uint64_t)(kind) | ((uint64_t)(delta) << 7) | ((uint64_t)(slot) << 32) |                      \
+     ((uint64_t)(seq_delta) << (32 + IPS2_LOCK_SLOT_BITS)))
+#define IPS2_LOCK_WORD_SLOT(w)      ((unsigned)(((uint64_t)(w) >> 32) & (IPS2_LOCK_SLOTS - 1)))
+#define IPS2_LOCK_WORD_SEQ_DELTA(w) ((uint64_t)(w) >> (32 + IPS2_LOCK_SLOT_BITS))
+#define IPS2_LOCK_HELD_SEQ_BITS     6
+#define IPS2_LOCK_HELD_HOLD_BITS    20
+#define IPS2_LOCK_HELD_WORD(delta, slot, seq_delta, hold)                                          \
+    ((uint64_t)IPS2_EV_LOCK_HELD_SHORT | ((uint64_t)(delta) << 7) | ((uint64_t)(slot) << 32) |     \
+     ((uint64_t)(seq_delta) << 38) | ((uint64_t)(hold) << 44))
+#define IPS2_LOCK_HELD_SEQ_DELTA(w) (((uint64_t)(w) >> 38) & ((1u << IPS2_LOCK_HELD_SEQ_BITS) - 1))
+#define IPS2_LOCK_HELD_HOLD(w)      ((uint64_t)(w) >> 44)
 
 /*
  * Packed block: a 32-byte header, then comp_len bytes of zlib data that

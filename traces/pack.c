@@ -4,7 +4,9 @@
  * The raw stream is read with the reader in "as recorded" mode (no derived
  * CPU times), so every event is copied exactly: kind, timer, CPU reading if
  * any, payload and extra words.  PAD records never reach us (the reader
- * skips them) and NONE only ends a raw stream.  Events are varint-coded per
+ * skips them), short records reach us as the events they stand for (so the
+ * packed header drops the SHORT_LOCKS feature bit) and NONE only ends a
+ * raw stream.  Events are varint-coded per
  * the grammar in ips2_format.h into blocks of at most IPS2_BLOCK_RAW_MAX
  * bytes, each compressed on its own with zlib, written to "<packed>.tmp"
  * and renamed into place once complete, so a packed file is never partial.
@@ -234,6 +236,7 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
     h.encoding = IPS2_ENC_PACKED;
     h.state = IPS2_STATE_CLOSED;
     h.data_bytes = 0;
+    h.features &= ~IPS2_FEAT_SHORT_LOCKS; /* the reader expanded them: raw only */
     block_reset(p);
     if (write_out(p, &h, sizeof(h)) < 0)
         goto fail;

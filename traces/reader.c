@@ -44,6 +44,7 @@ _Static_assert(sizeof(struct ips2_block_header) == 32, "block header is 32 bytes
 #define QUEUE_MAX_EVENTS 65536u         /* events waiting for the next exact CPU reading */
 #define QUEUE_MAX_WORDS  (256u * 1024u) /* their extra words (2 MiB) */
 #define BLOCK_HDR        sizeof(struct ips2_block_header)
+#define LOCK_BOUND       (1ull << 63) /* a bound lock slot (keys are 48 bits) */
 
 /* One decoded record before the clocks are applied; extras in r->words. */
 struct rec {
@@ -79,6 +80,12 @@ struct ips2_reader {
     bool raw_synced;
     uint64_t raw_sync_timer; /* timer of the latest SYNC record */
     uint64_t raw_addr_base;  /* latest long ENTER/EXIT address, low 32 bits clear */
+    struct {
+        uint64_t key; /* LOCK_BOUND | key; 0: unbound */
+        uint64_t seq;
+    } lock_slot[IPS2_LOCK_SLOTS]; /* short lock records' objects */
+    bool held_release;            /* a LOCK_HELD_SHORT's release comes next ... */
+    uint64_t held_timer, held_seq, held_key, held_off; /* ... with these */
 
     /* packed: the current block, inflated */
     unsigned char *block;
@@ -294,9 +301,61 @@ static int check_shape(struct ips2_reader *r, const struct rec *c, uint64_t off,
 
 /* ---- raw records ----------------------------------------------------- */
 
+/* Turns the short lock record w0 at off into r->cur (FORMAT.md section 3):
+ * 0, or -1 on error.  A LOCK_HELD_SHORT gives its acquisition now and
+ * leaves its release for the next call of raw_next(). */
+static int raw_short_lock(struct ips2_reader *r, uint64_t w0, uint64_t off)
+{
+    struct rec *c = &r->cur;
+    unsigned kind = IPS2_RAW_KIND(w0), slot = IPS2_LOCK_WORD_SLOT(w0);
+
+    if (!r->raw_synced)
+        return fail(r, off, "expected a sync record before the first short record");
+    if (!(r->hdr.features & IPS2_FEAT_SHORT_LOCKS))
+        return fail(r, off, "expected no %s record (feature bit short-locks is clear), found one",
+                    ips2_kind_name(kind));
+    if (!(r->lock_slot[slot].key & LOCK_BOUND))
+        return fail(r, off,
+                    "expected a %s record naming a bound object slot, found slot %u unbound",
+                    ips2_kind_name(kind), slot);
+    c->kind = kind == IPS2_EV_LOCK_RELEASE_SHORT ? IPS2_EV_LOCK_RELEASE : IPS2_EV_LOCK_ACQUIRED;
+    c->has_cpu = false;
+    c->nextra = 1;
+    c->timer = r->raw_sync_timer + IPS2_SHORT_DELTA(w0);
+    c->cpu = 0;
+    c->payload = r->lock_slot[slot].key & IPS2_PAYLOAD_MASK;
+    c->offset = off;
+    if (kind != IPS2_EV_LOCK_HELD_SHORT) {
+        r->words[0] = r->lock_slot[slot].seq + IPS2_LOCK_WORD_SEQ_DELTA(w0);
+        r->lock_slot[slot].seq = r->words[0];
+        return 0;
+    }
+    r->words[0] = r->lock_slot[slot].seq + IPS2_LOCK_HELD_SEQ_DELTA(w0);
+    r->lock_slot[slot].seq = r->words[0] + 1;
+    r->held_release = true;
+    r->held_timer = c->timer + IPS2_LOCK_HELD_HOLD(w0);
+    r->held_seq = r->words[0] + 1;
+    r->held_key = c->payload;
+    r->held_off = off;
+    return 0;
+}
+
 /* Decodes the next raw record into r->cur: 1, 0 at end, -1 on error. */
 static int raw_next(struct ips2_reader *r)
 {
+    if (r->held_release) { /* the second half of a LOCK_HELD_SHORT */
+        struct rec *c = &r->cur;
+        c->kind = IPS2_EV_LOCK_RELEASE;
+        c->has_cpu = false;
+        c->nextra = 1;
+        c->timer = r->held_timer;
+        c->cpu = 0;
+        c->payload = r->held_key;
+        c->offset = r->held_off;
+        r->words[0] = r->held_seq;
+        r->held_release = false;
+        return 1;
+    }
     for (;;) {
         uint64_t off = r->pos;
 
@@ -344,6 +403,13 @@ static int raw_next(struct ips2_reader *r)
             r->pos = off + 8;
             return 1;
         }
+        if (kind == IPS2_EV_LOCK_ACQUIRED_SHORT || kind == IPS2_EV_LOCK_RELEASE_SHORT ||
+            kind == IPS2_EV_LOCK_HELD_SHORT) {
+            if (raw_short_lock(r, w0, off) < 0)
+                return -1;
+            r->pos = off + 8;
+            return 1;
+        }
         if (kind == IPS2_EV_NONE || !ips2_kind_known(kind))
             return fail(r, off, "expected a known record kind, found kind %u", kind);
 
@@ -384,6 +450,11 @@ static int raw_next(struct ips2_reader *r)
             r->raw_sync_timer = c->timer;
         } else if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
             r->raw_addr_base = IPS2_SHORT_BASE(c->payload);
+        } else if ((kind == IPS2_EV_LOCK_ACQUIRED || kind == IPS2_EV_LOCK_RELEASE) &&
+                   c->nextra >= 1) {
+            unsigned slot = IPS2_LOCK_SLOT(c->payload);
+            r->lock_slot[slot].key = LOCK_BOUND | c->payload;
+            r->lock_slot[slot].seq = r->words[0];
         }
         return 1;
     }
@@ -421,7 +492,8 @@ static int block_event(struct ips2_reader *r)
     c->has_cpu = tag >> 7;
     c->offset = r->boff;
     if (c->kind < IPS2_EV_SYNC || !ips2_kind_known(c->kind) || c->kind == IPS2_EV_ENTER_SHORT ||
-        c->kind == IPS2_EV_EXIT_SHORT)
+        c->kind == IPS2_EV_EXIT_SHORT || c->kind == IPS2_EV_LOCK_ACQUIRED_SHORT ||
+        c->kind == IPS2_EV_LOCK_RELEASE_SHORT)
         return fail(r, r->boff,
                     "block event %u at decoded byte %zu: expected a packed event kind (not "
                     "none, pad or short), found kind %u",

@@ -146,6 +146,7 @@ int ips2_writer_emit(struct ips2_writer *w, unsigned kind, uint64_t timer, int h
     if (w->err[0])
         return -1;
     if (kind > IPS2_EV_KIND_MAX || kind == IPS2_EV_ENTER_SHORT || kind == IPS2_EV_EXIT_SHORT ||
+        (kind >= IPS2_EV_LOCK_ACQUIRED_SHORT && kind <= IPS2_EV_LOCK_HELD_SHORT) ||
         nextra + cpu > IPS2_RAW_MAX_EXTRA || payload > IPS2_PAYLOAD_MASK || (nextra && !extra)) {
         ips2_set_error(w->err,
                        "%s: byte %llu: cannot emit kind %u with %u extra words and payload 0x%llx: "

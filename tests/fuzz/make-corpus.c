@@ -5,7 +5,8 @@
  *
  * Small valid streams that together cover every event kind, both timers,
  * the three CPU methods, thread and process streams, closed and unclosed
- * raw streams, one-word short records, PAD records, a record cut off by the end of the file, and
+ * raw streams, one-word short records (procedure and lock records), PAD
+ * records, a record cut off by the end of the file, and
  * the packed encoding (made by ips2_pack_file from the raw ones, so that
  * packed seeds always match the packer).  Raw streams are written word by
  * word with the shared record encoder (ips2_record.h), not the writer
@@ -88,6 +89,21 @@ static void put_short(struct stream *s, unsigned kind, uint64_t addr)
         die("stream too long");
     s->timer += 300 + (s->n % 3) * 10;
     s->words[s->n++] = IPS2_SHORT_WORD(kind, s->timer - s->sync_timer, addr & 0xffffffffu);
+}
+
+/* Appends a one-word short lock record (ips2_format.h): the word's kind
+ * and fields as given, its timer delta from the latest SYNC. */
+static void put_lock_word(struct stream *s, unsigned kind, unsigned slot, uint64_t seq_delta,
+                          uint64_t hold)
+{
+    if (s->n + 2 > MAX_WORDS)
+        die("stream too long");
+    s->timer += 200 + (s->n % 3) * 10;
+    uint64_t delta = s->timer - s->sync_timer;
+    s->words[s->n++] = kind == IPS2_EV_LOCK_HELD_SHORT
+                           ? IPS2_LOCK_HELD_WORD(delta, slot, seq_delta, hold)
+                           : IPS2_LOCK_WORD(kind, delta, slot, seq_delta);
+    s->timer += hold;
 }
 
 static void put_string(struct stream *s, unsigned kind, uint64_t payload, const uint64_t *pre,
@@ -374,6 +390,36 @@ int main(int argc, char **argv)
     calls(&s, 2, 1);
     put(&s, IPS2_EV_THREAD_EXIT, 1, IPS2_EXIT_CALL, NULL, 0);
     write_stream(&s, "4245.0.4245.raw", 1, 0, 0);
+
+    /* Short lock records: two objects in one slot, one in another; long
+     * records bind the slots, one-word ones use them, holds in between. */
+    begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_INTERP, IPS2_TIMER_TSC);
+    s.h.features |= IPS2_FEAT_SHORT_LOCKS;
+    s.h.pid = s.h.tid = 4246;
+    {
+        uint64_t mono = s.h.ref_mono_ns, a = 0x555555558040, b = a + 8,
+                 c = IPS2_SYNC_KEY_SHARED | 3;
+        while (IPS2_LOCK_SLOT(b) != IPS2_LOCK_SLOT(a))
+            b += 8;
+        put(&s, IPS2_EV_SYNC, 1, 0, &mono, 1);
+        uint64_t seq = 4;
+        put(&s, IPS2_EV_LOCK_ACQUIRED, 0, a, &seq, 1);
+        put_lock_word(&s, IPS2_EV_LOCK_RELEASE_SHORT, IPS2_LOCK_SLOT(a), 1, 0);
+        for (unsigned i = 0; i < 5; i++)
+            put_lock_word(&s, IPS2_EV_LOCK_HELD_SHORT, IPS2_LOCK_SLOT(a), i % 2, 30 + i);
+        put_short(&s, IPS2_EV_ENTER_SHORT, 0x1000);
+        put(&s, IPS2_EV_LOCK_RELEASE, 0, b, &seq, 1);
+        put_lock_word(&s, IPS2_EV_LOCK_ACQUIRED_SHORT, IPS2_LOCK_SLOT(b), 3, 0);
+        uint64_t waited[2] = {9, s.timer - 500};
+        put(&s, IPS2_EV_LOCK_ACQUIRED, 1, c, waited, 2);
+        put_lock_word(&s, IPS2_EV_LOCK_RELEASE_SHORT, IPS2_LOCK_SLOT(c), 1, 0);
+        put_lock_word(&s, IPS2_EV_LOCK_HELD_SHORT, IPS2_LOCK_SLOT(b), 63, 1000);
+        put_short(&s, IPS2_EV_EXIT_SHORT, 0x1000);
+        mono += 2500;
+        put(&s, IPS2_EV_SYNC, 1, 0, &mono, 1);
+        put_lock_word(&s, IPS2_EV_LOCK_ACQUIRED_SHORT, IPS2_LOCK_SLOT(c), 67108863, 0);
+    }
+    write_stream(&s, "4246.0.4246.raw", 1, 0, 0);
 
     /* The process stream: the module map of image 0 of pid 4242. */
     begin(&s, IPS2_STREAM_PROCESS, IPS2_CPU_EXACT, IPS2_TIMER_MONOTONIC);

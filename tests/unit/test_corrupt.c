@@ -275,7 +275,7 @@ static void test_bad_header_fields(void **state)
          "byte 15: expected CPU method 0 (exact), 1 (interp) or 2 (tick), found 3"},
         {HOFF(timer), 4, 2, "byte 20: expected timer 0 (tsc) or 1 (monotonic), found 2"},
         {HOFF(features), 8, (1ull << 5) | IPS2_FEAT_PROC_EVENTS,
-         "byte 24: expected only known required feature bits (mask 0x1), found 0x20"},
+         "byte 24: expected only known required feature bits (mask 0x3), found 0x20"},
         {HOFF(state), 4, 2, "byte 80: expected state 0 (open) or 1 (closed), found 2"},
         {HOFF(data_bytes), 8, 1ull << 63,
          "byte 88: expected data_bytes < 2^62, found "
@@ -346,15 +346,13 @@ static void test_raw_unknown_kind(void **state)
     assert_int_equal(ips2_writer_emit(w, 99, 5000, 0, 0, 1, NULL, 0), 0);
     assert_int_equal(ips2_writer_emit(w, IPS2_EV_ENTER, 5000, 0, 0, 1, NULL, 0), 0);
     close_writer(w);
-    expect_events_then(P, 3, 1,
-                       msg(P, "byte 4144: expected a known record kind, found kind 99"));
+    expect_events_then(P, 3, 1, msg(P, "byte 4144: expected a known record kind, found kind 99"));
 
     /* Kind 0 (NONE) in a nonzero word is not an end marker. */
     w = make_raw(P, 1, IPS2_CPU_EXACT, 1);
     assert_int_equal(ips2_writer_emit_word(w, IPS2_RAW_WORD0(0, 0, 0, 5)), 0);
     close_writer(w);
-    expect_events_then(P, 1, 1,
-                       msg(P, "byte 4112: expected a known record kind, found kind 0"));
+    expect_events_then(P, 1, 1, msg(P, "byte 4112: expected a known record kind, found kind 0"));
 }
 
 static void test_raw_bad_records(void **state)
@@ -407,6 +405,84 @@ static void test_raw_bad_records(void **state)
     close_writer(w);
     expect_events_then(P, 2, 1,
                        msg(P, "byte 4128: expected a sync record before the first short record"));
+}
+
+/* Short lock records: only after a SYNC, in a stream that says it has
+ * them, naming a slot that a LOCK_ACQUIRED or LOCK_RELEASE bound. */
+static void test_raw_bad_short_locks(void **state)
+{
+    char err[IPS2_ERR_MAX];
+    struct ips2_file_header h;
+    uint64_t mono = 5, key = 0x601040, seq = 9;
+    unsigned slot = IPS2_LOCK_SLOT(key), other = (slot + 1) % IPS2_LOCK_SLOTS;
+    const uint64_t acq = IPS2_LOCK_WORD(IPS2_EV_LOCK_ACQUIRED_SHORT, 3, slot, 0);
+
+    (void)state;
+    header(&h, IPS2_CPU_EXACT);
+    h.features = IPS2_FEAT_SHORT_LOCKS;
+    /* before any SYNC */
+    struct ips2_writer *w = ips2_writer_create(P, &h, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOCK_RELEASE, 1000, 0, 0, key, &seq, 1), 0);
+    assert_int_equal(ips2_writer_emit_word(w, acq), 0);
+    close_writer(w);
+    expect_events_then(P, 1, 0,
+                       msg(P, "byte 4120: expected a sync record before the first short record"));
+
+    /* a slot never bound, or bound only by a shared-mode release */
+    for (int shared = 0; shared < 2; shared++) {
+        w = ips2_writer_create(P, &h, err);
+        assert_non_null(w);
+        assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, 1000, 1, 1, 0, &mono, 1), 0);
+        assert_int_equal(
+            ips2_writer_emit(w, shared ? IPS2_EV_LOCK_RELEASE_SHARED : IPS2_EV_LOCK_RELEASE, 1001,
+                             0, 0, key, &seq, 1),
+            0);
+        assert_int_equal(
+            ips2_writer_emit_word(w, IPS2_LOCK_HELD_WORD(4, shared ? slot : other, 0, 1)), 0);
+        close_writer(w);
+        expect_events_then(P, 2, 0,
+                           msg(P,
+                               "byte 4152: expected a lock-held-short record naming a bound "
+                               "object slot, found slot %u unbound",
+                               shared ? slot : other));
+    }
+
+    /* a release without an extra word binds nothing */
+    w = ips2_writer_create(P, &h, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, 1000, 1, 1, 0, &mono, 1), 0);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOCK_RELEASE, 1001, 0, 0, key, NULL, 0), 0);
+    assert_int_equal(ips2_writer_emit_word(w, acq), 0);
+    close_writer(w);
+    expect_events_then(P, 2, 0,
+                       msg(P,
+                           "byte 4144: expected a lock-acquired-short record naming a bound "
+                           "object slot, found slot %u unbound",
+                           slot));
+
+    /* the header does not announce them */
+    h.features = 0;
+    w = ips2_writer_create(P, &h, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, 1000, 1, 1, 0, &mono, 1), 0);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOCK_RELEASE, 1001, 0, 0, key, &seq, 1), 0);
+    assert_int_equal(
+        ips2_writer_emit_word(w, IPS2_LOCK_WORD(IPS2_EV_LOCK_RELEASE_SHORT, 5, slot, 1)), 0);
+    close_writer(w);
+    expect_events_then(P, 2, 0,
+                       msg(P, "byte 4152: expected no lock-release-short record (feature bit "
+                              "short-locks is clear), found one"));
+
+    /* and when it does: the events, then the end */
+    h.features = IPS2_FEAT_SHORT_LOCKS;
+    w = ips2_writer_create(P, &h, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, 1000, 1, 1, 0, &mono, 1), 0);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOCK_RELEASE, 1001, 0, 0, key, &seq, 1), 0);
+    assert_int_equal(ips2_writer_emit_word(w, IPS2_LOCK_HELD_WORD(4, slot, 0, 1)), 0);
+    close_writer(w);
+    expect_events_then(P, 4, 0, NULL);
 }
 
 /* A record cut by the end of the file: an error in a closed stream, the
@@ -514,8 +590,7 @@ static void test_pack_corrupt_raw(void **state)
     assert_int_equal(ips2_writer_emit(w, 121, 5000, 0, 0, 1, NULL, 0), 0);
     close_writer(w);
     assert_int_equal(ips2_pack_file(P, P2, err), -1);
-    assert_string_equal(err,
-                        msg(P, "byte 4176: expected a known record kind, found kind 121"));
+    assert_string_equal(err, msg(P, "byte 4176: expected a known record kind, found kind 121"));
     snprintf(tmp, sizeof(tmp), "%s.tmp", P2);
     assert_int_equal(access(tmp, F_OK), -1);
     expect_events_then(P2, 5, 1, NULL);
@@ -888,7 +963,7 @@ int main(void)
         cmocka_unit_test(test_raw_past_eof),      cmocka_unit_test(test_error_after_queued_events),
         cmocka_unit_test(test_pack_corrupt_raw),  cmocka_unit_test(test_packed_good_by_hand),
         cmocka_unit_test(test_packed_bad_blocks), cmocka_unit_test(test_packed_bad_events),
-        cmocka_unit_test(test_random_damage),
+        cmocka_unit_test(test_random_damage),     cmocka_unit_test(test_raw_bad_short_locks),
     };
     return cmocka_run_group_tests(tests, setup_dir, scratch_remove);
 }

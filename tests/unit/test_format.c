@@ -434,12 +434,18 @@ static void test_kind_names(void **state)
         "proc-start", "proc-exit", "thread-start", "thread-exit", "thread-create",
         "join-begin", "join-end",  "fork",         "exec",        "exec-failed",
         "module",     "lost",      "enter-short",  "exit-short"};
+    static const char *const lock_names[] = {"lock-acquired-short", "lock-release-short",
+                                             "lock-held-short"};
 
     (void)state;
     for (unsigned k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
         assert_true(ips2_kind_known(k));
         assert_string_equal(ips2_kind_name(k), names[k]);
     }
+    for (unsigned k = 0; k < 3; k++)
+        assert_string_equal(ips2_kind_name(IPS2_EV_LOCK_ACQUIRED_SHORT + k), lock_names[k]);
+    assert_int_equal(IPS2_EV_LOCK_ACQUIRED_SHORT, 34);
+    assert_int_equal(IPS2_EV_LOCK_HELD_SHORT, 36);
     assert_false(ips2_kind_known(127));
     assert_string_equal(ips2_kind_name(127), "unknown");
     assert_false(ips2_kind_known(128));
@@ -823,6 +829,110 @@ static void test_short_records(void **state)
     assert_int_equal(pack_and_compare(raw, tpath(packed, "short.ips2"), NULL, NULL), n);
 }
 
+/* Short lock records (FORMAT.md section 3): a stream written with them
+ * reads back to exactly the events of the same stream written with long
+ * records only, raw and packed; the packed header drops SHORT_LOCKS. */
+static void test_short_locks(void **state)
+{
+    char rs[512], rl[512], packed[512], err[IPS2_ERR_MAX];
+    struct ips2_file_header h;
+    static struct got a[64], b[64];
+    const uint64_t A = 0x7f00000010c0ull, C = IPS2_SYNC_KEY_SHARED | 17, D = 0x5555000000a8ull;
+    const uint64_t dmax = (1u << IPS2_SHORT_DELTA_BITS) - 1;
+    const uint64_t smax = (1ull << IPS2_LOCK_SEQ_BITS) - 1;
+    const uint64_t hmax = (1ull << IPS2_LOCK_HELD_HOLD_BITS) - 1;
+    uint64_t B = A + 8;
+    uint64_t m1 = 5000000000ull, m2 = 5001000000ull;
+
+    (void)state;
+    while (IPS2_LOCK_SLOT(B) != IPS2_LOCK_SLOT(A)) /* B shares A's slot */
+        B += 8;
+    assert_true(IPS2_LOCK_SLOT(C) != IPS2_LOCK_SLOT(A));
+    assert_true(IPS2_LOCK_SLOT(D) != IPS2_LOCK_SLOT(A) && IPS2_LOCK_SLOT(D) != IPS2_LOCK_SLOT(C));
+    const unsigned sa = IPS2_LOCK_SLOT(A), sc = IPS2_LOCK_SLOT(C);
+
+    header_for(&h, IPS2_TIMER_TSC, IPS2_CPU_INTERP);
+    h.features |= IPS2_FEAT_SHORT_LOCKS;
+    struct ips2_writer *ws = ips2_writer_create(tpath(rs, "slock.raw"), &h, err);
+    assert_non_null(ws);
+    h.features &= ~IPS2_FEAT_SHORT_LOCKS;
+    struct ips2_writer *wl = ips2_writer_create(tpath(rl, "llock.raw"), &h, err);
+    assert_non_null(wl);
+
+    /* both: a long record */
+#define BOTH(kind, timer, cpu, key, n, ...)                                                        \
+    do {                                                                                           \
+        const uint64_t x_[] = {__VA_ARGS__};                                                       \
+        assert_int_equal(ips2_writer_emit(ws, kind, timer, cpu != 0, cpu, key, x_, n), 0);         \
+        assert_int_equal(ips2_writer_emit(wl, kind, timer, cpu != 0, cpu, key, x_, n), 0);         \
+    } while (0)
+    /* a short word here, the long record(s) it stands for there */
+#define SHORT(word, kind, timer, key, seq)                                                         \
+    do {                                                                                           \
+        const uint64_t x_ = (seq);                                                                 \
+        if ((word) != 0)                                                                           \
+            assert_int_equal(ips2_writer_emit_word(ws, word), 0);                                  \
+        assert_int_equal(ips2_writer_emit(wl, kind, timer, 0, 0, key, &x_, 1), 0);                 \
+    } while (0)
+
+    BOTH(IPS2_EV_SYNC, 1000, 100, 0, 1, m1);
+    BOTH(IPS2_EV_LOCK_ACQUIRED, 1010, 0, A, 1, 5);
+    SHORT(IPS2_LOCK_WORD(IPS2_EV_LOCK_RELEASE_SHORT, 20, sa, 1), IPS2_EV_LOCK_RELEASE, 1020, A, 6);
+    SHORT(IPS2_LOCK_HELD_WORD(30, sa, 2, 7), IPS2_EV_LOCK_ACQUIRED, 1030, A, 8);
+    SHORT(0, IPS2_EV_LOCK_RELEASE, 1037, A, 9);
+    BOTH(IPS2_EV_LOCK_RELEASE, 1040, 0, B, 1, 100);
+    SHORT(IPS2_LOCK_WORD(IPS2_EV_LOCK_ACQUIRED_SHORT, 50, sa, 0), IPS2_EV_LOCK_ACQUIRED, 1050, B,
+          100);
+    BOTH(IPS2_EV_LOCK_ACQUIRED, 1060, 150, C, 2, 3, 999);
+    BOTH(IPS2_EV_LOCK_ACQUIRED_SHARED, 1070, 0, D, 1, 7);
+    SHORT(IPS2_LOCK_WORD(IPS2_EV_LOCK_RELEASE_SHORT, 80, sc, 1), IPS2_EV_LOCK_RELEASE, 1080, C, 4);
+    assert_int_equal(ips2_writer_emit_word(ws, IPS2_SHORT_WORD(IPS2_EV_ENTER_SHORT, 85, 0x1000)),
+                     0);
+    assert_int_equal(ips2_writer_emit(wl, IPS2_EV_ENTER, 1085, 0, 0, 0x1000, NULL, 0), 0);
+    SHORT(IPS2_LOCK_HELD_WORD(90, sa, 63, hmax), IPS2_EV_LOCK_ACQUIRED, 1090, B, 163);
+    SHORT(0, IPS2_EV_LOCK_RELEASE, 1090 + hmax, B, 164);
+    BOTH(IPS2_EV_SYNC, 2000000, 300, 0, 1, m2);
+    /* the largest deltas, and a seq that wraps */
+    SHORT(IPS2_LOCK_WORD(IPS2_EV_LOCK_ACQUIRED_SHORT, dmax, sc, smax), IPS2_EV_LOCK_ACQUIRED,
+          2000000 + dmax, C, 4 + smax);
+    BOTH(IPS2_EV_LOCK_RELEASE, 2000100, 0, C, 1, UINT64_MAX);
+    SHORT(IPS2_LOCK_WORD(IPS2_EV_LOCK_RELEASE_SHORT, 200, sc, 2), IPS2_EV_LOCK_RELEASE, 2000200, C,
+          1);
+    BOTH(IPS2_EV_SYNC, 3000000, 400, 0, 1, m2 + 1000000);
+#undef BOTH
+#undef SHORT
+    assert_int_equal(ips2_writer_close(ws, err), 0);
+    assert_int_equal(ips2_writer_close(wl, err), 0);
+
+    size_t n = read_all(rl, b, 64);
+    assert_int_equal(read_all(rs, a, 64), n);
+    assert_int_equal(n, 18);
+    for (size_t i = 0; i < n; i++)
+        assert_same_event(&a[i].ev, &b[i].ev);
+    /* a few by value: the hold's two events share its word's offset */
+    assert_int_equal(a[3].ev.kind, IPS2_EV_LOCK_ACQUIRED);
+    assert_int_equal(a[3].ev.timer, 1030);
+    assert_int_equal(a[3].ev.extra[0], 8);
+    assert_int_equal(a[4].ev.kind, IPS2_EV_LOCK_RELEASE);
+    assert_int_equal(a[4].ev.timer, 1037);
+    assert_int_equal(a[4].ev.extra[0], 9);
+    assert_int_equal(a[4].ev.offset, a[3].ev.offset);
+    assert_int_equal(a[6].ev.payload, B);
+    assert_int_equal(a[16].ev.extra[0], 1);
+    assert_int_equal(a[16].ev.payload, C);
+    assert_int_equal(a[14].ev.extra[0], 4 + smax);
+
+    /* packed: the same events, and no SHORT_LOCKS bit */
+    assert_int_equal(pack_and_compare(rs, tpath(packed, "slock.ips2"), NULL, NULL), n);
+    struct ips2_reader *r = ips2_reader_open(packed, err);
+    assert_non_null(r);
+    assert_int_equal(ips2_reader_header(r)->features & IPS2_FEAT_SHORT_LOCKS, 0);
+    ips2_reader_close(r);
+    assert_int_equal(read_all(packed, b, 64), n);
+    for (size_t i = 0; i < n; i++)
+        assert_same_event(&a[i].ev, &b[i].ev);
+}
+
 /* A stream whose writer died: state OPEN, zero-filled tail. */
 static void test_unclosed_raw(void **state)
 {
@@ -914,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_cpu_exact_and_tick),
         cmocka_unit_test(test_packed_many_blocks),
         cmocka_unit_test(test_short_records),
+        cmocka_unit_test(test_short_locks),
         cmocka_unit_test(test_unclosed_raw),
         cmocka_unit_test(test_closed_bounds),
         cmocka_unit_test(test_empty_stream),

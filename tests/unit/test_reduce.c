@@ -122,7 +122,7 @@ static struct ips2_writer *stream(const char *d, const char *name, unsigned kind
     h.cpu_method = (uint8_t)o->cpu_method;
     h.cpu_param = 1000;
     h.timer = o->timer;
-    h.features = IPS2_FEAT_PROC_EVENTS;
+    h.features = IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS;
     h.pid = pid;
     h.tid = tid;
     h.ppid = o->ppid;
@@ -961,8 +961,9 @@ static uint64_t rnd(void)
 }
 
 /* A random stream as libips2 writes it: short records between sync
- * points, long ENTER/EXIT that move the address base, other events with
- * and without CPU readings, pads, lost records. */
+ * points, long ENTER/EXIT that move the address base, lock records of a
+ * few objects (long ones bind their slots, short and held ones use them),
+ * other events with and without CPU readings, pads, lost records. */
 static void write_random(const char *d, uint32_t pid, unsigned timer, unsigned cpu_method,
                          unsigned nevents, unsigned sync_every)
 {
@@ -984,6 +985,11 @@ static void write_random(const char *d, uint32_t pid, unsigned timer, unsigned c
 
     for (unsigned i = 0; i < 8; i++)
         addrs[i] = base + 0x1000 + i * 0x40;
+    /* lock objects: keys 0 and 1 share a slot */
+    uint64_t lkeys[3] = {0x601040, 0x601048, 0x601100}, lseq[3] = {0, 0, 0};
+    uint64_t slot_key[IPS2_LOCK_SLOTS] = {0}, slot_seq[IPS2_LOCK_SLOTS] = {0};
+    while (IPS2_LOCK_SLOT(lkeys[1]) != IPS2_LOCK_SLOT(lkeys[0]))
+        lkeys[1] += 8;
     for (unsigned i = 0; i < nevents; i++) {
         uint64_t step = rnd() % 300;
         timer_v += step;
@@ -1009,6 +1015,30 @@ static void write_random(const char *d, uint32_t pid, unsigned timer, unsigned c
             assert_int_equal(ips2_writer_emit_word(w, 0xdeadbeef), 0);
         } else if (x < 8) {
             assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOST, timer_v, 0, 0, 1, NULL, 0), 0);
+        } else if (x < 14) {
+            unsigned lo = (unsigned)(rnd() % 3), sl = IPS2_LOCK_SLOT(lkeys[lo]);
+            bool rel = rnd() % 2;
+            uint64_t seq = lseq[lo] += rnd() % 3, sd = seq - slot_seq[sl], delta = timer_v - sync_t;
+            if (slot_key[sl] != lkeys[lo] || exact || x < 10) {
+                assert_int_equal(
+                    ips2_writer_emit(w, rel ? IPS2_EV_LOCK_RELEASE : IPS2_EV_LOCK_ACQUIRED, timer_v,
+                                     0, 0, lkeys[lo], &seq, 1),
+                    0);
+                slot_key[sl] = lkeys[lo];
+            } else if (x < 12) {
+                assert_int_equal(
+                    ips2_writer_emit_word(w, IPS2_LOCK_WORD(rel ? IPS2_EV_LOCK_RELEASE_SHORT
+                                                                : IPS2_EV_LOCK_ACQUIRED_SHORT,
+                                                            delta, sl, sd)),
+                    0);
+            } else { /* a hold: acquired at seq, released at seq + 1 */
+                uint64_t hold = rnd() % 50;
+                assert_int_equal(
+                    ips2_writer_emit_word(w, IPS2_LOCK_HELD_WORD(delta, sl, sd % 64, hold)), 0);
+                seq = lseq[lo] = slot_seq[sl] + sd % 64 + 1;
+                timer_v += hold;
+            }
+            slot_seq[sl] = seq;
         } else {
             bool enter = depth == 0 || (depth < 64 && rnd() % 2);
             unsigned a = enter ? (unsigned)(rnd() % 8) : stack[depth - 1];
