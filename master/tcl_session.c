@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tcl_cpa.h"
 #include "tcl_session.h"
 
 #define ASSOC_KEY "ips2::master"
@@ -60,6 +61,7 @@ static void SessionFree(char *block)
 {
     Ips2Session *s = (Ips2Session *)block;
 
+    Ips2CpaFree(s); /* its slaves quit before the model releases the run's VM */
     ips2_model_free(s->m);
     ckfree(block);
 }
@@ -240,7 +242,8 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
     static const char *const subcmds[] = {
         "application", "apps",      "close",   "gprof",   "histogram", "info",
         "machines",    "metrics",   "npt",     "objects", "phase",     "phases",
-        "problems",    "processes", "profile", "tree",    NULL};
+        "problems",    "processes", "profile", "tree",    "cp",        "cp-zero",
+        "cp-path",     "cp-imbalance", "timeline", NULL};
     enum {
         S_APPLICATION,
         S_APPS,
@@ -257,7 +260,12 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
         S_PROBLEMS,
         S_PROCESSES,
         S_PROFILE,
-        S_TREE
+        S_TREE,
+        S_CP, /* the critical-path ones: tcl_cpa.c */
+        S_CP_ZERO,
+        S_CP_PATH,
+        S_CP_IMBALANCE,
+        S_TIMELINE
     };
     Ips2Session *s = cd;
     int index, rc;
@@ -328,6 +336,13 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
     case S_PROFILE:
         rc = Ips2ProfileCmd(s, interp, objc, objv);
         break;
+    case S_CP:
+    case S_CP_ZERO:
+    case S_CP_PATH:
+    case S_CP_IMBALANCE:
+    case S_TIMELINE:
+        rc = Ips2CpaCmd(s, interp, objc, objv);
+        break;
     default:
         rc = Ips2TreeCmd(s, interp, objc, objv);
         break;
@@ -359,6 +374,7 @@ int Ips2_OpenSession(Tcl_Interp *interp, const char *dir, ips2_reduce_fn *reduce
     s = (Ips2Session *)ckalloc(sizeof(Ips2Session));
     s->interp = interp;
     s->m = m;
+    s->cpa = NULL;
     do {
         snprintf(name, sizeof(name), "::ips2::session%lu", ++md->serial);
     } while (Tcl_FindCommand(interp, name, NULL, 0) != NULL);
@@ -402,5 +418,5 @@ int Ips2_MasterInit(Tcl_Interp *interp)
         return TCL_ERROR;
     GetMasterData(interp);
     Tcl_CreateObjCommand(interp, "::ips2::open", OpenObjCmd, NULL, NULL);
-    return TCL_OK;
+    return Ips2CpaInit(interp);
 }

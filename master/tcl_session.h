@@ -16,6 +16,7 @@ typedef struct Ips2Session {
     Tcl_Interp *interp;   /* where its command lives */
     Tcl_Command token;    /* its command */
     struct ips2_model *m; /* the session model; owned */
+    void *cpa;            /* critical-path state (tcl_cpa.c), NULL until asked */
 } Ips2Session;
 
 /* Loads a session directory into a new, indexed model; NULL with err

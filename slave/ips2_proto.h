@@ -79,13 +79,91 @@ enum ips2_tag {
     IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
 
-    /* 300-399: critical-path diffusion between slaves (cpa/) */
+    /* 300-399: critical-path diffusion between slaves (cpa/; master/cpa_pvm.c,
+       slave/slave_cpa.c; the conversation is described below the enum).
+       blob fields are the byte strings of cpa/ips2_cpa.h and cpa/ips2_pag.h's
+       encoders; `id` numbers a loaded part set, `query` a query (both > 0).
+       300-319: master to slave */
     IPS2_TAG_CPA_FIRST = 300,
+    IPS2_TAG_CPA_LOAD = 300,  /* i32 id, str part file, u32 part (its index in the query),
+                                 u32 nparts: read the part file (ips2_pag_read) and keep it;
+                                 answer CPA_LOADED */
+    IPS2_TAG_CPA_CROSS = 301, /* i32 id, blob cross arcs of this part (ips2_pag_cross_encode),
+                                 u32 nparts, nparts x i32 tid: the slave holding each part;
+                                 answer CPA_READY */
+    IPS2_TAG_CPA_QUERY = 302, /* i32 query, u32 mode (enum ips2_cpa_mode), str app, str zero
+                                 procedure ("" none), i32 zero process (0 none), u32 its
+                                 part, i32 its pid, str its app: start a worker for the
+                                 query (dropping the previous one), step it, send BATCHes,
+                                 report STATUS */
+    IPS2_TAG_CPA_END = 303,   /* i32 query: the query is over, free its worker */
+    IPS2_TAG_CPA_PROBE = 304, /* i32 query, u32 round (> 0): answer STATUS now, with this
+                                 round (the termination probe, below) */
+    /* 320-339: slave to slave (and master to slave for the walk's start) */
+    IPS2_TAG_CPA_BATCH = 320, /* i32 query, blob batch (ips2_cpa_batch_encode): path lengths
+                                 for the receiver's incoming cross arcs; one message per
+                                 destination part per step */
+    IPS2_TAG_CPA_WALK = 321,  /* i32 query, u32 seq, blob walk (ips2_cpa_walk_encode): walk
+                                 back from the walk's node; the receiver sends its SEGMENTS
+                                 (seq) to the master and, unless the walk is done, WALK
+                                 (seq + 1) to the slave of the next node's part */
+    /* 350-369: slave to master */
+    IPS2_TAG_CPA_LOADED = 350,   /* i32 id, i32 ok, str error, blob ends (ips2_pag_ends_encode),
+                                    blob meta (ips2_cpa_meta_encode), u32 nwarnings (at most
+                                    IPS2_CPA_WARN_MAX), nwarnings x str: the part's warnings */
+    IPS2_TAG_CPA_READY = 351,    /* i32 id, i32 ok, str error: the cross arcs are in */
+    IPS2_TAG_CPA_STATUS = 352,   /* i32 query, u32 state (enum ips2_cpa_state), i64 batches
+                                    sent, i64 batches received, u32 found, i64 candidate gid,
+                                    i64 candidate length, str text (failed: why; blocked: the
+                                    first waiting node), u32 probe round (0: not an answer to
+                                    PROBE): sent whenever the slave has nothing left to do */
+    IPS2_TAG_CPA_SEGMENTS = 353, /* i32 query, u32 seq, u32 done, blob path chunk
+                                    (ips2_cpa_path_encode), str error ("" ok) */
+    IPS2_TAG_CPA_TASK_EXIT = 390, /* PvmTaskExit of a slave the critical path spawned:
+                                     body i32 tid */
     IPS2_TAG_CPA_LAST = 399,
 
     /* 900-999: PVM notifications the master asks for */
     IPS2_TAG_TASK_EXIT = 900,   /* PvmTaskExit: body i32 tid of the exited task */
     IPS2_TAG_HOST_DELETE = 901, /* PvmHostDelete: body i32 tid of the pvmd */
+};
+
+/*
+ * The critical-path conversation (master/cpa_pvm.c).  The master spawns
+ * one ips2slave per part file (SESSION/pag/MACHINE*.pag) on the part's
+ * machine's host; such a slave gets no CONFIG, only the messages below.
+ *
+ *   master                         slave k                      slave j
+ *   LOAD (id, file, k, n) ------->
+ *                          <------ LOADED (ends, meta, warnings)
+ *   (ips2_pag_match_ends over every part's ends)
+ *   CROSS (id, arcs, tids) ------>
+ *                          <------ READY
+ *   QUERY (q, mode, app, zero) -->  step: BATCH (q) -----------> deliver, step,
+ *                                            <--------------- BATCH (q) ...
+ *                          <------ STATUS (q, idle|done, sent, received, candidate)
+ *   (every slave done: the forward pass is over.  Every slave idle with
+ *   as many batches received as sent in their latest STATUS: maybe stuck,
+ *   but the reports are of different moments, so the master probes:)
+ *   PROBE (q, r) ---------------->
+ *                          <------ STATUS (q, ..., r)
+ *   (stuck when two probe rounds in a row find every slave idle and the
+ *   same totals, sent == received: Mattern's four-counter rule)
+ *   WALK (q, 0, terminal) ------->  walk back: SEGMENTS (q, 0) to the master,
+ *                                   WALK (q, 1, next) ---------> SEGMENTS (q, 1) ...
+ *                          <------ SEGMENTS (q, seq, done = 1)
+ *   END (q) --------------------->
+ *   QUIT ------------------------>
+ *
+ * Batches for a query a slave has not started yet are kept until its
+ * QUERY comes; those of an older query are dropped.
+ */
+#define IPS2_CPA_WARN_MAX 1000
+
+enum ips2_cpa_state {
+    IPS2_CPA_STATE_IDLE = 0,   /* waiting for batches */
+    IPS2_CPA_STATE_DONE = 1,   /* every node of the part has its length */
+    IPS2_CPA_STATE_FAILED = 2, /* the query cannot go on here (text says why) */
 };
 
 /* CONFIG.flags */

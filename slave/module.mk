@@ -49,7 +49,8 @@ bench: $(B)/bin/ips2-reduce
 # sends the reductions to the master (slave/ips2_proto.h).  proto_pack.o is
 # shared with the master's Tcl extension.
 SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_proto.c \
-                  slave/slave_analysis.c slave/slave_merge.c slave/slave_pack.c slave/proto_pack.c
+                  slave/slave_analysis.c slave/slave_merge.c slave/slave_pack.c slave/proto_pack.c \
+                  slave/slave_cpa.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
 $(SLAVEPROG_OBJS): | $(TRACE_HEADERS)
 

@@ -44,6 +44,7 @@
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "ips2_reductions.h"
 #include "slave_analysis.h"
+#include "slave_cpa.h"
 #include "slave_proto.h"
 #include "slave_run.h"
 
@@ -62,6 +63,7 @@ struct slave {
     int ended;
     int64_t last_progress; /* mono ns of the last PROGRESS sent while reducing */
     int stage;
+    struct slave_cpa *cpa; /* the critical path's part and worker (tags 300-399) */
 };
 
 static int64_t clock_ns(clockid_t id)
@@ -333,6 +335,13 @@ static void handle(struct slave *s, int buf)
         s->orphan = true;
         return;
     }
+    if (tag >= IPS2_TAG_CPA_FIRST && tag <= IPS2_TAG_CPA_LAST) { /* from the master or a peer */
+        if (s->cpa == NULL)
+            s->cpa = slave_cpa_new(s->master);
+        if (s->cpa != NULL)
+            slave_cpa_handle(s->cpa, tag, src);
+        return;
+    }
     if (src != s->master)
         return;
     if (!s->configured && tag != IPS2_TAG_CONFIG && tag != IPS2_TAG_QUIT)
@@ -438,6 +447,7 @@ int main(int argc, char **argv)
     }
 
     slave_runner_free(s.runner); /* kills what still runs */
+    slave_cpa_free(s.cpa);
     if (s.orphan && (s.cfg.flags & IPS2_CONFIG_HALT_ORPHAN)) {
         /* the master's own VM would be left with no one to end it; this
          * ends the slave too (pvmd sends SIGTERM), which is all that is left */

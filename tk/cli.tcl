@@ -5,6 +5,7 @@
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
+#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
@@ -69,6 +70,11 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -metric {METRIC "profile: the metric (default cpu)"}
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged)"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
+                -app {APP "cp tables: the application of an intra or inter critical path"}
+                -procedure {NAME "cp-zero: the procedure that would take no time"}
+                -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
+                -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints one table of a session.  TABLE is one of:
@@ -79,7 +85,14 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
   phases      the phases defined in the session
-  problems    what went wrong, one line per problem"
+  problems    what went wrong, one line per problem
+  cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
+              -node, -phase): each item's contribution to the path, message delays
+              as their own entries; the header gives path length, elapsed time, ratio
+  cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
+              took no time (the diffusion run again without it)
+  cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
+  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)"
         }
         tree {
             summary "print the logical and physical trees of a session"
@@ -546,7 +559,8 @@ proc ::ips2::cli::Gprof {session node phase format} {
 
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
-    set tables {metrics multi profile npt gprof processes phases problems}
+    set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
+        cp-imbalance}
     if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
     set format [Format $opts {text csv json}]
     set session [Open $dir [expr {$table eq "problems"}]]
@@ -579,11 +593,74 @@ proc ::ips2::cli::CmdReport {words opts} {
             problems {
                 set t [dict create columns {{problem ""}} rows [lmap p [$session problems] { list $p }]]
             }
+            cp - cp-zero - cp-path - cp-imbalance {
+                puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
+                return
+            }
         }
         puts -nonewline [ips2::format::table $t -format $format]
     } finally {
         $session close
     }
+}
+
+# CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
+# cp-zero, cp-path or cp-imbalance table (ANALYSTS.md §6).  Text has a
+# header line as the paper's critical-path tables (Figs. 6, 7, 10, 12,
+# 13): the mode and application, the path's length, the elapsed time and
+# their ratio; the session's unmatched ends are said on stderr.
+proc ::ips2::cli::CriticalPath {session table node phase opts format} {
+    set q {}
+    foreach opt {-mode -app -pvm} {
+        if {[dict exists $opts $opt]} { lappend q $opt [dict get $opts $opt] }
+    }
+    set what [expr {[dict exists $opts -app] ? [dict get $opts -app] : ""}]
+    set node [expr {$node eq "physical" ? "" : $node}]
+    switch -- $table {
+        cp {
+            set t [$session cp {*}[expr {$node ne "" ? [list $node] : {}}] {*}$q \
+                       -level [Opt $opts -level process] {*}$phase]
+            set title [::format "critical path (%s%s), %s level: length %.3f ms, elapsed %.3f ms, ratio %.3f" \
+                           [dict get $t mode] [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
+                           [dict get $t level] [expr {[dict get $t length] / 1e6}] \
+                           [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
+        }
+        cp-zero {
+            foreach opt {-procedure -process} {
+                if {[dict exists $opts $opt]} { lappend q $opt [dict get $opts $opt] }
+            }
+            if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
+                UsageError "cp-zero needs -procedure NAME or -process PATH"
+            }
+            set z [$session cp-zero {*}$q]
+            set thing [expr {[dict get $z procedure] ne "" ? "procedure [dict get $z procedure]" : "process [dict get $z process]"}]
+            set t [dict create columns {{what ""} {length ns} {new_length ns} {saved ns} {percent %}} \
+                       rows [list [list $thing [dict get $z length] [dict get $z new_length] \
+                                       [dict get $z saved] [dict get $z percent]]] \
+                       mode [dict get $z mode] app [dict get $z app] warnings [dict get $z warnings]]
+            set title "critical-path zeroing ([dict get $z mode][expr {[dict get $z app] ne "" ? ", [dict get $z app]" : ""}]): if $thing took no time"
+        }
+        cp-path {
+            set t [$session cp-path {*}$q {*}$phase]
+            set title [::format "critical path (%s%s): length %.3f ms, %d segments" [dict get $t mode] \
+                           [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
+                           [expr {[dict get $t length] / 1e6}] [llength [dict get $t rows]]]
+        }
+        cp-imbalance {
+            set t [$session cp-imbalance {*}[expr {$node ne "" ? [list $node] : {}}] {*}$q {*}$phase]
+            set title [::format "critical-path imbalance (%s%s): path length %.3f ms" [dict get $t mode] \
+                           [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
+                           [expr {[dict get $t length] / 1e6}]]
+        }
+    }
+    set warnings [dict get $t warnings]
+    if {[llength $warnings]} {
+        Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
+    }
+    if {$format eq "text"} {
+        return [ips2::format::table $t -format text -title $title]
+    }
+    return [ips2::format::table $t -format $format]
 }
 
 # ProcessesTable: the session's processes (dicts with the manifest's keys

@@ -1,0 +1,206 @@
+/*
+ * cpstep.c - a process that does a known sequence of steps, for the
+ * critical-path workloads (fig4.tcl, cpknown.tcl): known CPU work in named
+ * procedures and TCP messages at known points, so that the longest path
+ * through the run is known by construction.
+ *
+ *   cpstep STEP ...
+ *
+ *   listen PORT            listen on 127.0.0.1:PORT
+ *   accept PORT CONN       accept one connection on PORT into slot CONN (0-7)
+ *   connect PORT CONN      connect to 127.0.0.1:PORT into slot CONN (retried
+ *                          every 10 ms while refused, for at most 10 s)
+ *   send CONN BYTES        one send() of BYTES bytes
+ *   recv CONN BYTES        one recv(MSG_WAITALL) of BYTES bytes
+ *   work PROC MS           MS ms of this thread's CPU in procedure PROC, one
+ *                          of the names of the table below
+ *   close CONN
+ *
+ * Every work procedure is a distinct noinline function, so the traces and
+ * the procedure-level tables name it.  Exit status 0 when every step
+ * worked, 1 (with a message naming the step) otherwise, 2 for bad usage.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuwork.h"
+
+#define WORK_PROC(name)                                                                            \
+    __attribute__((noinline)) static void name(double ms)                                          \
+    {                                                                                              \
+        burn_cpu(ms);                                                                              \
+    }
+
+WORK_PROC(solve)
+WORK_PROC(assemble)
+WORK_PROC(refine)
+WORK_PROC(output)
+WORK_PROC(setup)
+WORK_PROC(cleanup)
+WORK_PROC(compute)
+WORK_PROC(finish)
+WORK_PROC(serve)
+WORK_PROC(record)
+WORK_PROC(prepare)
+WORK_PROC(digest)
+
+static const struct {
+    const char *name;
+    void (*fn)(double);
+} procs[] = {
+    {"solve", solve}, {"assemble", assemble}, {"refine", refine},   {"output", output},
+    {"setup", setup}, {"cleanup", cleanup},   {"compute", compute}, {"finish", finish},
+    {"serve", serve}, {"record", record},     {"prepare", prepare}, {"digest", digest},
+};
+
+#define NCONN   8
+#define NLISTEN 8
+
+struct state {
+    int conn[NCONN];
+    int lport[NLISTEN], lfd[NLISTEN];
+    int nlisten;
+};
+
+static struct sockaddr_in loopback(int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return a;
+}
+
+__attribute__((noinline)) static int do_listen(struct state *st, int port)
+{
+    if (st->nlisten == NLISTEN)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = loopback(port);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 8) != 0)
+        return -1;
+    st->lport[st->nlisten] = port;
+    st->lfd[st->nlisten++] = fd;
+    return 0;
+}
+
+__attribute__((noinline)) static int do_accept(struct state *st, int port)
+{
+    for (int i = 0; i < st->nlisten; i++)
+        if (st->lport[i] == port)
+            return accept(st->lfd[i], NULL, NULL);
+    errno = ENOENT;
+    return -1;
+}
+
+__attribute__((noinline)) static int do_connect(int port)
+{
+    struct sockaddr_in a = loopback(port);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0)
+            return -1;
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+            return fd;
+        int e = errno;
+        close(fd);
+        if (e != ECONNREFUSED)
+            return -1;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return -1;
+}
+
+__attribute__((noinline)) static int do_send(int fd, int bytes)
+{
+    char buf[65536];
+    if (bytes < 0 || bytes > (int)sizeof buf)
+        return -1;
+    memset(buf, 'x', (size_t)bytes);
+    return send(fd, buf, (size_t)bytes, 0) == bytes ? 0 : -1;
+}
+
+__attribute__((noinline)) static int do_recv(int fd, int bytes)
+{
+    char buf[65536];
+    if (bytes < 0 || bytes > (int)sizeof buf)
+        return -1;
+    return recv(fd, buf, (size_t)bytes, MSG_WAITALL) == bytes ? 0 : -1;
+}
+
+static int conn_slot(const char *s)
+{
+    int c = atoi(s);
+    return c >= 0 && c < NCONN ? c : -1;
+}
+
+/* Runs the step at argv[i]; returns how many words it took, 0 on a
+ * failure (with errno), -1 for a step not understood. */
+static int step(struct state *st, char **argv, int argc, int i)
+{
+    const char *s = argv[i];
+    int left = argc - i - 1;
+    if (strcmp(s, "listen") == 0 && left >= 1)
+        return do_listen(st, atoi(argv[i + 1])) == 0 ? 2 : 0;
+    if ((strcmp(s, "accept") == 0 || strcmp(s, "connect") == 0) && left >= 2) {
+        int c = conn_slot(argv[i + 2]);
+        if (c < 0)
+            return -1;
+        int port = atoi(argv[i + 1]);
+        st->conn[c] = s[0] == 'a' ? do_accept(st, port) : do_connect(port);
+        return st->conn[c] >= 0 ? 3 : 0;
+    }
+    if ((strcmp(s, "send") == 0 || strcmp(s, "recv") == 0) && left >= 2) {
+        int c = conn_slot(argv[i + 1]);
+        if (c < 0 || st->conn[c] < 0)
+            return -1;
+        int n = atoi(argv[i + 2]);
+        return (s[0] == 's' ? do_send(st->conn[c], n) : do_recv(st->conn[c], n)) == 0 ? 3 : 0;
+    }
+    if (strcmp(s, "work") == 0 && left >= 2) {
+        for (size_t p = 0; p < sizeof procs / sizeof procs[0]; p++)
+            if (strcmp(procs[p].name, argv[i + 1]) == 0) {
+                procs[p].fn(atof(argv[i + 2]));
+                return 3;
+            }
+        return -1;
+    }
+    if (strcmp(s, "close") == 0 && left >= 1) {
+        int c = conn_slot(argv[i + 1]);
+        if (c < 0 || st->conn[c] < 0)
+            return -1;
+        close(st->conn[c]);
+        st->conn[c] = -1;
+        return 2;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct state st = {.nlisten = 0};
+    for (int c = 0; c < NCONN; c++)
+        st.conn[c] = -1;
+    for (int i = 1; i < argc;) {
+        int n = step(&st, argv, argc, i);
+        if (n < 0) {
+            fprintf(stderr, "cpstep: step %d: \"%s\" not understood (see the usage in cpstep.c)\n",
+                    i, argv[i]);
+            return 2;
+        }
+        if (n == 0) {
+            fprintf(stderr, "cpstep: step %d (%s %s): %s\n", i, argv[i],
+                    i + 1 < argc ? argv[i + 1] : "", strerror(errno));
+            return 1;
+        }
+        i += n;
+    }
+    return 0;
+}

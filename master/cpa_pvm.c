@@ -1,0 +1,670 @@
+/*
+ * cpa_pvm.c - critical-path queries on PVM slaves (cpa.h): the master's
+ * side of ips2_proto.h's 300-399 conversation.
+ *
+ * Opening a set spawns one ips2slave per part file on the host of the
+ * part's machine, in the VM this process is connected to (a live
+ * session's: ips2::run's) or in a private one started here.  Each slave
+ * reads its part (LOAD) and sends back only what the master needs: the
+ * ends that may pair with another machine's, its metadata for profiles,
+ * its warnings (LOADED).  The master pairs the ends of all parts
+ * (ips2_pag_match_ends over end-only parts) and gives each slave its cross
+ * arcs and the tids of its peers (CROSS).  A query (QUERY) then runs on
+ * the slaves: they exchange path lengths directly (BATCH) and report their
+ * state (STATUS).  Every slave done: the terminal is the best candidate;
+ * every slave idle with as many batches received as sent and not all
+ * done: the graph is stuck (a cycle, an arc without its source), an error
+ * naming the first waiting node.  The walk (WALK) goes from slave to
+ * slave; the master orders the segment chunks by their sequence number.
+ *
+ * The master waits with pvm_trecv under a matching function that takes
+ * only this conversation's tags, so the messages of a live run's slaves
+ * stay queued for its own event-loop handler.  It blocks while it waits
+ * (queries take milliseconds to seconds); a slave's task exit ends the
+ * wait with an error, and so does a slave silent for CPA_PVM_TIMEOUT_S.
+ */
+#include <pvm3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpa.h"
+#include "ips2_proto.h"
+#include "pvm_vm.h"
+
+/* libpvm 3.4's own task id, -1 when not connected (exported by
+ * libpvm3.so; asking pvm_mytid() would connect). */
+extern int pvmmytid;
+
+#define CPA_PVM_TIMEOUT_S 120
+#define BLOB_MAX          ((size_t)1 << 40)
+
+struct cpa_pvm {
+    struct ips2_vm *vm; /* a private VM started here, or NULL */
+    int *tids;
+    size_t n;
+    int32_t next_id;
+    bool broken; /* a slave died: the set cannot run queries */
+};
+
+struct status {
+    int32_t query; /* 0: none of this query yet */
+    uint32_t state;
+    int64_t sent, received;
+    uint32_t found;
+    int64_t gid, length;
+    char text[512];
+};
+
+bool cpa_pvm_connected(void)
+{
+    return pvmmytid > 0;
+}
+
+static int cpa_tags(int bufid, int tid, int tag)
+{
+    int len = 0, t = 0, src = 0;
+    (void)tid;
+    (void)tag;
+    if (pvm_bufinfo(bufid, &len, &t, &src) < 0)
+        return 0;
+    return t >= IPS2_TAG_CPA_FIRST && t <= IPS2_TAG_CPA_LAST;
+}
+
+/* Receives the next message of the conversation; 0 with *tag and *src,
+ * or -1 with err on a timeout or a lost pvmd. */
+static int recv_cpa(int *tag, int *src, char *err, size_t errlen)
+{
+    struct timeval tmout = {CPA_PVM_TIMEOUT_S, 0};
+    typedef int (*match_fn)(int, int, int);
+    /* pvm3.h declares the result as a function of the matcher: it is the old matcher */
+    match_fn old = (match_fn)(void (*)(void))pvm_recvf(cpa_tags);
+    int buf = pvm_trecv(-1, -1, &tmout);
+    pvm_recvf(old);
+    if (buf == 0) {
+        snprintf(err, errlen, "no answer from the critical-path slaves in %d s", CPA_PVM_TIMEOUT_S);
+        return -1;
+    }
+    if (buf < 0) {
+        snprintf(err, errlen, "lost the pvmd: %s", ips2_vm_strerror(buf));
+        return -1;
+    }
+    int len = 0;
+    pvm_bufinfo(buf, &len, tag, src);
+    return 0;
+}
+
+static int slave_of(const struct cpa_pvm *p, int tid)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->tids[i] == tid)
+            return (int)i;
+    return -1;
+}
+
+/* A CPA_TASK_EXIT message: which part's slave died (-1: not ours). */
+static int died(struct cpa_pvm *p)
+{
+    int32_t tid = 0;
+    if (ips2_upk_i32(&tid) < 0)
+        return -1;
+    int k = slave_of(p, tid);
+    if (k >= 0) {
+        p->tids[k] = 0;
+        p->broken = true;
+    }
+    return k;
+}
+
+void cpa_pvm_free(struct cpa_pvm *p)
+{
+    if (p == NULL)
+        return;
+    if (cpa_pvm_connected()) {
+        for (size_t i = 0; i < p->n; i++)
+            if (p->tids[i] > 0) {
+                pvm_initsend(PvmDataDefault);
+                pvm_send(p->tids[i], IPS2_TAG_QUIT);
+            }
+    }
+    if (p->vm != NULL)
+        ips2_vm_close(p->vm, NULL);
+    free(p->tids);
+    free(p);
+}
+
+static bool is_local(const char *host)
+{
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    return host == NULL || host[0] == '\0' || strcmp(host, "localhost") == 0 ||
+           strcmp(host, ".") == 0 || strcmp(host, me) == 0;
+}
+
+static int spawn(struct cpa_pvm *p, size_t k, const char *slave_path, const char *file,
+                 const char *host, char *err, size_t errlen)
+{
+    const char *base = strrchr(file, '/');
+    char *argv[] = {"-m", (char *)(base ? base + 1 : file), NULL};
+    const char *where = ".";
+    if (!is_local(host)) {
+        char *hosts[] = {(char *)host};
+        int info = 0;
+        pvm_addhosts(hosts, 1, &info); /* PvmDupHost if it is there already */
+        where = host;
+    }
+    int tid = 0;
+    int rc = pvm_spawn((char *)slave_path, argv, PvmTaskHost, (char *)where, 1, &tid);
+    if (rc != 1 || tid <= 0) {
+        snprintf(err, errlen, "cannot start %s on %s for %s: %s", slave_path,
+                 where[0] == '.' ? "this host" : where, file, ips2_vm_strerror(rc < 0 ? rc : tid));
+        return -1;
+    }
+    p->tids[k] = tid;
+    pvm_notify(PvmTaskExit, IPS2_TAG_CPA_TASK_EXIT, 1, &tid);
+    return 0;
+}
+
+/* LOAD on every slave, LOADED from every one: ends parts and metas. */
+static int load_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    int32_t id = ++p->next_id;
+    for (size_t k = 0; k < s->n; k++) {
+        pvm_initsend(PvmDataDefault);
+        ips2_pk_i32(id);
+        ips2_pk_str(s->files[k]);
+        ips2_pk_u32((uint32_t)k);
+        ips2_pk_u32((uint32_t)s->n);
+        if (pvm_send(p->tids[k], IPS2_TAG_CPA_LOAD) < 0) {
+            snprintf(err, errlen, "cannot send to the slave of %s", s->files[k]);
+            return -1;
+        }
+    }
+    size_t left = s->n;
+    while (left > 0) {
+        int tag = 0, src = 0;
+        if (recv_cpa(&tag, &src, err, errlen) != 0)
+            return -1;
+        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
+            int k = died(p);
+            if (k >= 0) {
+                snprintf(err, errlen, "the slave of %s died while loading it", s->files[k]);
+                return -1;
+            }
+            continue;
+        }
+        int k = slave_of(p, src);
+        if (tag != IPS2_TAG_CPA_LOADED || k < 0)
+            continue;
+        int32_t rid = 0, ok = 0;
+        char *why = NULL;
+        void *eb = NULL, *mb = NULL;
+        size_t en = 0, mn = 0;
+        uint32_t nw = 0;
+        int rc = ips2_upk_i32(&rid);
+        if (rc >= 0)
+            rc = ips2_upk_i32(&ok);
+        if (rc >= 0)
+            rc = ips2_upk_str(&why);
+        if (rc >= 0)
+            rc = ips2_upk_blob(&eb, &en, BLOB_MAX);
+        if (rc >= 0)
+            rc = ips2_upk_blob(&mb, &mn, BLOB_MAX);
+        if (rc >= 0)
+            rc = ips2_upk_u32(&nw);
+        for (uint32_t w = 0; rc >= 0 && w < nw && w < IPS2_CPA_WARN_MAX; w++) {
+            char *line = NULL;
+            if ((rc = ips2_upk_str(&line)) >= 0)
+                cpa_set_warn(s, line);
+            free(line);
+        }
+        if (rid != id) { /* an older load's */
+            free(why);
+            free(eb);
+            free(mb);
+            continue;
+        }
+        int bad = 0;
+        if (rc < 0) {
+            snprintf(err, errlen, "%s: a bad CPA_LOADED message from its slave", s->files[k]);
+            bad = 1;
+        } else if (!ok) {
+            snprintf(err, errlen, "%s", why && why[0] ? why : "cannot load the part");
+            bad = 1;
+        } else if (ips2_pag_ends_decode(eb, en, s->files[k], &ends[k], err, errlen) != 0 ||
+                   ips2_cpa_meta_decode(mb, mn, s->files[k], &s->metas[k], err, errlen) != 0) {
+            bad = 1;
+        }
+        free(why);
+        free(eb);
+        free(mb);
+        if (bad)
+            return -1;
+        ips2_pag_set_part(ends[k], (uint32_t)k);
+        left--;
+    }
+    return 0;
+}
+
+/* Matching, then CROSS on every slave and READY from every one. */
+static int connect_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    if (ips2_pag_match_ends(ends, s->n, err, errlen) != 0)
+        return -1;
+    int32_t id = ++p->next_id;
+    for (size_t k = 0; k < s->n; k++) {
+        for (size_t w = 0; w < ends[k]->nwarnings; w++)
+            cpa_set_warn(s, ends[k]->warnings[w]);
+        void *data = NULL;
+        size_t size = 0;
+        if ((data = ips2_pag_cross_encode(ends[k], &size)) == NULL) {
+            snprintf(err, errlen, "out of memory encoding cross arcs");
+            return -1;
+        }
+        pvm_initsend(PvmDataDefault);
+        ips2_pk_i32(id);
+        ips2_pk_blob(data, size);
+        free(data);
+        ips2_pk_u32((uint32_t)s->n);
+        for (size_t j = 0; j < s->n; j++)
+            ips2_pk_i32(p->tids[j]);
+        if (pvm_send(p->tids[k], IPS2_TAG_CPA_CROSS) < 0) {
+            snprintf(err, errlen, "cannot send to the slave of %s", s->files[k]);
+            return -1;
+        }
+    }
+    size_t left = s->n;
+    while (left > 0) {
+        int tag = 0, src = 0;
+        if (recv_cpa(&tag, &src, err, errlen) != 0)
+            return -1;
+        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
+            int k = died(p);
+            if (k >= 0) {
+                snprintf(err, errlen, "the slave of %s died", s->files[k]);
+                return -1;
+            }
+            continue;
+        }
+        int k = slave_of(p, src);
+        if (tag != IPS2_TAG_CPA_READY || k < 0)
+            continue;
+        int32_t rid = 0, ok = 0;
+        char *why = NULL;
+        if (ips2_upk_i32(&rid) < 0 || ips2_upk_i32(&ok) < 0 || ips2_upk_str(&why) < 0) {
+            free(why);
+            snprintf(err, errlen, "%s: a bad CPA_READY message from its slave", s->files[k]);
+            return -1;
+        }
+        if (rid == id && !ok) {
+            snprintf(err, errlen, "%s: %s", s->files[k], why ? why : "cross arcs refused");
+            free(why);
+            return -1;
+        }
+        free(why);
+        if (rid == id)
+            left--;
+    }
+    return 0;
+}
+
+int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *slave_path,
+                 bool private_vm, struct cpa_set **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct cpa_set *s = cpa_set_new(files, n);
+    struct ips2_pag **ends = calloc(n ? n : 1, sizeof *ends);
+    if (s == NULL || ends == NULL || (s->pvm = calloc(1, sizeof *s->pvm)) == NULL ||
+        (s->pvm->tids = calloc(n ? n : 1, sizeof *s->pvm->tids)) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        free(ends);
+        cpa_set_free(s);
+        return -1;
+    }
+    struct cpa_pvm *p = s->pvm;
+    p->n = n;
+    int rc = 0;
+    if (!cpa_pvm_connected()) {
+        if (!private_vm) {
+            snprintf(err, errlen, "not connected to a PVM virtual machine");
+            rc = -1;
+        } else if ((p->vm = ips2_vm_open(IPS2_VM_PRIVATE, err, errlen)) == NULL) {
+            rc = -1;
+        }
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        rc = spawn(p, k, slave_path, files[k], hosts ? hosts[k] : NULL, err, errlen);
+    if (rc == 0)
+        rc = load_all(s, ends, err, errlen);
+    if (rc == 0)
+        rc = connect_all(s, ends, err, errlen);
+    for (size_t k = 0; k < n; k++)
+        ips2_pag_free(ends[k]);
+    free(ends);
+    if (rc != 0) {
+        cpa_set_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+/* --- one query ------------------------------------------------------------ */
+
+static int send_query(struct cpa_set *s, int32_t q, const struct ips2_cpa_query *query)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        pvm_initsend(PvmDataDefault);
+        ips2_pk_i32(q);
+        ips2_pk_u32((uint32_t)query->mode);
+        ips2_pk_str(query->app);
+        ips2_pk_str(query->zero_procedure);
+        ips2_pk_i32(query->zero_process);
+        ips2_pk_u32(query->zero_part);
+        ips2_pk_i32(query->zero_pid);
+        ips2_pk_str(query->zero_app);
+        if (pvm_send(s->pvm->tids[k], IPS2_TAG_CPA_QUERY) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void end_query(struct cpa_set *s, int32_t q)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (s->pvm->tids[k] > 0) {
+            pvm_initsend(PvmDataDefault);
+            ips2_pk_i32(q);
+            pvm_send(s->pvm->tids[k], IPS2_TAG_CPA_END);
+        }
+}
+
+static void send_probe(struct cpa_set *s, int32_t q, uint32_t round)
+{
+    for (size_t k = 0; k < s->n; k++) {
+        pvm_initsend(PvmDataDefault);
+        ips2_pk_i32(q);
+        ips2_pk_u32(round);
+        pvm_send(s->pvm->tids[k], IPS2_TAG_CPA_PROBE);
+    }
+}
+
+/* Totals of sent and received batches over st[0..n) of query q; how many
+ * reported, how many are done. */
+static void totals(const struct status *st, size_t n, int32_t q, size_t *reported, size_t *done,
+                   int64_t *sent, int64_t *received)
+{
+    *reported = *done = 0;
+    *sent = *received = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (st[i].query != q)
+            continue;
+        (*reported)++;
+        *done += st[i].state == IPS2_CPA_STATE_DONE;
+        *sent += st[i].sent;
+        *received += st[i].received;
+    }
+}
+
+/* The forward diffusion: 1 all done (terminal in *best), 0 stuck or
+ * failed (err), -1 lost.  st: the latest STATUS of each slave; probe: the
+ * answers to the probe round in flight (ips2_proto.h's termination rule). */
+static int forward(struct cpa_set *s, int32_t q, struct status *st, struct status **best, char *err,
+                   size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    struct status *probe = calloc(s->n ? s->n : 1, sizeof *probe);
+    uint32_t round = 0, rounds = 0; /* the probe round in flight (0: none), rounds sent */
+    int64_t last_total = -1;        /* sent == received of the last round that found all idle */
+    int rc = -1;
+    if (probe == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (;;) {
+        int tag = 0, src = 0;
+        if (recv_cpa(&tag, &src, err, errlen) != 0)
+            break;
+        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
+            int k = died(p);
+            if (k >= 0) {
+                snprintf(err, errlen, "the slave of %s died during the diffusion", s->files[k]);
+                break;
+            }
+            continue;
+        }
+        int k = slave_of(p, src);
+        if (tag != IPS2_TAG_CPA_STATUS || k < 0)
+            continue;
+        struct status m = {0};
+        char *text = NULL;
+        uint32_t answer = 0;
+        int urc = ips2_upk_i32(&m.query);
+        if (urc >= 0)
+            urc = ips2_upk_u32(&m.state);
+        if (urc >= 0)
+            urc = ips2_upk_i64(&m.sent);
+        if (urc >= 0)
+            urc = ips2_upk_i64(&m.received);
+        if (urc >= 0)
+            urc = ips2_upk_u32(&m.found);
+        if (urc >= 0)
+            urc = ips2_upk_i64(&m.gid);
+        if (urc >= 0)
+            urc = ips2_upk_i64(&m.length);
+        if (urc >= 0)
+            urc = ips2_upk_str(&text);
+        if (urc >= 0)
+            urc = ips2_upk_u32(&answer);
+        snprintf(m.text, sizeof m.text, "%s", text ? text : "");
+        free(text);
+        if (urc < 0) {
+            snprintf(err, errlen, "%s: a bad CPA_STATUS message from its slave", s->files[k]);
+            rc = 0;
+            break;
+        }
+        if (m.query != q)
+            continue;
+        st[k] = m;
+        if (answer != 0 && answer == round)
+            probe[k] = m;
+        if (m.state == IPS2_CPA_STATE_FAILED) {
+            snprintf(err, errlen, "%s: %s", s->files[k], m.text);
+            rc = 0;
+            break;
+        }
+        size_t reported, done;
+        int64_t sent, received;
+        totals(st, s->n, q, &reported, &done, &sent, &received);
+        if (done == s->n) {
+            *best = NULL;
+            for (size_t i = 0; i < s->n; i++)
+                if (st[i].found && (*best == NULL || st[i].length > (*best)->length ||
+                                    (st[i].length == (*best)->length &&
+                                     (uint64_t)st[i].gid < (uint64_t)(*best)->gid)))
+                    *best = &st[i];
+            rc = 1;
+            break;
+        }
+        if (round != 0) {
+            size_t answered, pdone;
+            int64_t psent, preceived;
+            totals(probe, s->n, q, &answered, &pdone, &psent, &preceived);
+            if (answered < s->n)
+                continue;
+            /* a whole round answered: every slave idle (none failed) */
+            round = 0;
+            if (psent == preceived && psent == last_total) {
+                for (size_t i = 0; i < s->n; i++)
+                    if (probe[i].state != IPS2_CPA_STATE_DONE) {
+                        snprintf(err, errlen,
+                                 "the critical path cannot be computed: %s: nodes wait for "
+                                 "path lengths that never come (a cycle, or an arc without "
+                                 "its source): %s",
+                                 s->files[i], probe[i].text);
+                        break;
+                    }
+                rc = 0;
+                break;
+            }
+            last_total = psent == preceived ? psent : -1;
+            if (last_total < 0)
+                continue;
+        } else if (reported < s->n || sent != received) {
+            continue;
+        }
+        /* every slave said it is idle and the totals agree: probe (again) */
+        round = ++rounds;
+        for (size_t i = 0; i < s->n; i++)
+            probe[i].query = 0;
+        send_probe(s, q, round);
+    }
+    free(probe);
+    return rc;
+}
+
+/* The walk from the terminal: chunks in sequence order into out. */
+static int walk(struct cpa_set *s, int32_t q, uint64_t terminal, struct ips2_cpa_path *out,
+                char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    struct ips2_cpa_walk w = {.done = 0, .gid = terminal, .has_arc = 0};
+    void *data = NULL;
+    size_t size = 0;
+    uint32_t part = IPS2_PAG_GID_PART(terminal);
+    if (part >= s->n) {
+        snprintf(err, errlen, "the terminal node is in part %u of %zu", part, s->n);
+        return 0;
+    }
+    if (ips2_cpa_walk_encode(&w, &data, &size, err, errlen) != 0)
+        return 0;
+    pvm_initsend(PvmDataDefault);
+    ips2_pk_i32(q);
+    ips2_pk_u32(0);
+    ips2_pk_blob(data, size);
+    free(data);
+    pvm_send(p->tids[part], IPS2_TAG_CPA_WALK);
+
+    struct ips2_cpa_path *chunks = NULL;
+    size_t nchunks = 0, got = 0;
+    int64_t last = -1; /* seq of the chunk that ended the walk */
+    int rc = 1;
+    while (rc == 1 && (last < 0 || got < (size_t)last + 1)) {
+        int tag = 0, src = 0;
+        if (recv_cpa(&tag, &src, err, errlen) != 0) {
+            rc = -1;
+            break;
+        }
+        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
+            int k = died(p);
+            if (k >= 0) {
+                snprintf(err, errlen, "the slave of %s died during the walk", s->files[k]);
+                rc = -1;
+            }
+            continue;
+        }
+        if (tag != IPS2_TAG_CPA_SEGMENTS || slave_of(p, src) < 0)
+            continue;
+        int32_t mq = 0;
+        uint32_t seq = 0, done = 0;
+        char *why = NULL;
+        data = NULL;
+        int urc = ips2_upk_i32(&mq);
+        if (urc >= 0)
+            urc = ips2_upk_u32(&seq);
+        if (urc >= 0)
+            urc = ips2_upk_u32(&done);
+        if (urc >= 0)
+            urc = ips2_upk_blob(&data, &size, BLOB_MAX);
+        if (urc >= 0)
+            urc = ips2_upk_str(&why);
+        if (urc < 0 || mq != q || seq > (1u << 24)) {
+            free(data);
+            free(why);
+            if (urc < 0) {
+                snprintf(err, errlen, "a bad CPA_SEGMENTS message");
+                rc = 0;
+            }
+            continue;
+        }
+        if (why != NULL && why[0] != '\0') {
+            snprintf(err, errlen, "the walk back: %s", why);
+            free(data);
+            free(why);
+            rc = 0;
+            break;
+        }
+        free(why);
+        if (seq >= nchunks) {
+            size_t cap = seq + 16;
+            struct ips2_cpa_path *v = realloc(chunks, cap * sizeof *v);
+            if (v == NULL) {
+                free(data);
+                snprintf(err, errlen, "out of memory");
+                rc = 0;
+                break;
+            }
+            for (size_t i = nchunks; i < cap; i++)
+                ips2_cpa_path_init(&v[i]);
+            chunks = v;
+            nchunks = cap;
+        }
+        if (ips2_cpa_path_decode(data, size, "CPA_SEGMENTS", &chunks[seq], err, errlen) != 0)
+            rc = 0;
+        free(data);
+        got++;
+        if (done)
+            last = seq;
+    }
+    for (size_t i = 0; i < nchunks; i++) {
+        if (rc == 1 && (int64_t)i <= last &&
+            ips2_cpa_path_append(out, &chunks[i], err, errlen) != 0)
+            rc = 0;
+        ips2_cpa_path_free(&chunks[i]);
+    }
+    free(chunks);
+    if (rc == 1)
+        ips2_cpa_path_finish(out);
+    return rc;
+}
+
+int cpa_pvm_run(struct cpa_set *s, const struct ips2_cpa_query *query, struct ips2_cpa_path *out,
+                char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    if (p->broken || !cpa_pvm_connected()) {
+        snprintf(err, errlen, "the critical-path slaves are gone");
+        return -1;
+    }
+    int32_t q = ++p->next_id;
+    struct status *st = calloc(s->n ? s->n : 1, sizeof *st), *best = NULL;
+    if (st == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = send_query(s, q, query) == 0 ? 1 : -1;
+    if (rc < 0)
+        snprintf(err, errlen, "cannot send the query to the slaves");
+    if (rc == 1)
+        rc = forward(s, q, st, &best, err, errlen);
+    if (rc == 1) {
+        out->found = best != NULL;
+        out->length = best ? best->length : 0;
+        out->terminal = best ? (uint64_t)best->gid : 0;
+        if (best != NULL)
+            rc = walk(s, q, (uint64_t)best->gid, out, err, errlen);
+        if (rc == 1) {
+            out->length = best ? best->length : 0;
+            out->found = best != NULL;
+            out->terminal = best ? (uint64_t)best->gid : 0;
+        }
+    }
+    end_query(s, q);
+    free(st);
+    return rc == 1 ? 0 : -1;
+}

@@ -1,0 +1,979 @@
+/*
+ * tcl_cpa.c - the critical-path subcommands of a session object and
+ * ips2::cpa (ANALYSTS.md §6):
+ *
+ *   $s cp ?NODE? ?-mode intra|inter|global? ?-app A? ?-level L? ?-phase P? ?-pvm HOW?
+ *   $s cp-zero ?-mode M? ?-app A? (-procedure F | -process PATH) ?-pvm HOW?
+ *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
+ *   $s cp-imbalance ?NODE? ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
+ *   $s timeline ?NODE? -from T0 -to T1 ?-limit N?
+ *   ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?
+ *
+ * The parts are the session's part files, SESSION/pag/MACHINE*.pag.  Where a query runs
+ * (-pvm): auto (the default) runs it on PVM slaves when the session is a
+ * live one (ips2::run's, still connected to its VM), else in this process;
+ * private runs it on PVM slaves (in the VM this process is connected to,
+ * or in a private one started for the session); none runs it here.  The
+ * slaves or the parts stay with the session until it is closed; paths are
+ * kept per (mode, application, zeroing) and every table is made from them
+ * (cpa/ips2_cpa.h profiles, from the parts' metadata only).
+ */
+#include <dlfcn.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpa.h"
+#include "ips2_reader.h" /* ips2_kind_name */
+#include "tcl_cpa.h"
+
+#define ERR_LEN 1024
+
+struct cached_path {
+    char *key;
+    struct ips2_cpa_path path;
+};
+
+struct Ips2Cpa {
+    struct cpa_set *set;
+    bool distributed;
+    struct cpa_set *local; /* parts with nodes, for timeline (set itself when in-process) */
+    struct cached_path *paths;
+    size_t npaths;
+};
+
+static Tcl_Obj *Str(const char *s)
+{
+    return Tcl_NewStringObj(s ? s : "", -1);
+}
+
+static Tcl_Obj *Wide(int64_t v)
+{
+    return Tcl_NewWideIntObj((Tcl_WideInt)v);
+}
+
+static void Put(Tcl_Obj *d, const char *k, Tcl_Obj *v)
+{
+    Tcl_DictObjPut(NULL, d, Str(k), v);
+}
+
+static int Error(Tcl_Interp *interp, const char *code, const char *fmt, const char *a)
+{
+    Tcl_SetObjResult(interp, Tcl_ObjPrintf(fmt, a));
+    Tcl_SetErrorCode(interp, "IPS2", "CP", code, NULL);
+    return TCL_ERROR;
+}
+
+static void DropPaths(struct Ips2Cpa *c)
+{
+    for (size_t i = 0; i < c->npaths; i++) {
+        free(c->paths[i].key);
+        ips2_cpa_path_free(&c->paths[i].path);
+    }
+    free(c->paths);
+    c->paths = NULL;
+    c->npaths = 0;
+}
+
+void Ips2CpaFree(Ips2Session *s)
+{
+    struct Ips2Cpa *c = s->cpa;
+    if (c == NULL)
+        return;
+    DropPaths(c);
+    if (c->local != c->set)
+        cpa_set_free(c->local);
+    cpa_set_free(c->set);
+    free(c);
+    s->cpa = NULL;
+}
+
+/* --- the parts ----------------------------------------------------------- */
+
+/* The path of ips2slave: $IPS2_SLAVE, or bin/ beside the lib/ holding
+ * this library (.../lib/ips2/libips2tcl.so). */
+static void SlavePath(char *buf, size_t len)
+{
+    const char *env = getenv("IPS2_SLAVE");
+    Dl_info info;
+    char real[PATH_MAX];
+    if (env != NULL && env[0] != '\0') {
+        snprintf(buf, len, "%s", env);
+        return;
+    }
+    snprintf(buf, len, "ips2slave");
+    if (dladdr((void *)SlavePath, &info) != 0 && info.dli_fname != NULL &&
+        realpath(info.dli_fname, real) != NULL) {
+        for (int up = 0; up < 3; up++) {
+            char *slash = strrchr(real, '/');
+            if (slash == NULL)
+                return;
+            *slash = '\0';
+        }
+        snprintf(buf, len, "%s/bin/ips2slave", real);
+    }
+}
+
+/* The session's part files (pag/ *.pag), sorted; the host of each file's machine (the
+ * longest machine name that is the file's stem or its stem's prefix
+ * before a dot). */
+static int PartFiles(struct ips2_model *m, glob_t *g, char ***hosts, char *err, size_t errlen)
+{
+    char pattern[PATH_MAX];
+    snprintf(pattern, sizeof pattern, "%s/pag/*.pag", m->dir ? m->dir : ".");
+    memset(g, 0, sizeof *g);
+    if (glob(pattern, 0, NULL, g) != 0 || g->gl_pathc == 0) {
+        globfree(g);
+        snprintf(err, errlen,
+                 "%s/pag: no PAG parts (*.pag): the session was reduced without them, so it "
+                 "has no critical path",
+                 m->dir ? m->dir : ".");
+        return -1;
+    }
+    *hosts = calloc(g->gl_pathc, sizeof **hosts);
+    if (*hosts == NULL) {
+        globfree(g);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < g->gl_pathc; i++) {
+        const char *base = strrchr(g->gl_pathv[i], '/');
+        base = base ? base + 1 : g->gl_pathv[i];
+        size_t best = 0;
+        for (size_t k = 0; k < m->nmachines; k++) {
+            size_t n = strlen(m->machines[k].name);
+            if (n > best && strncmp(base, m->machines[k].name, n) == 0 &&
+                (base[n] == '.' || base[n] == '\0')) {
+                best = n;
+                (*hosts)[i] = m->machines[k].host;
+            }
+        }
+    }
+    return 0;
+}
+
+enum pvm_how { PVM_AUTO, PVM_PRIVATE, PVM_NONE };
+
+static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
+{
+    struct Ips2Cpa *c = s->cpa;
+    if (c == NULL) {
+        c = s->cpa = calloc(1, sizeof *c);
+        if (c == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    bool live = s->m->reducer.reduce != NULL && cpa_pvm_connected();
+    bool distributed = how == PVM_PRIVATE || (how == PVM_AUTO && live);
+    if (c->set != NULL && c->distributed == distributed)
+        return 0;
+    DropPaths(c);
+    if (c->local != c->set)
+        cpa_set_free(c->local);
+    cpa_set_free(c->set);
+    c->set = c->local = NULL;
+    glob_t g;
+    char **hosts = NULL;
+    if (PartFiles(s->m, &g, &hosts, err, errlen) != 0)
+        return -1;
+    int rc;
+    if (distributed) {
+        char slave[PATH_MAX];
+        SlavePath(slave, sizeof slave);
+        rc = cpa_pvm_open(g.gl_pathv, hosts, g.gl_pathc, slave, true, &c->set, err, errlen);
+    } else {
+        rc = cpa_local_open(g.gl_pathv, g.gl_pathc, &c->set, err, errlen);
+        c->local = c->set;
+    }
+    c->distributed = distributed;
+    free(hosts);
+    globfree(&g);
+    return rc;
+}
+
+/* The parts with their nodes, for timeline. */
+static struct cpa_set *LocalSet(Ips2Session *s, char *err, size_t errlen)
+{
+    struct Ips2Cpa *c = s->cpa;
+    if (c == NULL && OpenSet(s, PVM_NONE, err, errlen) != 0)
+        return NULL;
+    c = s->cpa;
+    if (c->local != NULL)
+        return c->local;
+    glob_t g;
+    char **hosts = NULL;
+    if (PartFiles(s->m, &g, &hosts, err, errlen) != 0)
+        return NULL;
+    int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, &c->local, err, errlen);
+    free(hosts);
+    globfree(&g);
+    return rc == 0 ? c->local : NULL;
+}
+
+/* --- options --------------------------------------------------------------- */
+
+struct cp_args {
+    const char *node;
+    enum ips2_cpa_mode mode;
+    const char *app;
+    enum ips2_cpa_level level;
+    const char *phase;
+    enum pvm_how pvm;
+    const char *procedure, *process; /* cp-zero */
+    int64_t from, to, limit;         /* timeline */
+    bool has_from, has_to;
+};
+
+/* Parses objv[2..] for sub (its allowed options in `allowed`). */
+static int ParseArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const char *allowed,
+                     struct cp_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->mode = IPS2_CPA_GLOBAL;
+    a->level = IPS2_CPA_LEVEL_PROCESS;
+    a->limit = 20000;
+    bool mode_given = false;
+    int i = 2;
+    if (i < objc && Tcl_GetString(objv[i])[0] != '-' && strstr(allowed, "NODE") != NULL)
+        a->node = Tcl_GetString(objv[i++]);
+    for (; i < objc; i += 2) {
+        const char *opt = Tcl_GetString(objv[i]);
+        char pat[64];
+        snprintf(pat, sizeof pat, " %s ", opt);
+        if (opt[0] != '-' || strstr(allowed, pat) == NULL) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("bad option \"%s\": expected one of%s", opt,
+                                                   strchr(allowed, '-') - 1));
+            Tcl_SetErrorCode(interp, "IPS2", "CP", "USAGE", NULL);
+            return TCL_ERROR;
+        }
+        if (i + 1 >= objc)
+            return Error(interp, "USAGE", "%s needs a value", opt);
+        const char *v = Tcl_GetString(objv[i + 1]);
+        Tcl_WideInt w = 0;
+        if (strcmp(opt, "-mode") == 0) {
+            if (ips2_cpa_mode_parse(v, &a->mode) != 0)
+                return Error(interp, "USAGE", "bad mode \"%s\": expected intra, inter or global",
+                             v);
+            mode_given = true;
+        } else if (strcmp(opt, "-app") == 0) {
+            a->app = v;
+        } else if (strcmp(opt, "-level") == 0) {
+            if (ips2_cpa_level_parse(v, &a->level) != 0)
+                return Error(interp, "USAGE",
+                             "bad level \"%s\": expected machine, process, thread or procedure", v);
+        } else if (strcmp(opt, "-phase") == 0) {
+            a->phase = v[0] ? v : NULL;
+        } else if (strcmp(opt, "-pvm") == 0) {
+            if (strcmp(v, "auto") == 0)
+                a->pvm = PVM_AUTO;
+            else if (strcmp(v, "private") == 0)
+                a->pvm = PVM_PRIVATE;
+            else if (strcmp(v, "none") == 0)
+                a->pvm = PVM_NONE;
+            else
+                return Error(interp, "USAGE", "bad -pvm \"%s\": expected auto, private or none", v);
+        } else if (strcmp(opt, "-procedure") == 0) {
+            a->procedure = v;
+        } else if (strcmp(opt, "-process") == 0) {
+            a->process = v;
+        } else if (strcmp(opt, "-from") == 0 || strcmp(opt, "-to") == 0 ||
+                   strcmp(opt, "-limit") == 0) {
+            if (Tcl_GetWideIntFromObj(interp, objv[i + 1], &w) != TCL_OK)
+                return TCL_ERROR;
+            if (opt[1] == 'f') {
+                a->from = w;
+                a->has_from = true;
+            } else if (opt[1] == 't') {
+                a->to = w;
+                a->has_to = true;
+            } else {
+                a->limit = w > 0 ? w : 1;
+            }
+        }
+    }
+    if (!mode_given && a->app != NULL)
+        a->mode = IPS2_CPA_INTER;
+    return TCL_OK;
+}
+
+/* The node path's parts: app:A machine:M process:PID[@APP] thread:TID
+ * procedure:NAME ("physical" or none: no filter).  Strings point into
+ * buf. */
+static int ParseNode(Tcl_Interp *interp, const char *node, char *buf, size_t len,
+                     struct ips2_cpa_filter *f)
+{
+    memset(f, 0, sizeof *f);
+    if (node == NULL || node[0] == '\0' || strcmp(node, "physical") == 0)
+        return TCL_OK;
+    snprintf(buf, len, "%s", node);
+    char *save = NULL;
+    for (char *part = strtok_r(buf, "/", &save); part != NULL; part = strtok_r(NULL, "/", &save)) {
+        char *colon = strchr(part, ':');
+        if (colon == NULL)
+            return Error(interp, "NODE",
+                         "bad node \"%s\": expected a path like app:A/machine:M/process:PID", node);
+        *colon = '\0';
+        char *v = colon + 1;
+        if (strcmp(part, "app") == 0) {
+            f->app = v;
+        } else if (strcmp(part, "machine") == 0) {
+            f->machine = v;
+        } else if (strcmp(part, "process") == 0) {
+            char *at = strchr(v, '@');
+            if (at != NULL) {
+                *at = '\0';
+                f->app = at + 1;
+            }
+            f->has_pid = 1;
+            f->pid = (int32_t)strtol(v, NULL, 10);
+        } else if (strcmp(part, "thread") == 0) {
+            f->has_tid = 1;
+            f->tid = (int32_t)strtol(v, NULL, 10);
+        } else if (strcmp(part, "procedure") == 0) {
+            f->procedure = v;
+        } else {
+            return Error(interp, "NODE",
+                         "bad node \"%s\": expected app:, machine:, process:, thread: or "
+                         "procedure: parts",
+                         node);
+        }
+    }
+    return TCL_OK;
+}
+
+/* The application of an intra or inter query: -app, the node's, or the
+ * session's only one. */
+static int QueryApp(Ips2Session *s, Tcl_Interp *interp, struct cp_args *a,
+                    const struct ips2_cpa_filter *f)
+{
+    if (a->mode == IPS2_CPA_GLOBAL) {
+        a->app = NULL;
+        return TCL_OK;
+    }
+    if (a->app == NULL && f != NULL && f->app != NULL)
+        a->app = f->app;
+    if (a->app == NULL && s->m->napps == 1)
+        a->app = s->m->apps[0].name;
+    if (a->app == NULL)
+        return Error(interp, "USAGE", "mode %s needs -app (an application of the session)",
+                     ips2_cpa_mode_name(a->mode));
+    for (size_t i = 0; i < s->m->napps; i++)
+        if (strcmp(s->m->apps[i].name, a->app) == 0)
+            return TCL_OK;
+    return Error(interp, "APP", "no application \"%s\" in the session", a->app);
+}
+
+static int PhaseBounds(Ips2Session *s, Tcl_Interp *interp, const char *phase, int64_t *t0,
+                       int64_t *t1)
+{
+    *t0 = *t1 = 0;
+    if (phase == NULL)
+        return TCL_OK;
+    for (size_t i = 0; i < s->m->nphases; i++)
+        if (strcmp(s->m->phases[i].name, phase) == 0) {
+            *t0 = s->m->phases[i].start_ns;
+            *t1 = s->m->phases[i].end_ns;
+            return TCL_OK;
+        }
+    return Error(interp, "PHASE", "no phase \"%s\" (define it with $session phase)", phase);
+}
+
+/* --- running and caching queries ---------------------------------------- */
+
+static const struct ips2_cpa_path *Path(Ips2Session *s, Tcl_Interp *interp, enum pvm_how how,
+                                        const struct ips2_cpa_query *q)
+{
+    char err[ERR_LEN] = "";
+    if (OpenSet(s, how, err, sizeof err) != 0) {
+        Error(interp, "PARTS", "%s", err);
+        return NULL;
+    }
+    struct Ips2Cpa *c = s->cpa;
+    char key[1024];
+    snprintf(key, sizeof key, "%d|%s|%s|%d|%u|%d|%s", (int)q->mode, q->app ? q->app : "",
+             q->zero_procedure ? q->zero_procedure : "", q->zero_process, q->zero_part,
+             (int)q->zero_pid, q->zero_app ? q->zero_app : "");
+    for (size_t i = 0; i < c->npaths; i++)
+        if (strcmp(c->paths[i].key, key) == 0)
+            return &c->paths[i].path;
+    struct cached_path *v = realloc(c->paths, (c->npaths + 1) * sizeof *v);
+    if (v == NULL) {
+        Error(interp, "MEMORY", "%s", "out of memory");
+        return NULL;
+    }
+    c->paths = v;
+    struct cached_path *cp = &c->paths[c->npaths];
+    ips2_cpa_path_init(&cp->path);
+    if (cpa_set_run(c->set, q, &cp->path, err, sizeof err) != 0) {
+        ips2_cpa_path_free(&cp->path);
+        Error(interp, "QUERY", "%s", err);
+        return NULL;
+    }
+    cp->key = strdup(key);
+    if (cp->key == NULL) {
+        ips2_cpa_path_free(&cp->path);
+        Error(interp, "MEMORY", "%s", "out of memory");
+        return NULL;
+    }
+    c->npaths++;
+    return &cp->path;
+}
+
+/* --- names of the parts' things ------------------------------------------ */
+
+static const char *MetaString(const struct ips2_cpa_meta *m, uint32_t i)
+{
+    return i < m->nstrings ? m->strings[i] : "?";
+}
+
+/* app:A/machine:M/process:PID(/thread:TID) of a part's thread. */
+static Tcl_Obj *ThreadPath(struct cpa_set *set, uint32_t part, uint32_t thread, bool with_thread)
+{
+    if (part >= set->n || set->metas[part] == NULL || thread >= set->metas[part]->nthreads)
+        return Str("");
+    const struct ips2_cpa_meta *m = set->metas[part];
+    const struct ips2_pag_thread *t = &m->threads[thread];
+    if (t->process >= m->nprocesses)
+        return Str("");
+    const struct ips2_pag_process *p = &m->processes[t->process];
+    const char *app = p->app < m->napps ? MetaString(m, m->apps[p->app]) : "?";
+    if (with_thread)
+        return Tcl_ObjPrintf("app:%s/machine:%s/process:%d/thread:%d", app, m->machine, (int)p->pid,
+                             (int)t->tid);
+    return Tcl_ObjPrintf("app:%s/machine:%s/process:%d", app, m->machine, (int)p->pid);
+}
+
+static Tcl_Obj *Columns(const char *const *spec)
+{
+    Tcl_Obj *cols = Tcl_NewListObj(0, NULL);
+    for (int i = 0; spec[i] != NULL; i += 2) {
+        Tcl_Obj *c = Tcl_NewListObj(0, NULL);
+        Tcl_ListObjAppendElement(NULL, c, Str(spec[i]));
+        Tcl_ListObjAppendElement(NULL, c, Str(spec[i + 1]));
+        Tcl_ListObjAppendElement(NULL, cols, c);
+    }
+    return cols;
+}
+
+static Tcl_Obj *Warnings(struct Ips2Cpa *c, const struct ips2_cpa_path *p)
+{
+    Tcl_Obj *w = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < c->set->nwarnings; i++)
+        Tcl_ListObjAppendElement(NULL, w, Str(c->set->warnings[i]));
+    for (size_t i = 0; p != NULL && i < p->nwarnings; i++)
+        Tcl_ListObjAppendElement(NULL, w, Str(p->warnings[i]));
+    return w;
+}
+
+static Tcl_Obj *Percent(double v)
+{
+    return Tcl_NewDoubleObj((double)(int64_t)(v * 100.0 + (v >= 0 ? 0.5 : -0.5)) / 100.0);
+}
+
+/* --- $s cp -------------------------------------------------------------- */
+
+static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    struct cp_args a;
+    struct ips2_cpa_filter f;
+    char nodebuf[1024], err[ERR_LEN] = "";
+    int64_t t0, t1;
+    if (ParseArgs(interp, objc, objv, "NODE -mode -app -level -phase -pvm ", &a) != TCL_OK ||
+        ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK ||
+        QueryApp(s, interp, &a, &f) != TCL_OK ||
+        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+        return TCL_ERROR;
+    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
+    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
+    if (path == NULL)
+        return TCL_ERROR;
+    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    struct ips2_cpa_profile prof;
+    memset(&prof, 0, sizeof prof);
+    if (ips2_cpa_profile(path, set->metas, set->n, &q, a.level, &f, t0, t1, &prof, err,
+                         sizeof err) != 0)
+        return Error(interp, "PROFILE", "%s", err);
+    static const char *const cols[] = {"name", "", "path", "", "time", "ns", "percent", "%", NULL};
+    Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < prof.n; i++) {
+        const struct ips2_cpa_entry *e = &prof.entries[i];
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL), *p;
+        if (e->kind != IPS2_CPA_ENTRY_WORK)
+            p = Str("");
+        else if (a.level == IPS2_CPA_LEVEL_MACHINE)
+            p = Tcl_ObjPrintf("machine:%s", e->part < set->n ? set->metas[e->part]->machine : "?");
+        else if (a.level == IPS2_CPA_LEVEL_PROCESS)
+            p = ThreadPath(set, e->part, e->thread, false);
+        else if (a.level == IPS2_CPA_LEVEL_THREAD)
+            p = ThreadPath(set, e->part, e->thread, true);
+        else
+            p = Tcl_ObjPrintf("%s/procedure:%s",
+                              Tcl_GetString(ThreadPath(set, e->part, e->thread, true)), e->name);
+        Tcl_ListObjAppendElement(NULL, row, Str(e->name));
+        Tcl_ListObjAppendElement(NULL, row, p);
+        Tcl_ListObjAppendElement(NULL, row, Wide(e->ns));
+        Tcl_ListObjAppendElement(NULL, row, Percent(e->percent));
+        Tcl_ListObjAppendElement(NULL, rows, row);
+    }
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "columns", Columns(cols));
+    Put(d, "rows", rows);
+    Put(d, "length", Wide(prof.length));
+    Put(d, "elapsed", Wide(prof.elapsed));
+    Put(d, "ratio", Tcl_NewDoubleObj(prof.ratio));
+    Put(d, "begin", Wide(prof.begin));
+    Put(d, "end", Wide(prof.end));
+    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
+    Put(d, "app", Str(a.app));
+    static const char *const levels[] = {"machine", "process", "thread", "procedure"};
+    Put(d, "level", Str(levels[a.level <= IPS2_CPA_LEVEL_PROCEDURE ? a.level : 0]));
+    Put(d, "via", Str(((struct Ips2Cpa *)s->cpa)->distributed ? "pvm" : "local"));
+    Put(d, "warnings", Warnings(s->cpa, path));
+    ips2_cpa_profile_free(&prof);
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+/* --- $s cp-zero ------------------------------------------------------------- */
+
+static int ZeroCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    struct cp_args a;
+    struct ips2_cpa_filter f;
+    char nodebuf[1024], err[ERR_LEN] = "";
+    if (ParseArgs(interp, objc, objv, " -mode -app -procedure -process -pvm ", &a) != TCL_OK ||
+        QueryApp(s, interp, &a, NULL) != TCL_OK)
+        return TCL_ERROR;
+    if ((a.procedure == NULL) == (a.process == NULL))
+        return Error(interp, "USAGE", "%s", "cp-zero needs -procedure NAME or -process PATH");
+    struct ips2_cpa_query base = {.mode = a.mode, .app = a.app};
+    struct ips2_cpa_query zq = base;
+    if (OpenSet(s, a.pvm, err, sizeof err) != 0)
+        return Error(interp, "PARTS", "%s", err);
+    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    if (a.procedure != NULL) {
+        zq.zero_procedure = a.procedure;
+    } else {
+        if (ParseNode(interp, a.process, nodebuf, sizeof nodebuf, &f) != TCL_OK)
+            return TCL_ERROR;
+        if (!f.has_pid)
+            return Error(interp, "USAGE", "bad -process \"%s\": expected a process's path",
+                         a.process);
+        bool found = false;
+        for (size_t k = 0; k < set->n && !found; k++) {
+            const struct ips2_cpa_meta *m = set->metas[k];
+            if (f.machine != NULL && strcmp(m->machine, f.machine) != 0)
+                continue;
+            for (size_t p = 0; p < m->nprocesses && !found; p++) {
+                const char *app = m->processes[p].app < m->napps
+                                      ? MetaString(m, m->apps[m->processes[p].app])
+                                      : "";
+                if (m->processes[p].pid == f.pid && (f.app == NULL || strcmp(app, f.app) == 0)) {
+                    found = true;
+                    zq.zero_process = 1;
+                    zq.zero_part = (uint32_t)k;
+                    zq.zero_pid = f.pid;
+                    zq.zero_app = f.app;
+                }
+            }
+        }
+        if (!found)
+            return Error(interp, "NODE", "no process \"%s\" in the session's PAG", a.process);
+    }
+    const struct ips2_cpa_path *p0 = Path(s, interp, a.pvm, &base);
+    if (p0 == NULL)
+        return TCL_ERROR;
+    int64_t length = p0->length;
+    const struct ips2_cpa_path *p1 = Path(s, interp, a.pvm, &zq);
+    if (p1 == NULL)
+        return TCL_ERROR;
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "length", Wide(length));
+    Put(d, "new_length", Wide(p1->length));
+    Put(d, "saved", Wide(length - p1->length));
+    Put(d, "percent",
+        Percent(length > 0 ? 100.0 * (double)(length - p1->length) / (double)length : 0.0));
+    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
+    Put(d, "app", Str(a.app));
+    Put(d, "procedure", Str(a.procedure));
+    Put(d, "process", Str(a.process));
+    Put(d, "warnings", Warnings(s->cpa, p1));
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+/* --- $s cp-path ------------------------------------------------------------ */
+
+static const char *SegKind(uint16_t kind)
+{
+    switch (kind) {
+    case IPS2_CPA_SEG_CPU:
+        return "cpu";
+    case IPS2_PAG_ARC_MESSAGE:
+        return "message";
+    case IPS2_PAG_ARC_SYNC:
+        return "sync";
+    case IPS2_PAG_ARC_CREATE:
+        return "create";
+    case IPS2_PAG_ARC_EXIT:
+        return "exit";
+    default:
+        return "other";
+    }
+}
+
+static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    struct cp_args a;
+    int64_t t0, t1;
+    if (ParseArgs(interp, objc, objv, " -mode -app -phase -pvm ", &a) != TCL_OK ||
+        QueryApp(s, interp, &a, NULL) != TCL_OK ||
+        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+        return TCL_ERROR;
+    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
+    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
+    if (path == NULL)
+        return TCL_ERROR;
+    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    static const char *const cols[] = {"kind", "",       "thread", "",     "from", "ns", "to",
+                                       "ns",   "length", "ns",     "what", "",     NULL};
+    Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < path->nsegs; i++) {
+        const struct ips2_cpa_segment *g = &path->segs[i];
+        if (t1 > t0 && (g->end < t0 || g->begin >= t1))
+            continue;
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL), *what = Tcl_NewListObj(0, NULL);
+        if (g->kind == IPS2_CPA_SEG_CPU) {
+            const struct ips2_cpa_meta *m = g->dst_part < set->n ? set->metas[g->dst_part] : NULL;
+            for (uint32_t k = 0; m != NULL && k < g->nshares; k++) {
+                if (g->first_share + k >= path->nshares)
+                    break;
+                const struct ips2_cpa_share *sh = &path->shares[g->first_share + k];
+                Tcl_ListObjAppendElement(
+                    NULL, what,
+                    Str(sh->proc == IPS2_PAG_NONE ? "(none)" : MetaString(m, sh->proc)));
+            }
+        } else {
+            Tcl_DecrRefCount(what);
+            what = ThreadPath(set, g->src_part, g->src_thread, true);
+        }
+        Tcl_ListObjAppendElement(NULL, row, Str(SegKind(g->kind)));
+        Tcl_ListObjAppendElement(NULL, row, ThreadPath(set, g->dst_part, g->dst_thread, true));
+        Tcl_ListObjAppendElement(NULL, row, Wide(g->begin));
+        Tcl_ListObjAppendElement(NULL, row, Wide(g->end));
+        Tcl_ListObjAppendElement(NULL, row, Wide(g->length));
+        Tcl_ListObjAppendElement(NULL, row, what); /* procedures, or the source thread */
+        Tcl_ListObjAppendElement(NULL, rows, row);
+    }
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "columns", Columns(cols));
+    Put(d, "rows", rows);
+    Put(d, "length", Wide(path->length));
+    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
+    Put(d, "app", Str(a.app));
+    Put(d, "warnings", Warnings(s->cpa, path));
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+/* --- $s cp-imbalance -------------------------------------------------------- */
+
+static int ImbalanceCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    struct cp_args a;
+    struct ips2_cpa_filter f;
+    char nodebuf[1024], err[ERR_LEN] = "";
+    int64_t t0, t1;
+    if (ParseArgs(interp, objc, objv, "NODE -mode -app -phase -pvm ", &a) != TCL_OK ||
+        ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK ||
+        QueryApp(s, interp, &a, &f) != TCL_OK ||
+        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+        return TCL_ERROR;
+    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
+    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
+    if (path == NULL)
+        return TCL_ERROR;
+    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    struct ips2_cpa_imbalance *v = NULL;
+    size_t n = 0;
+    if (ips2_cpa_imbalance(path, set->metas, set->n, &q, &f, t0, t1, &v, &n, err, sizeof err) != 0)
+        return Error(interp, "PROFILE", "%s", err);
+    static const char *const cols[] = {"name",      "",   "cp_time", "ns", "avg_time", "ns",
+                                       "imbalance", "ns", "percent", "%",  NULL};
+    Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < n; i++) {
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL);
+        Tcl_ListObjAppendElement(NULL, row, Str(v[i].proc));
+        Tcl_ListObjAppendElement(NULL, row, Wide(v[i].cp));
+        Tcl_ListObjAppendElement(NULL, row, Wide(v[i].avg));
+        Tcl_ListObjAppendElement(NULL, row, Wide(v[i].imbalance));
+        Tcl_ListObjAppendElement(NULL, row, Percent(v[i].percent));
+        Tcl_ListObjAppendElement(NULL, rows, row);
+    }
+    ips2_cpa_imbalance_free(v, n);
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "columns", Columns(cols));
+    Put(d, "rows", rows);
+    Put(d, "length", Wide(path->length));
+    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
+    Put(d, "app", Str(a.app));
+    Put(d, "warnings", Warnings(s->cpa, path));
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+/* --- $s timeline ------------------------------------------------------------ */
+
+static bool ThreadMatches(const struct ips2_pag *p, uint32_t thread,
+                          const struct ips2_cpa_filter *f)
+{
+    const struct ips2_pag_thread *t = &p->threads[thread];
+    const struct ips2_pag_process *pr = &p->processes[t->process];
+    if (f->machine != NULL && strcmp(f->machine, p->machine ? p->machine : "") != 0)
+        return false;
+    if (f->app != NULL && (pr->app >= p->napps || p->apps[pr->app] >= p->nstrings ||
+                           strcmp(f->app, p->strings[p->apps[pr->app]]) != 0))
+        return false;
+    if (f->has_pid && pr->pid != f->pid)
+        return false;
+    return !f->has_tid || t->tid == f->tid;
+}
+
+static const char *NodeKind(uint16_t kind)
+{
+    if (kind == IPS2_PAG_BEGIN)
+        return "begin";
+    if (kind == IPS2_PAG_END)
+        return "end";
+    const char *k = ips2_kind_name(kind);
+    return k ? k : "event";
+}
+
+static int TimelineCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    struct cp_args a;
+    struct ips2_cpa_filter f;
+    char nodebuf[1024], err[ERR_LEN] = "";
+    if (ParseArgs(interp, objc, objv, "NODE -from -to -limit ", &a) != TCL_OK ||
+        ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK)
+        return TCL_ERROR;
+    if (!a.has_from || !a.has_to || a.to <= a.from)
+        return Error(interp, "USAGE", "%s", "timeline needs -from T0 -to T1 (ns, T1 > T0)");
+    struct cpa_set *set = LocalSet(s, err, sizeof err);
+    if (set == NULL)
+        return Error(interp, "PARTS", "%s", err);
+    /* lane numbers: per part, the first lane of its threads (or -1) */
+    Tcl_Obj *lanes = Tcl_NewListObj(0, NULL), *events = Tcl_NewListObj(0, NULL),
+            *arcs = Tcl_NewListObj(0, NULL);
+    int64_t **lane = calloc(set->n ? set->n : 1, sizeof *lane);
+    int64_t nlanes = 0, nevents = 0;
+    bool truncated = false;
+    for (size_t k = 0; lane != NULL && k < set->n; k++) {
+        const struct ips2_pag *p = set->parts[k];
+        lane[k] = malloc((p->nthreads ? p->nthreads : 1) * sizeof **lane);
+        if (lane[k] == NULL)
+            continue;
+        for (uint32_t t = 0; t < p->nthreads; t++) {
+            lane[k][t] = -1;
+            if (!ThreadMatches(p, t, &f))
+                continue;
+            lane[k][t] = nlanes++;
+            Tcl_ListObjAppendElement(NULL, lanes, ThreadPath(set, (uint32_t)k, t, true));
+        }
+    }
+    for (size_t k = 0; lane != NULL && k < set->n; k++) {
+        const struct ips2_pag *p = set->parts[k];
+        for (uint32_t t = 0; lane[k] != NULL && t < p->nthreads; t++) {
+            if (lane[k][t] < 0)
+                continue;
+            const struct ips2_pag_thread *th = &p->threads[t];
+            for (uint32_t i = th->first; i < th->first + th->count && i < p->nnodes; i++) {
+                const struct ips2_pag_node *nd = &p->nodes[i];
+                if (nd->wall < a.from || nd->wall >= a.to)
+                    continue;
+                if (nevents >= a.limit) {
+                    truncated = true;
+                    break;
+                }
+                Tcl_Obj *e = Tcl_NewListObj(0, NULL);
+                Tcl_ListObjAppendElement(NULL, e, Wide(lane[k][t]));
+                Tcl_ListObjAppendElement(NULL, e, Wide(nd->wall));
+                Tcl_ListObjAppendElement(NULL, e, Str(NodeKind(nd->kind)));
+                Tcl_ListObjAppendElement(NULL, e,
+                                         Str(nd->proc != IPS2_PAG_NONE && nd->proc < p->nstrings
+                                                 ? p->strings[nd->proc]
+                                                 : ""));
+                Tcl_ListObjAppendElement(NULL, events, e);
+                nevents++;
+            }
+        }
+    }
+    /* arcs between lanes shown, with an end in the window */
+    for (size_t k = 0; lane != NULL && k < set->n && !truncated; k++) {
+        const struct ips2_pag *p = set->parts[k];
+        for (size_t i = 0; i < p->narcs && lane[k] != NULL; i++) {
+            const struct ips2_pag_arc *ar = &p->arcs[i];
+            uint32_t sp = IPS2_PAG_GID_PART(ar->from), sn = IPS2_PAG_GID_NODE(ar->from);
+            if (ar->to >= p->nnodes || sp >= set->n || lane[sp] == NULL ||
+                sn >= set->parts[sp]->nnodes)
+                continue;
+            const struct ips2_pag_node *to = &p->nodes[ar->to];
+            const struct ips2_pag_node *from = &set->parts[sp]->nodes[sn];
+            int64_t tl = lane[k][to->thread], fl = lane[sp][from->thread];
+            if (tl < 0 || fl < 0)
+                continue;
+            if ((to->wall < a.from || to->wall >= a.to) &&
+                (from->wall < a.from || from->wall >= a.to))
+                continue;
+            if (nevents >= a.limit) {
+                truncated = true;
+                break;
+            }
+            static const char *const types[] = {"", "message", "sync", "create", "exit"};
+            Tcl_Obj *e = Tcl_NewListObj(0, NULL);
+            Tcl_ListObjAppendElement(NULL, e, Wide(fl));
+            Tcl_ListObjAppendElement(NULL, e, Wide(from->wall));
+            Tcl_ListObjAppendElement(NULL, e, Wide(tl));
+            Tcl_ListObjAppendElement(NULL, e, Wide(to->wall));
+            Tcl_ListObjAppendElement(NULL, e, Str(ar->type <= 4 ? types[ar->type] : "other"));
+            Tcl_ListObjAppendElement(NULL, arcs, e);
+            nevents++;
+        }
+    }
+    for (size_t k = 0; lane != NULL && k < set->n; k++)
+        free(lane[k]);
+    free(lane);
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "lanes", lanes);
+    Put(d, "events", events);
+    Put(d, "arcs", arcs);
+    Put(d, "truncated", Tcl_NewBooleanObj(truncated));
+    Put(d, "from", Wide(a.from));
+    Put(d, "to", Wide(a.to));
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+int Ips2CpaCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    const char *sub = Tcl_GetString(objv[1]);
+    if (strcmp(sub, "cp") == 0)
+        return CpCmd(s, interp, objc, objv);
+    if (strcmp(sub, "cp-zero") == 0)
+        return ZeroCmd(s, interp, objc, objv);
+    if (strcmp(sub, "cp-path") == 0)
+        return PathCmd(s, interp, objc, objv);
+    if (strcmp(sub, "cp-imbalance") == 0)
+        return ImbalanceCmd(s, interp, objc, objv);
+    return TimelineCmd(s, interp, objc, objv);
+}
+
+/* --- ips2::cpa FILES ... ------------------------------------------------------ */
+
+static double Now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?
+ *   Runs one query on the part files FILES (numbered in that order) and
+ *   returns {length L found 0|1 terminal GID segments N cpu_ns C via
+ *   local|pvm open_seconds S query_seconds S}: for tests (distributed ==
+ *   in-process == oracle) and the benchmark.
+ */
+static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    (void)cd;
+    Tcl_Size nfiles = 0;
+    Tcl_Obj **fv = NULL;
+    const char *mode = "global", *app = NULL, *how = "none", *zero = NULL;
+    if (objc < 2 || objc % 2 != 0) {
+        Tcl_WrongNumArgs(interp, 1, objv,
+                         "files ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?");
+        return TCL_ERROR;
+    }
+    if (Tcl_ListObjGetElements(interp, objv[1], &nfiles, &fv) != TCL_OK)
+        return TCL_ERROR;
+    for (int i = 2; i + 1 < objc; i += 2) {
+        const char *o = Tcl_GetString(objv[i]), *v = Tcl_GetString(objv[i + 1]);
+        if (strcmp(o, "-mode") == 0)
+            mode = v;
+        else if (strcmp(o, "-app") == 0)
+            app = v[0] ? v : NULL;
+        else if (strcmp(o, "-pvm") == 0)
+            how = v;
+        else if (strcmp(o, "-zero-procedure") == 0)
+            zero = v[0] ? v : NULL;
+        else
+            return Error(interp, "USAGE",
+                         "bad option \"%s\": expected -mode, -app, -pvm or -zero-procedure", o);
+    }
+    struct ips2_cpa_query q = {.app = app, .zero_procedure = zero};
+    if (ips2_cpa_mode_parse(mode, &q.mode) != 0)
+        return Error(interp, "USAGE", "bad mode \"%s\": expected intra, inter or global", mode);
+    if (strcmp(how, "none") != 0 && strcmp(how, "private") != 0)
+        return Error(interp, "USAGE", "bad -pvm \"%s\": expected none or private", how);
+    char **files = calloc((size_t)nfiles + 1, sizeof *files);
+    if (files == NULL)
+        return Error(interp, "MEMORY", "%s", "out of memory");
+    for (Tcl_Size i = 0; i < nfiles; i++) {
+        Tcl_Obj *norm = Tcl_FSGetNormalizedPath(interp, fv[i]);
+        files[i] = norm ? Tcl_GetString(norm) : Tcl_GetString(fv[i]);
+    }
+    char err[ERR_LEN] = "", slave[PATH_MAX];
+    struct cpa_set *set = NULL;
+    double t0 = Now();
+    int rc;
+    if (strcmp(how, "private") == 0) {
+        SlavePath(slave, sizeof slave);
+        rc = cpa_pvm_open(files, NULL, (size_t)nfiles, slave, true, &set, err, sizeof err);
+    } else {
+        rc = cpa_local_open(files, (size_t)nfiles, &set, err, sizeof err);
+    }
+    free(files);
+    if (rc != 0)
+        return Error(interp, "PARTS", "%s", err);
+    double t1 = Now();
+    struct ips2_cpa_path path;
+    ips2_cpa_path_init(&path);
+    rc = cpa_set_run(set, &q, &path, err, sizeof err);
+    double t2 = Now();
+    if (rc != 0) {
+        ips2_cpa_path_free(&path);
+        cpa_set_free(set);
+        return Error(interp, "QUERY", "%s", err);
+    }
+    int64_t cpu = 0, sum = 0;
+    for (size_t i = 0; i < path.nsegs; i++) {
+        sum += path.segs[i].length;
+        if (path.segs[i].kind == IPS2_CPA_SEG_CPU)
+            cpu += path.segs[i].length;
+    }
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Put(d, "length", Wide(path.length));
+    Put(d, "found", Tcl_NewIntObj(path.found));
+    Put(d, "terminal", Wide((int64_t)path.terminal));
+    Put(d, "segments", Wide((int64_t)path.nsegs));
+    Put(d, "segments_sum", Wide(sum));
+    Put(d, "cpu_ns", Wide(cpu));
+    Put(d, "via", Str(set->pvm ? "pvm" : "local"));
+    Put(d, "open_seconds", Tcl_NewDoubleObj(t1 - t0));
+    Put(d, "query_seconds", Tcl_NewDoubleObj(t2 - t1));
+    Put(d, "warnings", Wide((int64_t)set->nwarnings));
+    ips2_cpa_path_free(&path);
+    cpa_set_free(set);
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
+int Ips2CpaInit(Tcl_Interp *interp)
+{
+    Tcl_CreateObjCommand(interp, "::ips2::cpa", CpaObjCmd, NULL, NULL);
+    return TCL_OK;
+}
