@@ -71,3 +71,5 @@ $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
 CFLAGS_master/ += -Icpa
 $(MASTER_PKG_LIB): $(MASTER_CPA_OBJS)
+# bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
+bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa

@@ -58,7 +58,7 @@ struct slave_cpa *slave_cpa_new(int master)
     if (c != NULL)
         c->master = master;
     /* batches go task to task over TCP, not through the pvmds */
-    /* pvm_setopt(PvmRoute, PvmRouteDirect); */
+    pvm_setopt(PvmRoute, PvmRouteDirect);
     return c;
 }
 

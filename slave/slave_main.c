@@ -432,13 +432,17 @@ int main(int argc, char **argv)
                 continue;
             }
         }
-        struct pollfd pfd[2] = {{s.pvmfd, POLLIN, 0}, {-1, POLLIN, 0}};
-        int timeout = -1;
+        struct pollfd pfd[2 + 62] = {{s.pvmfd, POLLIN, 0}, {-1, POLLIN, 0}};
+        int timeout = -1, npfd = 2, *all = NULL;
         if (s.runner != NULL && s.go) {
             pfd[1].fd = slave_runner_fd(s.runner);
             timeout = slave_runner_wait_ms(s.runner);
         }
-        if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+        /* the critical path's direct routes to peer slaves (slave_cpa.c) */
+        for (int i = 1, n = pvm_getfds(&all); i < n && npfd < (int)(sizeof pfd / sizeof pfd[0]);
+             i++)
+            pfd[npfd++] = (struct pollfd){all[i], POLLIN, 0};
+        if (poll(pfd, (nfds_t)npfd, timeout) < 0 && errno != EINTR)
             break;
         if (pfd[0].revents & (POLLHUP | POLLERR)) {
             fprintf(stderr, "ips2slave: lost the pvmd\n");
