@@ -71,6 +71,8 @@ struct ips2_thread {
     uintptr_t sync_limit; /* forced sync when cur reaches this (interp) */
     int busy;             /* inside the slow path */
     int quiet;            /* runtime work in progress: wrappers pass through */
+    int nocancel;         /* depth of the runtime's own locks held (cancellation off) */
+    int cancel_state;     /* the program's cancel state, to restore at depth 0 */
     int state;            /* enum ips2_thread_state */
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
@@ -182,10 +184,26 @@ static inline void ips2_quiet_end(void)
 }
 
 /* The runtime's own locks, taken quietly so that the mutex wrappers never
- * record them (ips2_trylock is quiet only while it holds the lock). */
+ * record them (ips2_trylock is quiet only while it holds the lock), and
+ * with cancellation disabled while held: the system calls in their
+ * sections (pwrite, ftruncate, open ...) are cancellation points, and a
+ * thread cancelled there would unwind with the lock held. */
+static inline void ips2_cancel_off(void)
+{
+    if (ips2_self.nocancel++ == 0)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &ips2_self.cancel_state);
+}
+
+static inline void ips2_cancel_restore(void)
+{
+    if (--ips2_self.nocancel == 0)
+        pthread_setcancelstate(ips2_self.cancel_state, NULL);
+}
+
 static inline void ips2_lock(pthread_mutex_t *m)
 {
     ips2_quiet_begin();
+    ips2_cancel_off();
     pthread_mutex_lock(m);
 }
 
@@ -195,12 +213,15 @@ static inline int ips2_trylock(pthread_mutex_t *m)
     int busy = pthread_mutex_trylock(m);
     if (busy)
         ips2_quiet_end();
+    else
+        ips2_cancel_off();
     return busy;
 }
 
 static inline void ips2_unlock(pthread_mutex_t *m)
 {
     pthread_mutex_unlock(m);
+    ips2_cancel_restore();
     ips2_quiet_end();
 }
 
