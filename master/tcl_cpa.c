@@ -662,7 +662,9 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         }
         Tcl_ListObjAppendElement(NULL, row, Str(SegKind(g->kind)));
         Tcl_ListObjAppendElement(NULL, row, ThreadPath(set, g->dst_part, g->dst_thread, true));
-        Tcl_ListObjAppendElement(NULL, row, Wide(g->begin));
+        /* a source that ended after its destination: shown as starting at
+         * the end (as the slaves send such an arc, slave_cpa.c) */
+        Tcl_ListObjAppendElement(NULL, row, Wide(g->begin < g->end ? g->begin : g->end));
         Tcl_ListObjAppendElement(NULL, row, Wide(g->end));
         Tcl_ListObjAppendElement(NULL, row, Wide(g->length));
         Tcl_ListObjAppendElement(NULL, row, what); /* procedures, or the source thread */

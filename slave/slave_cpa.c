@@ -442,6 +442,13 @@ static void walk(struct slave_cpa *c)
                  c->nparts);
         rc = -1;
     }
+    /* A dependence arc's source event can end after its destination's
+     * (a send returns after the receive did); its weight is 0 then.  The
+     * path's wire format wants begin <= end: such an arc is sent as
+     * starting when it ends (tcl_cpa.c shows local paths the same way). */
+    for (size_t i = 0; i < chunk.nsegs; i++)
+        if (chunk.segs[i].begin > chunk.segs[i].end)
+            chunk.segs[i].begin = chunk.segs[i].end;
     send_segments(c, q, seq, next.done, &chunk, rc == 0 ? NULL : err);
     ips2_cpa_path_free(&chunk);
     if (rc != 0 || next.done)
