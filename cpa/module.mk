@@ -43,11 +43,11 @@ $(PAG_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB) $(CPA_LIB)
 
 # The part file's decoders (cpa/pag_file.c) have their own fuzz target.
 FUZZ_PAG_BIN := $(B)/fuzz/fuzz_pag
-$(FUZZ_PAG_BIN): tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) cpa/pag_internal.h cpa/ips2_pag.h \
+$(FUZZ_PAG_BIN): tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h \
                  | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Itraces -Icpa -o $@ tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) -lz
+	    -Itraces -Icpa -o $@ tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) $(TRACE_SRCS) -lelf -lz
 
 .PHONY: fuzz-pag fuzz-pag-smoke
 fuzz: fuzz-pag

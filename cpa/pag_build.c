@@ -44,7 +44,6 @@ struct pag_builder {
     uint64_t head;     /* gid of its first thread's begin */
     uint64_t exit_end; /* gid of the end of the thread that recorded its exit */
     int64_t exit_end_wall;
-    int32_t exit_how;  /* -1: none recorded */
     uint64_t last_end; /* gid of its latest-ending thread's end */
     int64_t last_end_wall;
 
@@ -144,7 +143,6 @@ void pag_image_begin(struct pag_builder *b, const char *app, const char *exe, in
     b->first_thread = (uint32_t)p->nthreads;
     b->head = NO_GID;
     b->exit_end = b->last_end = NO_GID;
-    b->exit_how = -1;
     b->last_end_wall = INT64_MIN;
 }
 
@@ -179,27 +177,22 @@ static struct pag_item *item(struct pag_builder *b, unsigned cls, unsigned side,
 void pag_image_end(struct pag_builder *b, int exit_seen, int32_t exit_how, int64_t exit_t)
 {
     struct pag_item *it;
-    uint64_t src = b->exit_end != NO_GID ? b->exit_end : b->last_end;
-    int64_t wall = b->exit_end != NO_GID ? b->exit_end_wall : b->last_end_wall;
-    int32_t how = b->exit_how >= 0 ? b->exit_how : exit_seen ? exit_how : -1;
 
     (void)exit_t;
     if (!b->in_image)
         return;
     b->in_image = false;
-    if (src == NO_GID)
-        return; /* no thread stream */
-    if (how == IPS2_EXIT_EXEC) {
-        if (b->exit_end == NO_GID &&
-            (it = item(b, PC_EXEC, PAG_SRC, src, wall, IPS2_EV_PROC_EXIT))) {
-            it->k[0] = (uint64_t)(uint32_t)b->pid;
-            it->k[1] = (uint64_t)b->image + 1;
-        }
-        return;
-    }
-    if ((it = item(b, PC_EXIT, PAG_SRC, src, wall, IPS2_EV_PROC_EXIT))) {
+    if (b->exit_end != NO_GID || b->last_end == NO_GID)
+        return; /* a thread recorded the exit (pag_thread_end), or no thread stream */
+    /* the exit is in the process stream, or none was recorded (killed):
+     * the process ended with its last thread */
+    bool exec = exit_seen && exit_how == IPS2_EXIT_EXEC;
+    it = item(b, exec ? PC_EXEC : PC_EXIT, PAG_SRC, b->last_end, b->last_end_wall,
+              IPS2_EV_PROC_EXIT);
+    if (it) {
         it->k[0] = (uint64_t)(uint32_t)b->pid;
-        it->aux = b->ppid;
+        it->k[1] = exec ? (uint64_t)b->image + 1 : 0;
+        it->aux = exec ? 0 : b->ppid;
         it->thread = IPS2_PAG_NONE;
     }
 }
@@ -613,11 +606,17 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
             it->wall = b->last_t;
         }
         break;
+    case IPS2_EV_EXEC: /* the image ends here if the exec succeeds */
+        b->exec_exit = true;
+        b->thread_exit_how = IPS2_EXIT_EXEC;
+        break;
+    case IPS2_EV_EXEC_FAILED:
+        b->exec_exit = false;
+        b->thread_exit_how = -1;
+        break;
     case IPS2_EV_PROC_EXIT:
         b->exec_exit = ev->payload == IPS2_EXIT_EXEC;
-        b->exit_how = (int32_t)ev->payload;
-        b->exit_end = NO_GID; /* set at the thread's end */
-        b->thread_exit_how = (int32_t)ev->payload;
+        b->thread_exit_how = (int32_t)ev->payload; /* the item comes at the thread's end */
         break;
     case IPS2_EV_THREAD_START:
         b->create_seq = x(ev, 0);
@@ -811,12 +810,14 @@ void pag_thread_end(struct pag_builder *b, int64_t t, uint64_t c, uint32_t top,
         it->k[0] = scope_of(b, 0);
         it->k[1] = b->create_seq;
     }
-    if (b->thread_exit_how >= 0 && b->exit_how == b->thread_exit_how && b->exit_end == NO_GID) {
+    if (b->thread_exit_how >= 0) { /* this thread recorded the process's exit */
         b->exit_end = gid(end);
         b->exit_end_wall = wall;
-        if (b->exec_exit && (it = item(b, PC_EXEC, PAG_SRC, gid(end), wall, IPS2_EV_PROC_EXIT))) {
+        it = item(b, b->exec_exit ? PC_EXEC : PC_EXIT, PAG_SRC, gid(end), wall, IPS2_EV_PROC_EXIT);
+        if (it) {
             it->k[0] = (uint64_t)(uint32_t)b->pid;
-            it->k[1] = (uint64_t)b->image + 1;
+            it->k[1] = b->exec_exit ? (uint64_t)b->image + 1 : 0;
+            it->aux = b->exec_exit ? 0 : b->ppid;
         }
     }
     if (wall >= b->last_end_wall) {
@@ -913,6 +914,11 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
         pag_thread_end(b, b->last_t, b->last_c, 0, NULL, NULL, NULL, NULL);
     if (b->in_image)
         pag_image_end(b, 0, -1, 0);
+    /* the strings go to the part (warnings name applications) */
+    p->strings = b->strings.v;
+    p->nstrings = b->strings.n;
+    free(b->strings.slot);
+    memset(&b->strings, 0, sizeof(b->strings));
     if (!generations(b))
         b->oom = true;
     qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
@@ -971,7 +977,8 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
             e->key[1] = it->k[1];
             e->key[2] = it->k[2];
             e->wall = it->wall;
-            e->wait_start = it->ws;
+            /* a source: when its thread's node before it (node - 1) was */
+            e->wait_start = it->side == PAG_SRC ? it->prev_wall : it->ws;
             continue;
         }
         if (!pag_item_warns(it))
@@ -987,11 +994,6 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));
 
-    /* hand the part over */
-    p->strings = b->strings.v;
-    p->nstrings = b->strings.n;
-    free(b->strings.slot);
-    memset(&b->strings, 0, sizeof(b->strings));
     p->machine = strdup(machine ? machine : "");
     p->trace_dir = strdup(trace_dir ? trace_dir : "");
     if (!p->machine || !p->trace_dir)

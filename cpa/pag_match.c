@@ -113,8 +113,7 @@ static bool arc(struct pag_pairs *out, struct pag_item *s, struct pag_item *d)
 
     s->flags |= PI_DONE;
     d->flags |= PI_DONE;
-    if (wall > d->wall && s->prev != NO_GID && s->prev_wall <= d->wall &&
-        IPS2_PAG_GID_PART(s->gid) == IPS2_PAG_GID_PART(d->gid)) {
+    if (wall > d->wall && s->prev != NO_GID && s->prev_wall <= d->wall) {
         from = s->prev;
         wall = s->prev_wall;
     }
@@ -521,6 +520,13 @@ int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t err
             it->ref_ws = INT64_MIN;
             it->prev = NO_GID;
             it->prev_wall = INT64_MIN;
+            uint32_t th = pag_thread_of(parts[p], e->node);
+            if (!(e->role & 1) && e->wait_start != INT64_MIN && th < parts[p]->nthreads &&
+                e->node > parts[p]->threads[th].first) {
+                it->prev = IPS2_PAG_GID(p, e->node - 1); /* a source's node before it */
+                it->prev_wall = e->wait_start;
+                it->ws = INT64_MIN;
+            }
             if (cls == PC_PVMBAR && e->key[2] <= UINT32_MAX &&
                 pag_thread_of(parts[p], (uint32_t)e->key[2]) == pag_thread_of(parts[p], e->node))
                 it->prev = IPS2_PAG_GID(p, e->key[2]);

@@ -10,12 +10,23 @@
  * applications keep their recorded times (comparison-mode shifts are the
  * master's, ANALYSTS.md §4).  Phases are the master model's business: it
  * asks for one directory at a time (REDUCE, slave_main.c).
+ *
+ * The same pass builds each directory's part of the PAG (cpa/PAG.md),
+ * written beside the session: SESSION/pag/MACHINE.pag for the active
+ * directory, SESSION/pag/MACHINE.PREFIX.pag for a replayed one (without a
+ * prefix: MACHINE.replayK.pag, K its number in the replays from 1; SESSION
+ * is the active trace directory's grandparent, SESSION/traces/MACHINE).
+ * A part that cannot be built or written is a problem; the reductions
+ * stand.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "ips2_pag.h"
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "slave_analysis.h"
 #include "slave_merge.h"
@@ -54,6 +65,40 @@ static int has_process(const struct ips2_reductions *r, const char *app, int32_t
     return 0;
 }
 
+/* Writes a directory's PAG part to SESSION/pag/MACHINE[.PREFIX].pag. */
+static void write_pag(const struct slave_analysis *a, const struct slave_replay *rp, size_t k,
+                      const struct ips2_pag *pag, struct problems *probs)
+{
+    char dir[4096], path[4200], err[IPS2_ERR_MAX];
+    const char *slash;
+    size_t len;
+
+    /* SESSION/traces/MACHINE -> SESSION */
+    len = strlen(a->trace_dir);
+    while (len > 1 && a->trace_dir[len - 1] == '/')
+        len--;
+    for (int up = 0; up < 2; up++) {
+        while (len > 0 && a->trace_dir[len - 1] != '/')
+            len--;
+        while (len > 1 && a->trace_dir[len - 1] == '/')
+            len--;
+    }
+    slash = len ? a->trace_dir : ".";
+    snprintf(dir, sizeof(dir), "%.*s/pag", len ? (int)len : 1, slash);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        add_problem(probs, "%s: cannot make the PAG directory: %s", dir, strerror(errno));
+        return;
+    }
+    if (rp && rp->prefix && rp->prefix[0])
+        snprintf(path, sizeof(path), "%s/%s.%s.pag", dir, a->machine, rp->prefix);
+    else if (rp)
+        snprintf(path, sizeof(path), "%s/%s.replay%zu.pag", dir, a->machine, k);
+    else
+        snprintf(path, sizeof(path), "%s/%s.pag", dir, a->machine);
+    if (ips2_pag_write(pag, path, err, sizeof(err)) < 0)
+        add_problem(probs, "%s", err);
+}
+
 void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, size_t errsize)
 {
     size_t n = 1 + a->nreplays;
@@ -81,7 +126,12 @@ void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, siz
         const struct slave_replay *rp = k > 0 ? &a->replays[k - 1] : NULL;
         const char *dir = rp ? rp->trace_dir : a->trace_dir;
         rerr[0] = '\0';
+        struct ips2_pag *pag = NULL;
+        o.pag_out = &pag;
         red[k] = ips2_reduce_dir(dir, &o, rerr);
+        if (pag)
+            write_pag(a, rp, k, pag, &probs);
+        ips2_pag_free(pag);
         if (red[k] == NULL) {
             if (rp != NULL)
                 add_problem(&probs, "replay of %s: %s", rp->session,
@@ -97,6 +147,7 @@ void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, siz
                                 rp->expected[i].app, (int)rp->expected[i].pid, rp->trace_dir);
         }
         src[nsrc].r = red[k];
+        src[nsrc].machine = rp == NULL;
         if (rp != NULL) {
             src[nsrc].apps = (const char *const *)rp->apps;
             src[nsrc].napps = rp->napps;

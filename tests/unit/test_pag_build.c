@@ -1,0 +1,513 @@
+/*
+ * test_pag_build.c - the PAG part that the reduction builds (cpa/PAG.md)
+ * from hand-written trace streams with known times: every pairing rule of
+ * traces/FORMAT.md §9 gives exactly the arcs it should, with the weights
+ * the header's formula gives; what cannot pair becomes an end (it may
+ * pair on another machine) or a warning naming the process and the event.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ips2_pag.h"
+#include "ips2_reader.h"
+#include "ips2_record.h"
+#include "ips2_reductions.h"
+#include "ips2_writer.h"
+#include "scratch.h"
+
+#define NO_WORD UINT64_MAX
+
+/* A thread stream of pid (image 0) whose first event, a SYNC, is at t0. */
+static struct ips2_writer *stream(uint32_t pid, uint32_t tid, uint32_t ppid, const char *app,
+                                  unsigned k, uint64_t t0)
+{
+    struct ips2_file_header h;
+    char path[1200], err[IPS2_ERR_MAX];
+
+    ips2_header_init(&h, IPS2_ENC_RAW, IPS2_STREAM_THREAD);
+    h.cpu_method = IPS2_CPU_EXACT;
+    h.timer = IPS2_TIMER_MONOTONIC;
+    h.pid = pid;
+    h.tid = tid;
+    h.ppid = ppid;
+    h.tsc_hz = 1000000000;
+    h.sync_records = 4096;
+    snprintf(h.host, sizeof(h.host), "testhost");
+    snprintf(h.app, sizeof(h.app), "%s", app);
+    snprintf(h.exe, sizeof(h.exe), "/bin/%s", app);
+    if (k)
+        snprintf(path, sizeof(path), "%s/%u.0.%u.%u.raw", scratch_dir, pid, tid, k);
+    else
+        snprintf(path, sizeof(path), "%s/%u.0.%u.raw", scratch_dir, pid, tid);
+    struct ips2_writer *w = ips2_writer_create(path, &h, err);
+    if (!w)
+        fail_msg("%s", err);
+    /* every stream starts with a SYNC (CPU t0/2) */
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, t0, 1, t0 / 2, 0, &t0, 1), 0);
+    return w;
+}
+
+/* An event at time t with CPU t/2 and the given extra words (up to 10;
+ * the list ends with NO_WORD). */
+static void ev(struct ips2_writer *w, unsigned kind, uint64_t t, uint64_t payload, ...)
+{
+    uint64_t x[16];
+    unsigned n = 0;
+    va_list ap;
+
+    va_start(ap, payload);
+    for (uint64_t v; (v = va_arg(ap, uint64_t)) != NO_WORD;)
+        x[n++] = v;
+    va_end(ap);
+    assert_int_equal(ips2_writer_emit(w, kind, t, 1, t / 2, payload, x, n), 0);
+}
+#define EV(w, kind, t, ...) ev((w), (kind), (t), __VA_ARGS__, NO_WORD)
+
+static void done(struct ips2_writer *w)
+{
+    char err[IPS2_ERR_MAX];
+
+    if (ips2_writer_close(w, err) != 0)
+        fail_msg("%s", err);
+}
+
+static struct ips2_pag *reduce(void)
+{
+    struct ips2_reduce_options o = {0};
+    struct ips2_pag *pag = NULL;
+    char err[IPS2_ERR_MAX];
+
+    o.machine = "m1";
+    o.phase_start_ns = INT64_MIN;
+    o.phase_end_ns = INT64_MAX;
+    o.pag_out = &pag;
+    struct ips2_reductions *r = ips2_reduce_dir(scratch_dir, &o, err);
+    if (!r)
+        fail_msg("%s", err);
+    ips2_reductions_free(r);
+    assert_non_null(pag);
+    return pag;
+}
+
+/* Index of the n-th node (from 0) of kind in the thread with tid; -1 if none. */
+static long node_of(const struct ips2_pag *g, int32_t pid, int32_t tid, unsigned kind, unsigned n)
+{
+    for (size_t t = 0; t < g->nthreads; t++) {
+        const struct ips2_pag_thread *th = &g->threads[t];
+        if (th->tid != tid || g->processes[th->process].pid != pid)
+            continue;
+        for (uint32_t i = th->first; i < th->first + th->count; i++)
+            if (g->nodes[i].kind == kind && n-- == 0)
+                return (long)i;
+    }
+    return -1;
+}
+
+/* The weight of the arc from node `from` to node `to`, or -1 if none. */
+static int64_t arc_weight(const struct ips2_pag *g, long from, long to, unsigned type)
+{
+    for (size_t i = 0; i < g->narcs; i++)
+        if (g->arcs[i].to == (uint32_t)to && g->arcs[i].from == IPS2_PAG_GID(g->part, from) &&
+            g->arcs[i].type == type)
+            return g->arcs[i].weight;
+    return -1;
+}
+
+static size_t arcs_of(const struct ips2_pag *g, unsigned type)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < g->narcs; i++)
+        n += g->arcs[i].type == type;
+    return n;
+}
+
+static void no_warnings(const struct ips2_pag *g)
+{
+    for (size_t i = 0; i < g->nwarnings; i++)
+        print_message("warning: %s\n", g->warnings[i]);
+    assert_int_equal(g->nwarnings, 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return scratch_make("pagbuild");
+}
+
+/* Empties the scratch directory between tests. */
+static int clear(void **state)
+{
+    DIR *d = opendir(scratch_dir);
+    struct dirent *e;
+    char p[600];
+
+    (void)state;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    return 0;
+}
+
+#define PIPE_KEY 0x1234u
+#define TCP_KEY  0x7777u
+
+/* A byte stream: each receive range pairs with every send range it
+ * overlaps; failed calls, peeks and end of stream pair with nothing. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
+    EV(a, IPS2_EV_SEND, 1000, 3, PIPE_KEY, 0, 100, 0, 900, 2);
+    EV(a, IPS2_EV_SEND, 2000, 3, PIPE_KEY, 100, 100, 0, 1900, 2);
+    EV(a, IPS2_EV_SEND, 2100, 3, PIPE_KEY, 200, 0, 32, 2050, 2); /* EPIPE */
+    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
+    EV(b, IPS2_EV_RECV, 1500, 4, PIPE_KEY, 0, 50, 0, 800, 1);
+    EV(b, IPS2_EV_RECV, 1600, 4, PIPE_KEY, 50, 50, 0, 1550, 0x100 | 10); /* a peek */
+    EV(b, IPS2_EV_RECV, 2500, 4, PIPE_KEY, 50, 100, 0, 1550, 1);
+    EV(b, IPS2_EV_RECV, 2600, 4, PIPE_KEY, 150, 50, 0, 2550, 1);
+    EV(b, IPS2_EV_RECV, 2700, 4, PIPE_KEY, 200, 0, 0, 2650, 1); /* end of stream */
+    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(b);
+
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    assert_int_equal(g->nends, 0);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_MESSAGE), 4);
+    assert_int_equal(node_of(g, 10, 10, IPS2_EV_SEND, 2), -1);
+    assert_int_equal(node_of(g, 20, 20, IPS2_EV_RECV, 3), -1);
+    long s0 = node_of(g, 10, 10, IPS2_EV_SEND, 0), s1 = node_of(g, 10, 10, IPS2_EV_SEND, 1);
+    long r0 = node_of(g, 20, 20, IPS2_EV_RECV, 0), r1 = node_of(g, 20, 20, IPS2_EV_RECV, 1),
+         r2 = node_of(g, 20, 20, IPS2_EV_RECV, 2);
+    /* wall(to) - max(wall(from), start of to's call) */
+    assert_int_equal(arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE), 1500 - 1000);
+    assert_int_equal(arc_weight(g, s0, r1, IPS2_PAG_ARC_MESSAGE), 2500 - 1550);
+    assert_int_equal(arc_weight(g, s1, r1, IPS2_PAG_ARC_MESSAGE), 2500 - 2000);
+    assert_int_equal(arc_weight(g, s1, r2, IPS2_PAG_ARC_MESSAGE), 2600 - 2550);
+    /* CPU arcs: min(CPU, wall) between a thread's nodes */
+    assert_int_equal(g->nodes[r1].cpu, (2500 - 1500) / 2);
+    ips2_pag_free(g);
+}
+
+/* A send that returned after its reader got the bytes: the arc leaves the
+ * writer's node before the send, so no arc runs backwards in time. */
+static void test_send_ends_late(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
+    EV(a, IPS2_EV_LOCK_RELEASE, 500, 0x5000, 1);
+    EV(a, IPS2_EV_SEND, 2000, 3, PIPE_KEY, 0, 100, 0, 900, 2);
+    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
+    EV(b, IPS2_EV_RECV, 1500, 4, PIPE_KEY, 0, 100, 0, 800, 1);
+    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(b);
+
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    long rel = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 0),
+         r0 = node_of(g, 20, 20, IPS2_EV_RECV, 0);
+    assert_int_equal(arc_weight(g, rel, r0, IPS2_PAG_ARC_MESSAGE), 1500 - 800);
+    for (size_t i = 0; i < g->narcs; i++)
+        assert_true(g->nodes[IPS2_PAG_GID_NODE(g->arcs[i].from)].wall <=
+                    g->nodes[g->arcs[i].to].wall);
+    ips2_pag_free(g);
+}
+
+/* Unpaired: a pipe's receive is a warning naming process and event; a TCP
+ * stream's (its chan says TCP) and a PVM message's are ends. */
+static void test_unpaired(void **state)
+{
+    (void)state;
+    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
+    EV(b, IPS2_EV_RECV, 1500, 4, PIPE_KEY, 0, 50, 0, 800, 1);
+    EV(b, IPS2_EV_CHAN, 1600, 5, IPS2_CHAN_TCP, 0x99, TCP_KEY, 10, 0, 0, 10, 0, 0);
+    EV(b, IPS2_EV_RECV, 1700, 5, TCP_KEY, 0, 10, 0, 1650, 1);
+    EV(b, IPS2_EV_PVM_RECV, 1800, 0x40001, 7, 0, 1, 64, 0x40002, 0, 0, 1750);
+    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(b);
+
+    struct ips2_pag *g = reduce();
+    for (size_t i = 0; i < g->nwarnings; i++)
+        print_message("warning: %s\n", g->warnings[i]);
+    assert_int_equal(g->nwarnings, 1);
+    assert_non_null(strstr(g->warnings[0], "process 20 (reader)"));
+    assert_non_null(strstr(g->warnings[0], "recv at 0.000001500 s"));
+    assert_int_equal(g->nends, 2);
+    assert_int_equal(g->ends[0].role, IPS2_PAG_ROLE_BYTES_RECV);
+    assert_int_equal(g->ends[0].key[0], TCP_KEY);
+    assert_int_equal(g->ends[0].wait_start, 1650);
+    assert_int_equal(g->ends[1].role, IPS2_PAG_ROLE_PVM_RECV);
+    assert_int_equal(g->ends[1].key[0], (uint64_t)0x40001 << 32 | 0x40002);
+    ips2_pag_free(g);
+}
+
+/* Locks: the release named by an acquisition that waited; condition
+ * variables: the signal a wake-up names; semaphores: post k - v. */
+static void test_sync(void **state)
+{
+    (void)state;
+    const uint64_t mtx = 0x5000, cv = 0x6000, sem = 0x7000;
+    struct ips2_writer *a = stream(10, 10, 1, "app", 0, 10);
+    EV(a, IPS2_EV_THREAD_CREATE, 15, 1);
+    EV(a, IPS2_EV_SYNC_INIT, 50, sem, IPS2_SYNC_SEM, 1, 0, 0);
+    EV(a, IPS2_EV_LOCK_ACQUIRED, 100, mtx, 0); /* uncontended: no node */
+    EV(a, IPS2_EV_LOCK_RELEASE, 200, mtx, 1);
+    EV(a, IPS2_EV_COND_SIGNAL, 300, cv, 1);
+    EV(a, IPS2_EV_SEM_POST, 400, sem, 1);
+    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(10, 11, 1, "app", 0, 10);
+    EV(b, IPS2_EV_THREAD_START, 20, 10, 1, 0);
+    EV(b, IPS2_EV_LOCK_ACQUIRED, 250, mtx, 1, 150);         /* waited since 150 */
+    EV(b, IPS2_EV_COND_WAKE, 350, cv, mtx, 0, 1, 280, 0);   /* woken by signal 1 */
+    EV(b, IPS2_EV_COND_WAKE, 360, cv, mtx, 1, 1, 355, 110); /* timed out */
+    EV(b, IPS2_EV_SEM_ACQUIRED, 380, sem, 1, 1);            /* the initial token */
+    EV(b, IPS2_EV_SEM_ACQUIRED, 450, sem, 2, 1, 390);       /* post 1's token */
+    EV(b, IPS2_EV_LOCK_ACQUIRED, 500, mtx, 9, 480);         /* names a release nobody made */
+    EV(b, IPS2_EV_THREAD_EXIT, 600, 0);
+    done(b);
+
+    struct ips2_pag *g = reduce();
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_SYNC), 3);
+    long rel = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 0),
+         acq = node_of(g, 10, 11, IPS2_EV_LOCK_ACQUIRED, 0);
+    assert_int_equal(node_of(g, 10, 10, IPS2_EV_LOCK_ACQUIRED, 0), -1);
+    assert_int_equal(arc_weight(g, rel, acq, IPS2_PAG_ARC_SYNC), 250 - 200);
+    assert_int_equal(arc_weight(g, node_of(g, 10, 10, IPS2_EV_COND_SIGNAL, 0),
+                                node_of(g, 10, 11, IPS2_EV_COND_WAKE, 0), IPS2_PAG_ARC_SYNC),
+                     350 - 300);
+    assert_int_equal(node_of(g, 10, 11, IPS2_EV_COND_WAKE, 1), -1);
+    assert_int_equal(node_of(g, 10, 11, IPS2_EV_SEM_ACQUIRED, 1), -1);
+    assert_int_equal(arc_weight(g, node_of(g, 10, 10, IPS2_EV_SEM_POST, 0),
+                                node_of(g, 10, 11, IPS2_EV_SEM_ACQUIRED, 0), IPS2_PAG_ARC_SYNC),
+                     450 - 400);
+    for (size_t i = 0; i < g->nwarnings; i++)
+        print_message("warning: %s\n", g->warnings[i]);
+    assert_int_equal(g->nwarnings, 1);
+    assert_non_null(strstr(g->warnings[0], "process 10 (app) thread 11: lock-acquired"));
+    ips2_pag_free(g);
+}
+
+/* A barrier of 3 threads, 2 episodes: the serial thread's arrival to the
+ * other two departures, per episode; a sync-init restarts the numbers. */
+static void test_barrier(void **state)
+{
+    (void)state;
+    const uint64_t bar = 0x8000;
+    struct ips2_writer *w[3];
+    for (int i = 0; i < 3; i++) {
+        w[i] = stream(10, 10 + (uint32_t)i, 1, "app", 0, 10);
+        if (i == 0)
+            EV(w[i], IPS2_EV_SYNC_INIT, 20, bar, IPS2_SYNC_BARRIER, 3, 0, 0);
+    }
+    /* episode 1: thread 12 arrives last; episode 2: thread 10 */
+    for (int e = 1; e <= 2; e++)
+        for (int i = 0; i < 3; i++) {
+            int last = e == 1 ? 2 : 0;
+            uint64_t base = (uint64_t)e * 1000, at = base + (i == last ? 300 : 100 + 10 * i);
+            EV(w[i], IPS2_EV_BARRIER_ARRIVE, at, bar,
+               (e - 1) * 3 + (i == last ? 3 : 1 + (i > last)), 3, e);
+            EV(w[i], IPS2_EV_BARRIER_DEPART, base + 400 + i, bar, e, i == last, at);
+        }
+    for (int i = 0; i < 3; i++) {
+        if (i == 0)
+            EV(w[i], IPS2_EV_PROC_EXIT, 5000, 0, 0);
+        done(w[i]);
+    }
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_SYNC), 2 * 2);
+    long a12 = node_of(g, 10, 12, IPS2_EV_BARRIER_ARRIVE, 0);
+    assert_int_equal(
+        arc_weight(g, a12, node_of(g, 10, 10, IPS2_EV_BARRIER_DEPART, 0), IPS2_PAG_ARC_SYNC),
+        1400 - 1300);
+    assert_int_equal(
+        arc_weight(g, a12, node_of(g, 10, 11, IPS2_EV_BARRIER_DEPART, 0), IPS2_PAG_ARC_SYNC),
+        1401 - 1300);
+    long a10 = node_of(g, 10, 10, IPS2_EV_BARRIER_ARRIVE, 1);
+    assert_int_equal(
+        arc_weight(g, a10, node_of(g, 10, 12, IPS2_EV_BARRIER_DEPART, 1), IPS2_PAG_ARC_SYNC),
+        2402 - 2300);
+    ips2_pag_free(g);
+}
+
+/* Threads: thread-create -> the thread's begin; its end -> join-end. */
+static void test_threads(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "app", 0, 10);
+    EV(a, IPS2_EV_THREAD_CREATE, 100, 1);
+    EV(a, IPS2_EV_JOIN_BEGIN, 200, 1);
+    EV(a, IPS2_EV_JOIN_END, 900, 1, 0);
+    EV(a, IPS2_EV_PROC_EXIT, 1000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(10, 11, 1, "app", 0, 120);
+    EV(b, IPS2_EV_THREAD_START, 150, 10, 1, 0);
+    EV(b, IPS2_EV_THREAD_EXIT, 800, 0);
+    done(b);
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    long cr = node_of(g, 10, 10, IPS2_EV_THREAD_CREATE, 0),
+         beg = node_of(g, 10, 11, IPS2_PAG_BEGIN, 0), end = node_of(g, 10, 11, IPS2_PAG_END, 0),
+         join = node_of(g, 10, 10, IPS2_EV_JOIN_END, 0);
+    /* the begin is at the stream's first event */
+    assert_int_equal(arc_weight(g, cr, beg, IPS2_PAG_ARC_CREATE), 120 - 100);
+    assert_int_equal(g->nodes[end].wall, 800);
+    assert_int_equal(arc_weight(g, end, join, IPS2_PAG_ARC_EXIT), 900 - 800);
+    ips2_pag_free(g);
+}
+
+/* fork -> the child's begin (from the parent's node before the fork);
+ * the child's exit -> the wait that reaped it; a reused pid pairs by time. */
+static void test_processes(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "app", 0, 10);
+    EV(a, IPS2_EV_LOCK_RELEASE, 90, 0x5000, 1);
+    EV(a, IPS2_EV_FORK, 100, 30);
+    EV(a, IPS2_EV_WAIT, 400, 30, 0, 350, 1, 0, 0);
+    EV(a, IPS2_EV_LOCK_RELEASE, 490, 0x5000, 2);
+    EV(a, IPS2_EV_FORK, 500, 30);
+    EV(a, IPS2_EV_WAIT, 900, 30, 9 << 8, 850, 1, 0, 0);
+    EV(a, IPS2_EV_PROC_EXIT, 1000, 0, 0);
+    done(a);
+    struct ips2_writer *c1 = stream(30, 30, 10, "app", 0, 105);
+    EV(c1, IPS2_EV_PROC_START, 110, 1, 10);
+    EV(c1, IPS2_EV_PROC_EXIT, 300, 1, 0);
+    done(c1);
+    struct ips2_writer *c2 = stream(30, 30, 10, "app", 1, 505);
+    EV(c2, IPS2_EV_PROC_START, 510, 1, 10);
+    EV(c2, IPS2_EV_PROC_EXIT, 800, 1, 9);
+    done(c2);
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_CREATE), 2);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_EXIT), 2);
+    long rel0 = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 0),
+         rel1 = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 1);
+    long w0 = node_of(g, 10, 10, IPS2_EV_WAIT, 0), w1 = node_of(g, 10, 10, IPS2_EV_WAIT, 1);
+    /* the two child threads (tid 30 twice) in stream order */
+    long b0 = -1, b1 = -1, e0 = -1, e1 = -1;
+    for (size_t t = 0; t < g->nthreads; t++)
+        if (g->threads[t].tid == 30) {
+            long first = g->threads[t].first, last = first + g->threads[t].count - 1;
+            if (g->nodes[last].wall == 300)
+                b0 = first, e0 = last;
+            else
+                b1 = first, e1 = last;
+        }
+    assert_true(b0 >= 0 && b1 >= 0);
+    assert_int_equal(arc_weight(g, rel0, b0, IPS2_PAG_ARC_CREATE), 105 - 90);
+    assert_int_equal(arc_weight(g, rel1, b1, IPS2_PAG_ARC_CREATE), 505 - 490);
+    assert_int_equal(arc_weight(g, e0, w0, IPS2_PAG_ARC_EXIT), 400 - 350);
+    assert_int_equal(arc_weight(g, e1, w1, IPS2_PAG_ARC_EXIT), 900 - 850);
+    ips2_pag_free(g);
+}
+
+/* PVM: a message pairs inside the part; a barrier's members and a task's
+ * spawn stay ends; matching the part's ends with each other pairs them,
+ * and a receive from an untraced task (the pvmd) is no warning. */
+static void test_pvm(void **state)
+{
+    (void)state;
+    const uint64_t t1 = 0x40001, t2 = 0x40002;
+    struct ips2_writer *a = stream(10, 10, 1, "master", 0, 10);
+    EV(a, IPS2_EV_PVM_TASK, 50, t1, 0);
+    EV(a, IPS2_EV_PVM_SPAWN, 100, t2, t1, 0, 60, 0, 1, 0);
+    EV(a, IPS2_EV_PVM_SEND, 300, t2, 5, 0, 1, 64, t1, 0, 0);
+    EV(a, IPS2_EV_PVM_BARRIER, 700, 2, t1, 1, 0, 400, 0x67 /* "g" */);
+    EV(a, IPS2_EV_PVM_RECV, 800, 0x80000000, 9, 0, 1, 8, t1, 0, 0, 750); /* from the pvmd */
+    EV(a, IPS2_EV_PROC_EXIT, 1000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(20, 20, 9, "worker", 0, 120);
+    EV(b, IPS2_EV_PROC_START, 150, 0, 9);
+    EV(b, IPS2_EV_PVM_TASK, 160, t2, t1);
+    EV(b, IPS2_EV_PVM_RECV, 350, t1, 5, 0, 1, 64, t2, 0, 0, 200);
+    EV(b, IPS2_EV_LOCK_RELEASE, 590, 0x5000, 1);
+    EV(b, IPS2_EV_PVM_BARRIER, 690, 2, t2, 1, 0, 600, 0x67);
+    EV(b, IPS2_EV_PROC_EXIT, 900, 0, 0);
+    done(b);
+    struct ips2_pag *g = reduce();
+    no_warnings(g);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_MESSAGE), 1);
+    assert_int_equal(arc_weight(g, node_of(g, 10, 10, IPS2_EV_PVM_SEND, 0),
+                                node_of(g, 20, 20, IPS2_EV_PVM_RECV, 0), IPS2_PAG_ARC_MESSAGE),
+                     50);
+    char err[256];
+    assert_int_equal(ips2_pag_match_ends(&g, 1, err, sizeof(err)), 0);
+    no_warnings(g);
+    assert_int_equal(g->nends, 0);
+    /* the spawn -> the task's first node */
+    assert_int_equal(arc_weight(g, node_of(g, 10, 10, IPS2_EV_PVM_SPAWN, 0),
+                                node_of(g, 20, 20, IPS2_PAG_BEGIN, 0), IPS2_PAG_ARC_CREATE),
+                     120 - 100);
+    /* the barrier: the worker arrived last (call at 600), from its node before */
+    assert_int_equal(arc_weight(g, node_of(g, 20, 20, IPS2_EV_LOCK_RELEASE, 0),
+                                node_of(g, 10, 10, IPS2_EV_PVM_BARRIER, 0), IPS2_PAG_ARC_SYNC),
+                     700 - 600);
+    assert_int_equal(arcs_of(g, IPS2_PAG_ARC_SYNC), 1);
+    ips2_pag_free(g);
+}
+
+/* Shares: the CPU of each procedure between two nodes, named. */
+static void test_shares(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "app", 0, 10);
+    /* no module map: procedures are named 0x... */
+    EV(a, IPS2_EV_ENTER, 100, 0x1000);
+    EV(a, IPS2_EV_LOCK_RELEASE, 300, 0x5000, 1); /* f: 100 ns of CPU (CPU = t/2) */
+    EV(a, IPS2_EV_ENTER, 400, 0x2000);
+    EV(a, IPS2_EV_EXIT, 600, 0x2000);
+    EV(a, IPS2_EV_LOCK_RELEASE, 700, 0x5000, 2); /* f 50 + 50, g 100 */
+    EV(a, IPS2_EV_EXIT, 800, 0x1000);
+    EV(a, IPS2_EV_PROC_EXIT, 1000, 0, 0);
+    done(a);
+    struct ips2_pag *g = reduce();
+    long r0 = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 0),
+         r1 = node_of(g, 10, 10, IPS2_EV_LOCK_RELEASE, 1);
+    assert_string_equal(g->strings[g->nodes[r0].proc], "0x1000");
+    assert_int_equal(g->nodes[r1].cpu, 200);
+    int64_t f = 0, gg = 0;
+    for (uint32_t i = g->nodes[r0].shares; i < g->nodes[r1].shares; i++) {
+        const char *name = g->strings[g->shares[i].proc];
+        if (!strcmp(name, "0x1000"))
+            f += g->shares[i].cpu;
+        else if (!strcmp(name, "0x2000"))
+            gg += g->shares[i].cpu;
+    }
+    assert_int_equal(f, 100);
+    assert_int_equal(gg, 100);
+    ips2_pag_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_bytes, clear),
+        cmocka_unit_test_setup(test_send_ends_late, clear),
+        cmocka_unit_test_setup(test_unpaired, clear),
+        cmocka_unit_test_setup(test_sync, clear),
+        cmocka_unit_test_setup(test_barrier, clear),
+        cmocka_unit_test_setup(test_threads, clear),
+        cmocka_unit_test_setup(test_processes, clear),
+        cmocka_unit_test_setup(test_pvm, clear),
+        cmocka_unit_test_setup(test_shares, clear),
+    };
+    return cmocka_run_group_tests(tests, setup, scratch_remove);
+}

@@ -1,0 +1,262 @@
+/*
+ * test_pag_file.c - the part file and the matching messages (cpa/
+ * pag_file.c): a part written and read back is the same part; the ends
+ * and cross messages carry what they should; every kind of damage gives
+ * one error naming the file and the byte offset, never a crash.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "ips2_pag.h"
+#include "scratch.h"
+
+static char *sdup(const char *s)
+{
+    char *d = strdup(s);
+    assert_non_null(d);
+    return d;
+}
+
+/* Two threads of one process, 3 nodes each, two shares, one local arc,
+ * one arc from part 1, one out, one end, one warning. */
+static struct ips2_pag *sample(void)
+{
+    struct ips2_pag *g = calloc(1, sizeof(*g));
+    assert_non_null(g);
+    g->part = 0;
+    g->machine = sdup("m1");
+    g->trace_dir = sdup("/s/traces/m1");
+    g->nstrings = 3;
+    g->strings = calloc(3, sizeof(char *));
+    g->strings[0] = sdup("app");
+    g->strings[1] = sdup("/bin/app");
+    g->strings[2] = sdup("main");
+    g->napps = 1;
+    g->apps = calloc(1, sizeof(*g->apps));
+    g->nprocesses = 1;
+    g->processes = calloc(1, sizeof(*g->processes));
+    g->processes[0] = (struct ips2_pag_process){0, 42, 0, 1};
+    g->nthreads = 2;
+    g->threads = calloc(2, sizeof(*g->threads));
+    g->threads[0] = (struct ips2_pag_thread){0, 42, 0, 3};
+    g->threads[1] = (struct ips2_pag_thread){0, 43, 3, 3};
+    g->nnodes = 6;
+    g->nodes = calloc(6, sizeof(*g->nodes));
+    for (uint32_t i = 0; i < 6; i++) {
+        g->nodes[i].wall = 100 * (i % 3) + 10 * (i / 3);
+        g->nodes[i].cpu = i % 3 ? 50 : 0;
+        g->nodes[i].thread = i / 3;
+        g->nodes[i].shares = i < 1 ? 0 : i < 3 ? (uint32_t)i - 0 : 2;
+        g->nodes[i].kind = i % 3 == 0 ? IPS2_PAG_BEGIN : i % 3 == 2 ? IPS2_PAG_END : 41;
+        g->nodes[i].proc = i % 3 == 1 ? 2 : IPS2_PAG_NONE;
+    }
+    g->nshares = 2;
+    g->shares = calloc(2, sizeof(*g->shares));
+    g->shares[0] = (struct ips2_pag_share){2, 0, 50};
+    g->shares[1] = (struct ips2_pag_share){IPS2_PAG_NONE, 0, 50};
+    g->narcs = 2;
+    g->arcs = calloc(2, sizeof(*g->arcs));
+    g->arcs[0] = (struct ips2_pag_arc){IPS2_PAG_GID(1, 7), 4, IPS2_PAG_ARC_MESSAGE, 0, 5};
+    g->arcs[1] = (struct ips2_pag_arc){IPS2_PAG_GID(0, 1), 5, IPS2_PAG_ARC_SYNC, 0, 90};
+    g->nouts = 1;
+    g->outs = calloc(1, sizeof(*g->outs));
+    g->outs[0] = (struct ips2_pag_out){2, 0, IPS2_PAG_GID(1, 3)};
+    g->nends = 1;
+    g->ends = calloc(1, sizeof(*g->ends));
+    g->ends[0] = (struct ips2_pag_end){1, IPS2_PAG_ROLE_PVM_SEND, 74, {1, 2, 3}, 100, INT64_MIN};
+    g->nwarnings = 1;
+    g->warnings = calloc(1, sizeof(char *));
+    g->warnings[0] = sdup("process 42 (app): something");
+    return g;
+}
+
+static void same(const struct ips2_pag *a, const struct ips2_pag *b)
+{
+    assert_int_equal(a->part, b->part);
+    assert_string_equal(a->machine, b->machine);
+    assert_string_equal(a->trace_dir, b->trace_dir);
+    assert_int_equal(a->nstrings, b->nstrings);
+    for (size_t i = 0; i < a->nstrings; i++)
+        assert_string_equal(a->strings[i], b->strings[i]);
+#define SAME(f)                                                                                    \
+    assert_int_equal(a->n##f, b->n##f);                                                            \
+    if (a->n##f)                                                                                   \
+        assert_memory_equal(a->f, b->f, a->n##f * sizeof(*a->f));
+    SAME(apps)
+    SAME(processes)
+    SAME(threads)
+    SAME(nodes)
+    SAME(shares)
+    SAME(arcs)
+    SAME(outs)
+    SAME(ends)
+#undef SAME
+    assert_int_equal(a->nwarnings, b->nwarnings);
+    for (size_t i = 0; i < a->nwarnings; i++)
+        assert_string_equal(a->warnings[i], b->warnings[i]);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct ips2_pag *g = sample(), *r;
+    char path[300], err[512];
+
+    snprintf(path, sizeof(path), "%s/m1.pag", scratch_dir);
+    assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
+    if (ips2_pag_read(path, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    same(g, r);
+    ips2_pag_free(r);
+    ips2_pag_free(g);
+}
+
+static void fix_crc(unsigned char *p, size_t n)
+{
+    uint32_t c = (uint32_t)crc32(0L, p, (uInt)(n - 4));
+    memcpy(p + n - 4, &c, 4);
+}
+
+/* Damage at a known place gives an error naming that byte. */
+static void expect(const unsigned char *data, size_t n, const char *want)
+{
+    struct ips2_pag *r = NULL;
+    char err[512] = "";
+
+    assert_int_equal(ips2_pag_decode(data, n, "x.pag", &r, err, sizeof(err)), -1);
+    assert_null(r);
+    if (!strstr(err, want))
+        fail_msg("expected \"%s\" in \"%s\"", want, err);
+}
+
+static void test_damage(void **state)
+{
+    (void)state;
+    struct ips2_pag *g = sample();
+    size_t n;
+    unsigned char *p = ips2_pag_encode(g, &n), *q = malloc(n);
+    assert_non_null(p);
+
+    expect(p, 10, "x.pag: byte 0: expected a PAG of at least");
+    memcpy(q, p, n);
+    q[0] = 'X';
+    expect(q, n, "x.pag: byte 0: expected magic");
+    memcpy(q, p, n);
+    q[50] ^= 1;
+    expect(q, n, "x.pag: byte ");
+    expect(q, n, "expected crc32");
+    /* a huge count with a good crc: refused before allocating */
+    memcpy(q, p, n);
+    uint64_t huge = UINT64_MAX / 2;
+    memcpy(q + 16 + 8 * 4, &huge, 8); /* nodes */
+    fix_crc(q, n);
+    expect(q, n, "nodes (32 bytes each), found");
+    /* an application index out of range */
+    memcpy(q, p, n);
+    size_t apps = 96 + 4 + 2 + 4 + 12 + 4 + 3 + 4 + 8 + 4 + 4; /* after the strings */
+    uint32_t bad = 7;
+    memcpy(q + apps, &bad, 4);
+    fix_crc(q, n);
+    char want[64];
+    snprintf(want, sizeof(want), "byte %zu: expected an application name", apps);
+    expect(q, n, want);
+    /* a node's thread, and an arc out of order */
+    struct ips2_pag *h = sample();
+    h->nodes[4].thread = 0;
+    unsigned char *e = ips2_pag_encode(h, &n);
+    expect(e, n, "expected a node of thread 1, found 0");
+    free(e);
+    h->nodes[4].thread = 1;
+    h->arcs[1].to = 1;
+    e = ips2_pag_encode(h, &n);
+    expect(e, n, "expected an arc to a node < 6, in order");
+    free(e);
+    ips2_pag_free(h);
+    /* every truncation fails cleanly */
+    size_t full;
+    unsigned char *f = ips2_pag_encode(g, &full);
+    for (size_t cut = 0; cut < full; cut++) {
+        struct ips2_pag *r = NULL;
+        char err[512];
+        assert_int_equal(ips2_pag_decode(f, cut, "x.pag", &r, err, sizeof(err)), -1);
+    }
+    free(f);
+    free(p);
+    free(q);
+    ips2_pag_free(g);
+}
+
+/* The ends message gives an end-only part; matching it gives a cross
+ * message whose arcs, outs and warnings the live part takes. */
+static void test_ends_and_cross(void **state)
+{
+    (void)state;
+    struct ips2_pag *a = sample(), *b = sample(), *ea, *eb;
+    char err[512];
+    size_t n;
+
+    ips2_pag_set_part(b, 1);
+    assert_int_equal(b->arcs[1].from, IPS2_PAG_GID(1, 1));
+    a->ends[0] = (struct ips2_pag_end){
+        1, IPS2_PAG_ROLE_PVM_SEND, 74, {1ull << 32 | 2, 5, 1}, 100, INT64_MIN};
+    b->ends[0] =
+        (struct ips2_pag_end){4, IPS2_PAG_ROLE_PVM_RECV, 75, {1ull << 32 | 2, 5, 1}, 150, 120};
+    void *da = ips2_pag_ends_encode(a, &n);
+    assert_int_equal(ips2_pag_ends_decode(da, n, "a", &ea, err, sizeof(err)), 0);
+    free(da);
+    void *db = ips2_pag_ends_encode(b, &n);
+    assert_int_equal(ips2_pag_ends_decode(db, n, "b", &eb, err, sizeof(err)), 0);
+    free(db);
+    assert_int_equal(ea->nnodes, 0);
+    assert_int_equal(ea->nends, 1);
+    assert_int_equal(ea->narcs, 0);
+    struct ips2_pag *parts[2] = {ea, eb};
+    assert_int_equal(ips2_pag_match_ends(parts, 2, err, sizeof(err)), 0);
+    assert_int_equal(eb->narcs, 1);
+    assert_int_equal(eb->arcs[0].from, IPS2_PAG_GID(0, 1));
+    assert_int_equal(eb->arcs[0].to, 4);
+    assert_int_equal(eb->arcs[0].weight, 150 - 120);
+    assert_int_equal(ea->nouts, 1);
+    /* back to the live parts */
+    void *ca = ips2_pag_cross_encode(ea, &n);
+    assert_int_equal(ips2_pag_cross_apply(a, ca, n, "ca", err, sizeof(err)), 0);
+    free(ca);
+    void *cb = ips2_pag_cross_encode(eb, &n);
+    assert_int_equal(ips2_pag_cross_apply(b, cb, n, "cb", err, sizeof(err)), 0);
+    assert_int_equal(b->narcs, 3);
+    for (size_t i = 1; i < b->narcs; i++)
+        assert_true(b->arcs[i - 1].to <= b->arcs[i].to);
+    assert_int_equal(a->nouts, 2);
+    assert_int_equal(a->nends, 0);
+    assert_int_equal(b->nends, 0);
+    /* a cross message for another part is refused */
+    assert_int_equal(ips2_pag_cross_apply(a, cb, n, "cb", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "cb: byte 12: expected part 0, found 1"));
+    free(cb);
+    ips2_pag_free(ea);
+    ips2_pag_free(eb);
+    ips2_pag_free(a);
+    ips2_pag_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_ends_and_cross),
+    };
+    if (scratch_make("pagfile") != 0)
+        return 1;
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    scratch_remove(NULL);
+    return rc;
+}
