@@ -2,7 +2,8 @@
 # with `ips2 run`: three applications (a TCP server, its clients, a pthread
 # barrier program) on two machines played by this host, under a private
 # pvmd; it prints the logical and physical trees, the multi-application
-# metric table, an NPT profile and a gprof table per application, and keeps
+# metric table, an NPT profile and a gprof table per application, then the
+# client's inter-application critical-path profile, and keeps
 # the session in $(B)/demo-session (reopen it with `ips2 report`).
 
 # The demo workload's programs (examples/workloads/*.c, known work: see
@@ -25,3 +26,6 @@ demo: all
 	@rm -rf $(DEMO_SESSION)
 	$(B)/bin/ips2 run examples/workloads/demo.tcl -session $(DEMO_SESSION) -pvm private \
 	    -set bin=$(abspath $(B))/examples/workloads -set port=$$(tclsh examples/workloads/freeport.tcl)
+	@echo
+	@echo "== inter-application critical path of the client (process level)"
+	$(B)/bin/ips2 report $(DEMO_SESSION) cp -mode inter -app client -level process

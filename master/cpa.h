@@ -40,6 +40,9 @@ int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *s
 
 /* Whether this process is connected to a pvmd now. */
 bool cpa_pvm_connected(void);
+/* Whether a distributed set can no longer run queries (a slave died, or
+ * this process left the VM its slaves are in). */
+bool cpa_set_stale(const struct cpa_set *s);
 
 /* Runs one query on the set: the path first-first, its length.  0, or -1
  * with err (the set stays usable unless a slave died). */

@@ -44,6 +44,7 @@ extern int pvmmytid;
 
 struct cpa_pvm {
     struct ips2_vm *vm; /* a private VM started here, or NULL */
+    int mytid;          /* this process's tid in the VM the slaves run in */
     int *tids;
     size_t n;
     int32_t next_id;
@@ -62,6 +63,11 @@ struct status {
 bool cpa_pvm_connected(void)
 {
     return pvmmytid > 0;
+}
+
+bool cpa_set_stale(const struct cpa_set *s)
+{
+    return s->pvm != NULL && (s->pvm->broken || pvmmytid != s->pvm->mytid);
 }
 
 static int cpa_tags(int bufid, int tid, int tag)
@@ -123,7 +129,7 @@ void cpa_pvm_free(struct cpa_pvm *p)
 {
     if (p == NULL)
         return;
-    if (cpa_pvm_connected()) {
+    if (cpa_pvm_connected() && pvmmytid == p->mytid) { /* not another VM's tasks */
         for (size_t i = 0; i < p->n; i++)
             if (p->tids[i] > 0) {
                 pvm_initsend(PvmDataDefault);
@@ -337,6 +343,7 @@ int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *s
             rc = -1;
         }
     }
+    p->mytid = rc == 0 ? pvm_mytid() : -1;
     for (size_t k = 0; rc == 0 && k < n; k++)
         rc = spawn(p, k, slave_path, files[k], hosts ? hosts[k] : NULL, err, errlen);
     if (rc == 0)
@@ -637,7 +644,7 @@ int cpa_pvm_run(struct cpa_set *s, const struct ips2_cpa_query *query, struct ip
                 char *err, size_t errlen)
 {
     struct cpa_pvm *p = s->pvm;
-    if (p->broken || !cpa_pvm_connected()) {
+    if (cpa_set_stale(s)) {
         snprintf(err, errlen, "the critical-path slaves are gone");
         return -1;
     }

@@ -168,7 +168,7 @@ static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
     }
     bool live = s->m->reducer.reduce != NULL && cpa_pvm_connected();
     bool distributed = how == PVM_PRIVATE || (how == PVM_AUTO && live);
-    if (c->set != NULL && c->distributed == distributed)
+    if (c->set != NULL && c->distributed == distributed && !cpa_set_stale(c->set))
         return 0;
     DropPaths(c);
     if (c->local != c->set)
