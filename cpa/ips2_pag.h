@@ -108,9 +108,8 @@ struct ips2_pag_end {
     uint16_t kind;      /* the node's event kind (IPS2_EV_*, for warnings) */
     uint64_t key[3];    /* the pairing key, per role (PAG.md) */
     int64_t wall;       /* the node's wall time */
-    int64_t wait_start; /* a receiving end: when its call began; a sending end: the wall
-                           time of its thread's node before it (node - 1), the arc's source
-                           if the send ended after the receive; INT64_MIN: no such time */
+    int64_t wait_start; /* a receiving end: when its call began; INT64_MIN: none (a
+                           sending end, or a receive that did not wait) */
 };
 
 /* ips2_pag_end.role: a class (what pairs with what) times 2, plus 1 for

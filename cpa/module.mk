@@ -33,8 +33,7 @@ $(B)/bin/ips2-reduce $(B)/bin/ips2slave $(MASTER_PKG_LIB) $(MASTER_TESTS) \
     $(B)/tests/unit/test_reduce $(B)/tests/unit/test_reductions: $(CPA_LIB)
 
 # Unit tests of the PAG part.
-PAG_TESTS := $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_pag_match \
-             $(B)/tests/unit/test_pag_file
+PAG_TESTS := $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_pag_file
 $(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Icpa -Islave
 $(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): | $(B)/include/ips2_reductions.h
 $(PAG_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB) $(CPA_LIB) $(TRACE_LIB)
@@ -57,3 +56,6 @@ fuzz-smoke: fuzz-pag-smoke
 fuzz-pag-smoke: $(FUZZ_PAG_BIN)
 	@$(FUZZ_PAG_BIN) tests/fuzz/corpus-pag/* >$(B)/fuzz/smoke-pag.log 2>&1 || \
 	    { cat $(B)/fuzz/smoke-pag.log; echo "fuzz-pag-smoke: FAILED"; exit 1; }
+
+# The engine's program, tests, fuzz target and benchmark (helper E).
+include cpa/engine.mk

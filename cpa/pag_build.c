@@ -56,7 +56,6 @@ struct pag_builder {
     int64_t last_t;
     bool has_before; /* the node before it */
     uint32_t before;
-    int64_t before_t;
     uint64_t last_c;
     uint64_t create_seq;
     bool proc_start, exec_exit;
@@ -164,11 +163,8 @@ static struct pag_item *item(struct pag_builder *b, unsigned cls, unsigned side,
     it->ws = INT64_MIN;
     it->ref_wall = it->ref_ws = INT64_MIN;
     it->prev = NO_GID;
-    it->prev_wall = INT64_MIN;
-    if (b->in_thread && b->begun && b->has_before && g == gid(b->last)) {
+    if (b->in_thread && b->begun && b->has_before && g == gid(b->last))
         it->prev = gid(b->before);
-        it->prev_wall = b->before_t;
-    }
     it->thread = b->in_thread ? b->thread : IPS2_PAG_NONE;
     it->kind = (uint16_t)kind;
     return it;
@@ -328,7 +324,6 @@ static uint32_t node(struct pag_builder *b, unsigned kind, int64_t t, uint64_t c
     n->proc = top;
     b->has_before = b->begun;
     b->before = b->last;
-    b->before_t = b->last_t;
     b->begun = true;
     b->last = (uint32_t)p->nnodes - 1;
     b->last_t = t;
@@ -940,7 +935,11 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
         uint32_t from = IPS2_PAG_GID_NODE(q->from), to = IPS2_PAG_GID_NODE(q->to);
         if (from >= p->nnodes || to >= p->nnodes)
             continue;
-        if (p->nodes[from].wall > p->nodes[to].wall) {
+        /* a source that ended after its destination must have begun its
+         * call before: its thread's previous node is not later */
+        if (p->nodes[from].wall > p->nodes[to].wall &&
+            (from == 0 || p->nodes[from - 1].thread != p->nodes[from].thread ||
+             p->nodes[from - 1].wall > p->nodes[to].wall)) {
             backwards++;
             continue;
         }
@@ -977,8 +976,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
             e->key[1] = it->k[1];
             e->key[2] = it->k[2];
             e->wall = it->wall;
-            /* a source: when its thread's node before it (node - 1) was */
-            e->wait_start = it->side == PAG_SRC ? it->prev_wall : it->ws;
+            e->wait_start = it->ws;
             continue;
         }
         if (!pag_item_warns(it))

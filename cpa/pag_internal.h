@@ -60,9 +60,8 @@ struct pag_item {
     int64_t ws;   /* destination: when its call began; INT64_MIN: none */
     int64_t ref_wall, ref_ws; /* the second node's time and its call's start */
     uint64_t prev;            /* the thread's node before this one (NO_GID: none) */
-    int64_t prev_wall;
-    uint32_t thread; /* index in its part's threads (warnings) */
-    uint32_t aux;    /* class-specific: arrival number, parties, ppid, creator pid, value */
+    uint32_t thread;          /* index in its part's threads (warnings) */
+    uint32_t aux; /* class-specific: arrival number, parties, ppid, creator pid, value */
     uint32_t aux2;
     uint16_t cls, side;
     uint16_t kind; /* event kind, for warnings */

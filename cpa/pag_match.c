@@ -104,20 +104,17 @@ static bool pair(struct pag_pairs *out, uint64_t from, uint64_t to, int64_t weig
 }
 
 /* An arc s -> d.  A source recorded when its call returned may have ended
- * after the destination (a write returns after the reader got the bytes):
- * then the arc leaves the source thread's node before the call. */
+ * after the destination (a write returns after the reader got the bytes,
+ * its writer preempted in the call): the arc still leaves the source's
+ * node, so that the CPU the writer spent up to the call stays on any path
+ * through the message, and weighs 0 (the bytes were there before the
+ * source's node was).  Such arcs run backwards in wall time but make no
+ * cycle: each leaves a call that started before its destination ended. */
 static bool arc(struct pag_pairs *out, struct pag_item *s, struct pag_item *d)
 {
-    uint64_t from = s->gid;
-    int64_t wall = s->wall;
-
     s->flags |= PI_DONE;
     d->flags |= PI_DONE;
-    if (wall > d->wall && s->prev != NO_GID && s->prev_wall <= d->wall) {
-        from = s->prev;
-        wall = s->prev_wall;
-    }
-    return pair(out, from, d->gid, pag_weight(wall, d->wall, d->ws), arc_type[d->cls]);
+    return pair(out, s->gid, d->gid, pag_weight(s->wall, d->wall, d->ws), arc_type[d->cls]);
 }
 
 /* Splits a group into its sources and destinations (in the group's sort
@@ -519,14 +516,6 @@ int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t err
             it->ws = e->wait_start;
             it->ref_ws = INT64_MIN;
             it->prev = NO_GID;
-            it->prev_wall = INT64_MIN;
-            uint32_t th = pag_thread_of(parts[p], e->node);
-            if (!(e->role & 1) && e->wait_start != INT64_MIN && th < parts[p]->nthreads &&
-                e->node > parts[p]->threads[th].first) {
-                it->prev = IPS2_PAG_GID(p, e->node - 1); /* a source's node before it */
-                it->prev_wall = e->wait_start;
-                it->ws = INT64_MIN;
-            }
             if (cls == PC_PVMBAR && e->key[2] <= UINT32_MAX &&
                 pag_thread_of(parts[p], (uint32_t)e->key[2]) == pag_thread_of(parts[p], e->node))
                 it->prev = IPS2_PAG_GID(p, e->key[2]);
