@@ -79,13 +79,6 @@ void ips2_cpa_worker_free(struct ips2_cpa_worker *w)
     free(w);
 }
 
-void ips2_cpa_batch_free(struct ips2_cpa_batch *b)
-{
-    free(b->v);
-    b->v = NULL;
-    b->n = b->cap = 0;
-}
-
 static void push(struct ips2_cpa_worker *w, uint32_t t)
 {
     w->inq[t] = 1;

@@ -258,7 +258,19 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                 e->ns += len;
                 continue;
             }
-            /* Procedure level: the shares, clipped like the segment. */
+            /* Procedure level: the shares, clipped like the segment (a
+             * segment without shares, from a foreign encoder: no
+             * procedure). */
+            if (s->nshares == 0) {
+                struct ips2_cpa_entry *e = NULL;
+                if (!(f && f->procedure && strcmp("(no procedure)", f->procedure) != 0) &&
+                    !(e = acc_get(&a, "F(no procedure)", "(no procedure)", &proto)))
+                    goto oom;
+                if (e)
+                    e->ns += len;
+                continue;
+            }
+            /* The shares. */
             if (s->nshares > tmpcap) {
                 free(tmpw);
                 free(tmpo);

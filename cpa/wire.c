@@ -247,6 +247,13 @@ static void rseg(struct rbuf *r, struct ips2_cpa_segment *s)
 
 /* ---- batch -------------------------------------------------------------- */
 
+void ips2_cpa_batch_free(struct ips2_cpa_batch *b)
+{
+    free(b->v);
+    b->v = NULL;
+    b->n = b->cap = 0;
+}
+
 int ips2_cpa_batch_encode(const struct ips2_cpa_batch *b, void **data, size_t *size, char *err,
                           size_t errlen)
 {

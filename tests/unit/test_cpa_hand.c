@@ -1,0 +1,446 @@
+/*
+ * test_cpa_hand.c - the critical-path engine on hand-made graphs whose
+ * answers are worked out by hand (the numbers are in the comments):
+ * the paper's Figure 4 as three applications on two machines (A's intra
+ * path crosses processes but never leaves A; C's inter path crosses into B
+ * but not A; the global path crosses all), zeroing a process and a
+ * procedure, profiles at each level with message delays as their own
+ * entries and percentages summing to 100, phase clipping, imbalance, and
+ * broken graphs (a cycle, an arc whose source never comes, a batch for an
+ * arc that does not exist) refused with a message, never a hang.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ips2_cpa.h"
+
+static char err[512];
+
+/* ---- a tiny builder ----------------------------------------------------- */
+
+static struct ips2_pag *part_new(uint32_t k, const char *machine)
+{
+    struct ips2_pag *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    p->part = k;
+    p->machine = strdup(machine);
+    p->trace_dir = strdup("hand");
+    p->strings = calloc(32, sizeof *p->strings);
+    p->apps = calloc(8, sizeof *p->apps);
+    p->processes = calloc(8, sizeof *p->processes);
+    p->threads = calloc(8, sizeof *p->threads);
+    p->nodes = calloc(64, sizeof *p->nodes);
+    p->shares = calloc(64, sizeof *p->shares);
+    p->arcs = calloc(64, sizeof *p->arcs);
+    p->outs = calloc(64, sizeof *p->outs);
+    return p;
+}
+
+static uint32_t str(struct ips2_pag *p, const char *s)
+{
+    for (size_t i = 0; i < p->nstrings; i++)
+        if (strcmp(p->strings[i], s) == 0)
+            return (uint32_t)i;
+    p->strings[p->nstrings] = strdup(s);
+    return (uint32_t)p->nstrings++;
+}
+
+static uint32_t app(struct ips2_pag *p, const char *name)
+{
+    uint32_t s = str(p, name);
+    for (size_t i = 0; i < p->napps; i++)
+        if (p->apps[i] == s)
+            return (uint32_t)i;
+    p->apps[p->napps] = s;
+    return (uint32_t)p->napps++;
+}
+
+/* A process of one thread with nodes at walls[] and CPU arcs cpus[]
+ * (cpus[0] ignored); procs[i]: the procedure at node i (NULL: none);
+ * share_proc/share: one share on the arc into node share_node. */
+static uint32_t thread(struct ips2_pag *p, const char *appname, int32_t pid, size_t n,
+                       const int64_t *walls, const int64_t *cpus, const char *const *procs,
+                       int share_node, const char *share_proc)
+{
+    uint32_t a = app(p, appname);
+    uint32_t pr = (uint32_t)p->nprocesses++;
+    p->processes[pr] = (struct ips2_pag_process){a, pid, 0, str(p, "/bin/x")};
+    uint32_t t = (uint32_t)p->nthreads++;
+    p->threads[t] = (struct ips2_pag_thread){pr, pid, (uint32_t)p->nnodes, (uint32_t)n};
+    uint32_t first = (uint32_t)p->nnodes;
+    for (size_t i = 0; i < n; i++) {
+        if ((int)i == share_node)
+            p->shares[p->nshares++] = (struct ips2_pag_share){str(p, share_proc), 0, cpus[i]};
+        p->nodes[p->nnodes++] = (struct ips2_pag_node){
+            walls[i],
+            i ? cpus[i] : 0,
+            t,
+            (uint32_t)p->nshares,
+            (uint16_t)(i == 0       ? IPS2_PAG_BEGIN
+                       : i + 1 == n ? IPS2_PAG_END
+                                    : 1),
+            0,
+            procs && procs[i] ? str(p, procs[i]) : IPS2_PAG_NONE,
+        };
+    }
+    return first;
+}
+
+static int cmp_arc(const void *a, const void *b)
+{
+    const struct ips2_pag_arc *x = a, *y = b;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static void arc(struct ips2_pag **parts, uint32_t fk, uint32_t fn, uint32_t tk, uint32_t tn,
+                int64_t w)
+{
+    struct ips2_pag *d = parts[tk];
+    d->arcs[d->narcs++] =
+        (struct ips2_pag_arc){IPS2_PAG_GID(fk, fn), tn, IPS2_PAG_ARC_MESSAGE, 0, w};
+    qsort(d->arcs, d->narcs, sizeof *d->arcs, cmp_arc);
+    if (fk != tk)
+        parts[fk]->outs[parts[fk]->nouts++] = (struct ips2_pag_out){fn, 0, IPS2_PAG_GID(tk, tn)};
+}
+
+/* ---- Figure 4 ------------------------------------------------------------
+ *
+ * m0: A1 (A:101)  0  5  10  30            C1 (C:301) 0  6  18  45  55
+ *          cpu       5   5  20                  cpu     1  12   0  10
+ * m1: A2 (A:102)  0 15  52  60            B1 (B:201) 0 20  40  50  70
+ *          cpu       2  30   8                  cpu    19  20  10  20
+ * messages: A1@5 -> C1@6 (1), A1@10 -> A2@15 (5), C1@18 -> B1@20 (2),
+ *           B1@40 -> C1@45 (5), B1@50 -> A2@52 (2)
+ *
+ * intra A = 5+5 +5 +30+8 = 53 (A1 -> A2, B's arc ignored)
+ * inter C = 1+12 +2 +20 +5 +10 = 50 (C -> B -> C; A's arc unreached)
+ * global  = 5 +1 +12 +2 +20+10+20 = 70 (A1 -> C1 -> B1)
+ * intra B = 69, intra C = 23.
+ */
+static size_t fig4(struct ips2_pag ***out)
+{
+    struct ips2_pag **p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    p[1] = part_new(1, "m1");
+    static const int64_t a1w[] = {0, 5, 10, 30}, a1c[] = {0, 5, 5, 20};
+    static const int64_t c1w[] = {0, 6, 18, 45, 55}, c1c[] = {0, 1, 12, 0, 10};
+    static const int64_t a2w[] = {0, 15, 52, 60}, a2c[] = {0, 2, 30, 8};
+    static const int64_t b1w[] = {0, 20, 40, 50, 70}, b1c[] = {0, 19, 20, 10, 20};
+    static const char *const bprocs[] = {NULL, "serve", "serve", NULL, NULL};
+    assert_int_equal(thread(p[0], "A", 101, 4, a1w, a1c, NULL, -1, NULL), 0);
+    assert_int_equal(thread(p[0], "C", 301, 5, c1w, c1c, NULL, -1, NULL), 4);
+    assert_int_equal(thread(p[1], "A", 102, 4, a2w, a2c, NULL, -1, NULL), 0);
+    assert_int_equal(thread(p[1], "B", 201, 5, b1w, b1c, bprocs, 2, "work"), 4);
+    arc(p, 0, 1, 0, 5, 1);
+    arc(p, 0, 2, 1, 1, 5);
+    arc(p, 0, 6, 1, 5, 2);
+    arc(p, 1, 6, 0, 7, 5);
+    arc(p, 1, 7, 1, 2, 2);
+    *out = p;
+    return 2;
+}
+
+static void both(struct ips2_pag **p, size_t n, const struct ips2_cpa_query *q,
+                 struct ips2_cpa_path *out)
+{
+    struct ips2_cpa_path other;
+    if (ips2_cpa_oracle(p, n, q, out, err, sizeof err))
+        fail_msg("oracle: %s", err);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        if (ips2_cpa_inproc(p, n, q, seed, &other, err, sizeof err))
+            fail_msg("inproc: %s", err);
+        assert_int_equal(other.length, out->length);
+        assert_int_equal(other.terminal, out->terminal);
+        assert_int_equal(other.nsegs, out->nsegs);
+        ips2_cpa_path_free(&other);
+    }
+}
+
+/* The applications a path visits, as a string of their initials. */
+static void apps_on(struct ips2_pag **p, const struct ips2_cpa_path *path, char *buf)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < path->nsegs; i++) {
+        const struct ips2_cpa_segment *s = &path->segs[i];
+        const struct ips2_pag *pt = p[s->dst_part];
+        const char *a =
+            pt->strings[pt->apps[pt->processes[pt->threads[s->dst_thread].process].app]];
+        if (!strchr(buf, a[0])) {
+            buf[k++] = a[0];
+            buf[k] = 0;
+        }
+    }
+}
+
+static void metas_of(struct ips2_pag **p, size_t n, struct ips2_cpa_meta **m)
+{
+    for (size_t k = 0; k < n; k++)
+        assert_int_equal(ips2_cpa_meta_from_pag(p[k], &m[k], err, sizeof err), 0);
+}
+
+static void test_fig4_modes(void **state)
+{
+    (void)state;
+    struct ips2_pag **p;
+    size_t n = fig4(&p);
+    struct ips2_cpa_path path;
+    char visited[8];
+
+    struct ips2_cpa_query q = {IPS2_CPA_INTRA, "A", NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 53);
+    assert_int_equal(path.terminal, IPS2_PAG_GID(1, 3));
+    apps_on(p, &path, visited);
+    assert_string_equal(visited, "A");
+    /* It crosses processes: A1's CPU, the message, A2's CPU. */
+    assert_int_equal(path.nsegs, 5);
+    assert_int_equal(path.segs[2].kind, IPS2_PAG_ARC_MESSAGE);
+    assert_int_equal(path.segs[2].src_part, 0);
+    assert_int_equal(path.segs[2].dst_part, 1);
+    ips2_cpa_path_free(&path);
+
+    q = (struct ips2_cpa_query){IPS2_CPA_INTER, "C", NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 50);
+    assert_int_equal(path.terminal, IPS2_PAG_GID(0, 8));
+    apps_on(p, &path, visited);
+    assert_string_equal(visited, "CB");
+    ips2_cpa_path_free(&path);
+
+    q = (struct ips2_cpa_query){IPS2_CPA_GLOBAL, NULL, NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 70);
+    assert_int_equal(path.terminal, IPS2_PAG_GID(1, 8));
+    apps_on(p, &path, visited);
+    assert_string_equal(visited, "ACB");
+    ips2_cpa_path_free(&path);
+
+    q = (struct ips2_cpa_query){IPS2_CPA_INTRA, "B", NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 69);
+    ips2_cpa_path_free(&path);
+    q.app = "C";
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 23);
+    ips2_cpa_path_free(&path);
+    /* An application with no nodes: an empty path. */
+    q.app = "nobody";
+    both(p, n, &q, &path);
+    assert_int_equal(path.found, 0);
+    assert_int_equal(path.length, 0);
+    ips2_cpa_path_free(&path);
+    ips2_cpa_parts_free(p, n);
+}
+
+/* Zeroing B's process: B n5..n8 = 20, A2 n3 = 53 is the longest: 70 -> 53.
+ * Zeroing "work" (B's 20 ns between 20 and 40): B ends at 50, A2 at 53. */
+static void test_fig4_zeroing(void **state)
+{
+    (void)state;
+    struct ips2_pag **p;
+    size_t n = fig4(&p);
+    struct ips2_cpa_path path;
+    struct ips2_cpa_query q = {IPS2_CPA_GLOBAL, NULL, NULL, 1, 1, 201, "B"};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 53);
+    ips2_cpa_path_free(&path);
+    q.zero_app = "A"; /* pid 201 is not A's: nothing zeroed */
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 70);
+    ips2_cpa_path_free(&path);
+    q = (struct ips2_cpa_query){IPS2_CPA_GLOBAL, NULL, "work", 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 53);
+    ips2_cpa_path_free(&path);
+    ips2_cpa_parts_free(p, n);
+}
+
+static int64_t entry(const struct ips2_cpa_profile *pr, const char *name)
+{
+    for (size_t i = 0; i < pr->n; i++)
+        if (strcmp(pr->entries[i].name, name) == 0)
+            return pr->entries[i].ns;
+    return -1;
+}
+
+static void check_100(const struct ips2_cpa_profile *pr)
+{
+    double s = 0;
+    for (size_t i = 0; i < pr->n; i++)
+        s += pr->entries[i].percent;
+    assert_true(fabs(s - 100.0) < 1e-9);
+}
+
+static void test_fig4_profiles(void **state)
+{
+    (void)state;
+    struct ips2_pag **p;
+    size_t n = fig4(&p);
+    struct ips2_cpa_meta *m[2];
+    metas_of(p, n, m);
+    struct ips2_cpa_path path;
+    struct ips2_cpa_query q = {IPS2_CPA_GLOBAL, NULL, NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    struct ips2_cpa_profile pr;
+
+    assert_int_equal(
+        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL, 0, 0, &pr, err, sizeof err),
+        0);
+    assert_int_equal(pr.n, 5);
+    assert_string_equal(pr.entries[0].name, "B:201");
+    assert_int_equal(pr.entries[0].ns, 50);
+    assert_true(fabs(pr.entries[0].percent - 500.0 / 7.0) < 1e-9);
+    assert_int_equal(entry(&pr, "C:301"), 12);
+    assert_int_equal(entry(&pr, "A:101"), 5);
+    assert_int_equal(entry(&pr, "messages C:301->B:201"), 2);
+    assert_int_equal(entry(&pr, "messages A:101->C:301"), 1);
+    assert_int_equal(pr.length, 70);
+    assert_int_equal(pr.elapsed, 70);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+
+    assert_int_equal(
+        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_MACHINE, NULL, 0, 0, &pr, err, sizeof err),
+        0);
+    assert_int_equal(entry(&pr, "m1"), 50);
+    assert_int_equal(entry(&pr, "m0"), 17);
+    assert_int_equal(entry(&pr, "messages m0->m1"), 2);
+    assert_int_equal(entry(&pr, "messages m0->m0"), 1);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, NULL, 0, 0, &pr,
+                                      err, sizeof err),
+                     0);
+    assert_int_equal(entry(&pr, "work"), 20);
+    assert_int_equal(entry(&pr, "serve"), 10);
+    assert_int_equal(entry(&pr, "(no procedure)"), 37);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+
+    /* Under the node app:B: B's work and the messages into it. */
+    struct ips2_cpa_filter f = {.app = "B"};
+    assert_int_equal(
+        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_THREAD, &f, 0, 0, &pr, err, sizeof err),
+        0);
+    assert_int_equal(pr.n, 2);
+    assert_int_equal(entry(&pr, "B:201[201]"), 50);
+    assert_int_equal(entry(&pr, "messages C:301[301]->B:201[201]"), 2);
+    ips2_cpa_profile_free(&pr);
+
+    /* Phase [0, 20): everything up to B's receive = 20.  [30, 60): half
+     * of B's 20..40, 40..50 whole, half of 50..70 = 30; elapsed 30. */
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL, 0, 20, &pr,
+                                      err, sizeof err),
+                     0);
+    assert_int_equal(pr.length, 20);
+    assert_int_equal(entry(&pr, "B:201"), -1);
+    assert_int_equal(entry(&pr, "C:301"), 12);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL, 30, 60, &pr,
+                                      err, sizeof err),
+                     0);
+    assert_int_equal(pr.length, 30);
+    assert_int_equal(pr.elapsed, 30);
+    assert_int_equal(entry(&pr, "B:201"), 30);
+    ips2_cpa_profile_free(&pr);
+
+    /* Imbalance: work is 20 on the path, 20 / 4 processes = 5 on average:
+     * 15.  No procedure: 5 + 12 + 20 = 37 on the path, (30 + 23 + 40 + 39)
+     * / 4 = 33 on average: 4.  serve: 10 - 10 / 4 = 7.5 -> 10 - 3 = 7. */
+    struct ips2_cpa_imbalance *im;
+    size_t nim;
+    assert_int_equal(ips2_cpa_imbalance(&path, m, n, &q, NULL, 0, 0, &im, &nim, err, sizeof err),
+                     0);
+    assert_true(nim >= 2);
+    assert_int_equal(nim, 3);
+    assert_string_equal(im[0].proc, "work");
+    assert_string_equal(im[1].proc, "serve");
+    assert_int_equal(im[1].imbalance, 7);
+    assert_string_equal(im[2].proc, "(no procedure)");
+    assert_int_equal(im[2].cp, 37);
+    assert_int_equal(im[2].avg, 33);
+    assert_int_equal(im[2].imbalance, 4);
+    int found = 0;
+    for (size_t i = 0; i < nim; i++)
+        if (strcmp(im[i].proc, "work") == 0) {
+            assert_int_equal(im[i].cp, 20);
+            assert_int_equal(im[i].avg, 5);
+            assert_int_equal(im[i].imbalance, 15);
+            found = 1;
+        }
+    assert_true(found);
+    ips2_cpa_imbalance_free(im, nim);
+
+    ips2_cpa_path_free(&path);
+    ips2_cpa_meta_free(m[0]);
+    ips2_cpa_meta_free(m[1]);
+    ips2_cpa_parts_free(p, n);
+}
+
+/* Broken graphs: errors with a message, never a hang or a crash. */
+static void test_broken(void **state)
+{
+    (void)state;
+    struct ips2_pag **p;
+    size_t n = fig4(&p);
+    struct ips2_cpa_path path;
+    struct ips2_cpa_query q = {0};
+    /* A cycle: A1's node 1 waits for a message from its own later node 3. */
+    arc(p, 0, 3, 0, 1, 0);
+    assert_int_equal(ips2_cpa_oracle(p, n, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cycle"));
+    assert_int_equal(ips2_cpa_inproc(p, n, &q, 3, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m0: "));
+    assert_non_null(strstr(err, "process 101"));
+    ips2_cpa_parts_free(p, n);
+
+    /* An arc whose source part never sends (no out for it). */
+    n = fig4(&p);
+    p[1]->arcs[p[1]->narcs++] =
+        (struct ips2_pag_arc){IPS2_PAG_GID(0, 8), 3, IPS2_PAG_ARC_MESSAGE, 0, 0};
+    assert_int_equal(ips2_cpa_inproc(p, n, &q, 3, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m1: "));
+    p[1]->narcs--;
+
+    /* A batch for an arc the part does not have. */
+    struct ips2_cpa_worker *w;
+    assert_int_equal(ips2_cpa_worker_new(p[1], 2, &q, &w, err, sizeof err), 0);
+    struct ips2_cpa_value v = {IPS2_PAG_GID(0, 3), 2, IPS2_CPA_REACHED, 5};
+    struct ips2_cpa_batch b = {0, 1, &v, 1, 1};
+    assert_int_equal(ips2_cpa_worker_deliver(w, &b, err, sizeof err), -1);
+    assert_non_null(strstr(err, "does not have"));
+    b.to_part = 0;
+    assert_int_equal(ips2_cpa_worker_deliver(w, &b, err, sizeof err), -1);
+    ips2_cpa_worker_free(w);
+    /* A part whose arcs are out of order. */
+    struct ips2_pag_arc t = p[1]->arcs[0];
+    p[1]->arcs[0] = p[1]->arcs[p[1]->narcs - 1];
+    p[1]->arcs[p[1]->narcs - 1] = t;
+    assert_int_equal(ips2_cpa_oracle(p, n, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "out of order"));
+    ips2_cpa_parts_free(p, n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fig4_modes),
+        cmocka_unit_test(test_fig4_zeroing),
+        cmocka_unit_test(test_fig4_profiles),
+        cmocka_unit_test(test_broken),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
