@@ -77,7 +77,8 @@ enum ips2_cpa_seg_kind {
 
 /* One arc of the critical path.  A CPU segment has src == dst (its thread).
  * A dependence segment (kind = IPS2_PAG_ARC_*) goes from src's event at
- * begin to dst's event at end.  length is the arc's weight on the path (a
+ * begin to dst's event at end (a source that ended after its destination,
+ * ips2_pag.h allows it with weight 0: begin = end).  length is the arc's weight on the path (a
  * zeroed CPU arc's is what is left of it).  A CPU segment's shares are
  * path->shares[first_share, first_share + nshares), their cpu summing to
  * length exactly (the part's shares scaled to the arc's weight; time that no

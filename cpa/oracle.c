@@ -165,7 +165,7 @@ static int walk(struct oracle *o, uint64_t gid, struct ips2_cpa_path *out, char 
                 .dst_thread = p->nodes[n].thread,
                 .from = a->from,
                 .to = gid,
-                .begin = src->wall,
+                .begin = src->wall < p->nodes[n].wall ? src->wall : p->nodes[n].wall,
                 .end = p->nodes[n].wall,
                 .length = a->weight,
             };

@@ -32,7 +32,7 @@ int ips2_cpa_worker_walk(struct ips2_cpa_worker *w, const struct ips2_cpa_walk *
                            n);
         seg.src_part = w->part;
         seg.src_thread = pag->nodes[n].thread;
-        seg.begin = pag->nodes[n].wall;
+        seg.begin = pag->nodes[n].wall < seg.end ? pag->nodes[n].wall : seg.end;
         seg.first_share = seg.nshares = 0;
         if (cpa_emit(chunk, &seg, err, errlen))
             return -1;
@@ -68,7 +68,7 @@ int ips2_cpa_worker_walk(struct ips2_cpa_worker *w, const struct ips2_cpa_walk *
         uint32_t src = IPS2_PAG_GID_NODE(a->from);
         seg.src_part = w->part;
         seg.src_thread = pag->nodes[src].thread;
-        seg.begin = pag->nodes[src].wall;
+        seg.begin = pag->nodes[src].wall < seg.end ? pag->nodes[src].wall : seg.end;
         if (cpa_emit(chunk, &seg, err, errlen))
             return -1;
         n = src;

@@ -206,7 +206,7 @@ int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struc
         .dst_thread = nd->thread,
         .from = IPS2_PAG_GID(pag->part, n - 1),
         .to = IPS2_PAG_GID(pag->part, n),
-        .begin = pv->wall,
+        .begin = pv->wall < nd->wall ? pv->wall : nd->wall,
         .end = nd->wall,
         .length = w,
     };

@@ -434,13 +434,41 @@ static void test_broken(void **state)
     ips2_cpa_parts_free(p, n);
 }
 
+/* An arc whose source ended after its destination (weight 0, ips2_pag.h
+ * allows it): A2@60 -> C1@55.  inter C: B n7 = 45, A2 n2 = 47, n3 = 55,
+ * C1 n8 = max(50, 55 + 0) = 55; its segment has begin = end = 55, and the
+ * path survives its wire format. */
+static void test_backward_arc(void **state)
+{
+    (void)state;
+    struct ips2_pag **p;
+    size_t n = fig4(&p);
+    arc(p, 1, 3, 0, 8, 0);
+    struct ips2_cpa_path path, back;
+    struct ips2_cpa_query q = {IPS2_CPA_INTER, "C", NULL, 0, 0, 0, NULL};
+    both(p, n, &q, &path);
+    assert_int_equal(path.length, 55);
+    const struct ips2_cpa_segment *last = &path.segs[path.nsegs - 1];
+    assert_int_equal(last->from, IPS2_PAG_GID(1, 3));
+    assert_int_equal(last->begin, 55);
+    assert_int_equal(last->end, 55);
+    void *data;
+    size_t size;
+    assert_int_equal(ips2_cpa_path_encode(&path, &data, &size, err, sizeof err), 0);
+    assert_int_equal(ips2_cpa_path_decode(data, size, "p", &back, err, sizeof err), 0);
+    assert_int_equal(back.nsegs, path.nsegs);
+    free(data);
+    ips2_cpa_path_free(&back);
+    ips2_cpa_path_free(&path);
+    ips2_cpa_parts_free(p, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fig4_modes),
-        cmocka_unit_test(test_fig4_zeroing),
-        cmocka_unit_test(test_fig4_profiles),
-        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_fig4_modes),    cmocka_unit_test(test_fig4_zeroing),
+        cmocka_unit_test(test_fig4_profiles), cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_backward_arc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
