@@ -29,6 +29,7 @@ all:
 
 include traces/module.mk
 include instr/module.mk
+include collectors/module.mk
 include slave/module.mk
 include master/module.mk
 include tests/module.mk

@@ -149,8 +149,27 @@ static void collect_thread(void *arg, const struct ips2_node *thread, const stru
     add_source(c, find_hist(c->m, ref->slot, ref->row, IPS2_RED_NONE, c->metric), thread->owner);
 }
 
+/* The external data rows of metric on n and the process nodes under it;
+ * a collector node's only when n is that node (the machine as a whole is
+ * no part of a sum over processes). */
+static void collect_ext(struct collect *c, const struct ips2_node *n, bool top)
+{
+    if (n->kind == IPS2_NODE_COLLECTOR && !top)
+        return;
+    for (size_t i = 0; i < n->next; i++) {
+        const struct ips2_ref *ref = &n->ext[i];
+        const struct ips2_red_hist *h = &c->m->slots[ref->slot].ext_hist[ref->row];
+        if ((int)h->metric == c->metric)
+            add_source(c, h, n->kind == IPS2_NODE_PROCESS ? n->owner : -1);
+    }
+    if (n->kind != IPS2_NODE_THREAD && n->kind != IPS2_NODE_PROC)
+        for (size_t i = 0; i < n->nchild; i++)
+            collect_ext(c, n->child[i], false);
+}
+
 /* The histograms of metric under n: a procedure node's rows', or every
- * thread's under any other node. */
+ * thread's under any other node; for a collectors' metric, the external
+ * data rows of the processes under n (or of n, a collector). */
 static int collect(struct ips2_model *m, const struct ips2_node *n, int metric, const char *source,
                    struct collect *c)
 {
@@ -158,7 +177,9 @@ static int collect(struct ips2_model *m, const struct ips2_node *n, int metric, 
     c->m = m;
     c->metric = metric;
     c->source = source;
-    if (n->kind == IPS2_NODE_PROC) {
+    if (ips2_metric_is_external(metric)) {
+        collect_ext(c, n, true);
+    } else if (n->kind == IPS2_NODE_PROC) {
         for (size_t i = 0; i < n->nrefs; i++) {
             const struct ips2_ref *ref = &n->refs[i];
             uint32_t t = m->slots[ref->slot].r->procs[ref->row].thread;

@@ -103,8 +103,8 @@ static int table_put(struct ips2_node_table *t, struct ips2_node *n)
 
 /* ---------------------------------------------------------------- nodes --- */
 
-static const char *const kind_names[] = {"physical", "app",    "machine",
-                                         "process",  "thread", "procedure"};
+static const char *const kind_names[] = {"physical", "app",       "machine",  "process",
+                                         "thread",   "procedure", "collector"};
 
 const char *ips2_node_kind_name(enum ips2_node_kind kind)
 {
@@ -127,6 +127,7 @@ static void node_free(struct ips2_node *n)
         node_free(n->child[i]);
     free(n->child);
     free(n->refs);
+    free(n->ext);
     free(n->name);
     free(n->path);
     free(n);
@@ -263,6 +264,7 @@ void ips2_model_free(struct ips2_model *m)
         free(s->arc_ix);
         free(s->hist_at);
         free(s->hist_ix);
+        free(s->ext_hist);
     }
     free(m->slots);
     for (size_t i = 0; i < m->nmachines; i++) {
@@ -564,6 +566,16 @@ static int validate(const struct ips2_reductions *r, char *err)
             ips2_set_error(err, "problem %zu: not a string of the table", i);
             return -1;
         }
+    if (r->nexts && !r->exts)
+        goto bad_arrays;
+    for (size_t i = 0; i < r->nexts; i++) {
+        const struct ips2_red_ext *x = &r->exts[i];
+        if (!STR_OK(r, x->collector) || x->metric >= IPS2_M_COUNT || x->width_ns == 0 ||
+            (x->nbuckets && x->v == NULL)) {
+            ips2_set_error(err, "external data row %zu: bad collector, metric or width", i);
+            return -1;
+        }
+    }
     return 0;
 bad_arrays:
     ips2_set_error(err, "counts without arrays");
@@ -658,6 +670,13 @@ static int add_reductions(struct ips2_model *m, struct ips2_reductions *r, const
         }
         s.app_of[i] = a;
     }
+    s.ext_hist = calloc(r->nexts ? r->nexts : 1, sizeof(*s.ext_hist));
+    if (s.ext_hist == NULL)
+        goto oom;
+    for (size_t i = 0; i < r->nexts; i++)
+        s.ext_hist[i] = (struct ips2_red_hist){
+            IPS2_RED_NONE,       IPS2_RED_NONE,       r->exts[i].metric, r->exts[i].start_ns,
+            r->exts[i].width_ns, r->exts[i].nbuckets, r->exts[i].v};
     if (group_by_thread(r->nthreads, r->narcs, r->arcs, sizeof(*r->arcs),
                         offsetof(struct ips2_red_arc, thread), &s.arc_at, &s.arc_ix) ||
         group_by_thread(r->nthreads, r->nhists, r->hists, sizeof(*r->hists),
@@ -683,6 +702,7 @@ fail:
     free(s.arc_ix);
     free(s.hist_at);
     free(s.hist_ix);
+    free(s.ext_hist);
     ips2_reductions_free(r);
     return -1;
 }
@@ -795,6 +815,85 @@ static int index_pinfo(struct ips2_model *m, struct ips2_node *root,
     return 0;
 }
 
+static int node_ext(struct ips2_node *n, uint32_t slot, uint32_t row)
+{
+    if (grow(&n->ext, &n->capext, n->next, sizeof(*n->ext)))
+        return -1;
+    n->ext[n->next].slot = slot;
+    n->ext[n->next].row = row;
+    n->next++;
+    return 0;
+}
+
+/* The application of pid on the slot's machine: its process rows', or
+ * for the active run the manifest's; -1 if none. */
+static int ext_app(const struct ips2_model *m, uint32_t slot, uint32_t pid, const char *machine)
+{
+    const struct ips2_red_slot *s = &m->slots[slot];
+    for (size_t p = 0; p < s->r->nprocesses; p++)
+        if (s->r->processes[p].pid == pid && s->app_of[p] >= 0)
+            return s->app_of[p];
+    if (s->source != NULL && s->source[0] != 0)
+        return -1;
+    for (size_t i = 0; i < m->npinfo; i++)
+        if (m->pinfo[i].pid == pid && strcmp(m->pinfo[i].machine, machine) == 0)
+            return ips2_model_app_index(m, m->pinfo[i].app);
+    return -1;
+}
+
+/* The external data rows of every slot onto the trees: a process's onto
+ * its process nodes, the machine's onto collector nodes under the machine
+ * (the active run's only: an old run's machine is not this one). */
+static int index_exts(struct ips2_model *m)
+{
+    char path[512];
+    for (uint32_t s = 0; s < m->nslots; s++) {
+        const struct ips2_reductions *r = m->slots[s].r;
+        const char *machine = r->strings[r->machine];
+        bool active = m->slots[s].source == NULL || m->slots[s].source[0] == 0;
+        for (uint32_t i = 0; i < r->nexts; i++) {
+            const struct ips2_red_ext *x = &r->exts[i];
+            if (x->pid == 0) {
+                if (!active)
+                    continue;
+                const char *name = r->strings[x->collector];
+                struct ips2_node *mn = node_child(m, m->physical, IPS2_NODE_MACHINE, machine);
+                struct ips2_node *cn = mn ? node_child(m, mn, IPS2_NODE_COLLECTOR, name) : NULL;
+                if (cn == NULL || node_ext(cn, s, i))
+                    return -1;
+                for (size_t a = 0; a < m->napps; a++) {
+                    snprintf(path, sizeof(path), "app:%s/machine:%s", m->apps[a].name, machine);
+                    mn = table_get(m->paths, path);
+                    if (mn == NULL)
+                        continue;
+                    cn = node_child(m, mn, IPS2_NODE_COLLECTOR, name);
+                    if (cn == NULL || node_ext(cn, s, i))
+                        return -1;
+                }
+                continue;
+            }
+            int app = ext_app(m, s, x->pid, machine);
+            if (app < 0)
+                continue;
+            struct ips2_node *pn;
+            snprintf(path, sizeof(path), "app:%s/machine:%s/process:%" PRIu32, m->apps[app].name,
+                     machine, x->pid);
+            if ((pn = table_get(m->paths, path)) != NULL && node_ext(pn, s, i))
+                return -1;
+            snprintf(path, sizeof(path), "machine:%s/process:%" PRIu32, machine, x->pid);
+            pn = table_get(m->paths, path);
+            if (pn != NULL && pn->owner != app) {
+                snprintf(path, sizeof(path), "machine:%s/process:%" PRIu32 "@%s", machine, x->pid,
+                         m->apps[app].name);
+                pn = table_get(m->paths, path);
+            }
+            if (pn != NULL && node_ext(pn, s, i))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static void aggregate(struct ips2_model *m, struct ips2_node *n)
 {
     memset(n->m, 0, sizeof(n->m));
@@ -830,6 +929,8 @@ static void aggregate(struct ips2_model *m, struct ips2_node *n)
     }
     for (size_t i = 0; i < n->nchild; i++) {
         const struct ips2_node *c = n->child[i];
+        if (c->kind == IPS2_NODE_COLLECTOR)
+            continue; /* the machine as a whole: not a sum of what is under it */
         for (int k = 0; k < IPS2_M_COUNT; k++)
             n->m[k] += c->m[k];
         if (c->start_ns < n->start_ns)
@@ -839,6 +940,10 @@ static void aggregate(struct ips2_model *m, struct ips2_node *n)
         n->nthreads += c->nthreads;
         n->nprocesses += c->nprocesses;
     }
+    for (size_t i = 0; i < n->next; i++) {
+        const struct ips2_red_ext *x = &m->slots[n->ext[i].slot].r->exts[n->ext[i].row];
+        n->m[x->metric] += x->value;
+    }
     if (n->kind == IPS2_NODE_PROCESS)
         n->nprocesses = 1;
 }
@@ -846,6 +951,9 @@ static void aggregate(struct ips2_model *m, struct ips2_node *n)
 static int cmp_node(const void *a, const void *b)
 {
     const struct ips2_node *x = *(struct ips2_node *const *)a, *y = *(struct ips2_node *const *)b;
+
+    if (x->kind != y->kind) /* a machine's processes, then its collectors */
+        return x->kind < y->kind ? -1 : 1;
 
     /* numbers (pids, tids) in numeric order, names in byte order */
     if (x->kind == IPS2_NODE_PROCESS || x->kind == IPS2_NODE_THREAD) {
@@ -906,6 +1014,8 @@ int ips2_model_index(struct ips2_model *m, char *err)
             index_pinfo(m, m->physical, &m->pinfo[i], app))
             goto oom;
     }
+    if (index_exts(m))
+        goto oom;
     sort_tree(m->physical);
     aggregate(m, m->physical);
     for (size_t a = 0; a < m->napps; a++) {

@@ -20,6 +20,11 @@
  * model lies on the active session's time base (paper §4.2); the
  * reductions themselves are never changed.
  *
+ * External data (collectors) goes onto process nodes (a process's own
+ * counts, summed upwards like everything else) and onto a collector node
+ * under each machine ("machine:M/collector:os": the machine as a whole,
+ * also in the logical trees, not summed into the machine).
+ *
  * Aggregates (m[], start/end, counts) are computed once by
  * ips2_model_index(); the tables (tables.h) read them.  Adding anything
  * after indexing makes the next lookup index again.
@@ -52,8 +57,17 @@ enum ips2_node_kind {
     IPS2_NODE_MACHINE,
     IPS2_NODE_PROCESS,
     IPS2_NODE_THREAD,
-    IPS2_NODE_PROC, /* a procedure in a thread */
+    IPS2_NODE_PROC,      /* a procedure in a thread */
+    IPS2_NODE_COLLECTOR, /* an external data collector of a machine (no level of profiles) */
 };
+
+/* Whether a metric comes from the external data collectors (exts[] of the
+ * reductions: process and machine values, never a thread's). */
+static inline bool ips2_metric_is_external(int metric)
+{
+    return metric == IPS2_M_PAGE_FAULTS || metric == IPS2_M_CTX_SWITCHES ||
+           (metric >= IPS2_M_MINOR_FAULTS && metric < IPS2_M_COUNT);
+}
 
 struct ips2_machine_info {
     char *name, *host;
@@ -85,6 +99,7 @@ struct ips2_red_slot {
     uint32_t *arc_ix;  /* arc indices grouped by thread */
     uint32_t *hist_at; /* per thread: first of its histograms in hist_ix */
     uint32_t *hist_ix; /* histogram indices grouped by thread */
+    struct ips2_red_hist *ext_hist; /* per exts[] row: its buckets as a histogram (borrowed) */
 };
 
 /* A reference to a thread (or a procedure row) of a slot. */
@@ -104,6 +119,8 @@ struct ips2_node {
     int owner;             /* PROCESS and below: the application the data belongs to */
     struct ips2_ref *refs; /* THREAD: its threads; PROC: its procedure rows */
     size_t nrefs, caprefs;
+    struct ips2_ref *ext; /* PROCESS, COLLECTOR: its rows of exts[] (external data) */
+    size_t next, capext;
     const struct ips2_proc_info *info; /* PROCESS: the manifest's entry, or NULL */
     /* aggregates, shifted onto the active time base */
     uint64_t m[IPS2_M_COUNT];

@@ -463,6 +463,14 @@ int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, co
     return send_to(s, slave, IPS2_TAG_REPLAY);
 }
 
+int ips2_slaves_collector(struct ips2_slaves *s, int slave, const char *kind, int64_t interval_ms)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_str(kind));
+    TRY(ips2_pk_i64(interval_ms));
+    return send_to(s, slave, IPS2_TAG_COLLECTOR);
+}
+
 int ips2_slaves_go(struct ips2_slaves *s, int slave)
 {
     TRY(pvm_initsend(PvmDataDefault));

@@ -68,6 +68,7 @@ int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int i
 int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, const char *trace_dir,
                        const char *prefix, int napps, const char *const *apps, int nexpected,
                        const char *const *expected_apps, const int *expected_pids);
+int ips2_slaves_collector(struct ips2_slaves *s, int slave, const char *kind, int64_t interval_ms);
 int ips2_slaves_go(struct ips2_slaves *s, int slave);
 int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
                        int64_t session_start, int64_t start, int64_t end, int64_t interval_ns);

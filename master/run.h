@@ -60,6 +60,7 @@ struct run_machine {
     bool has_offset;
     int *replays; /* indices of the replays whose traces it reduces, in the order sent */
     int nreplays;
+    Tcl_Obj *collectors;         /* {KIND INTERVAL-MS ...}: run beside its processes, or NULL */
     struct ips2_reductions *red; /* decoded reductions (query 0) */
 };
 
@@ -81,7 +82,7 @@ struct run {
     int nreplays;
     Tcl_Obj *apps;     /* manifest applications: {NAME {mode M source S} ...} */
     Tcl_Obj *problems; /* list of "MACHINE: text" */
-    Tcl_Obj *notes;    /* things the run ignored (collectors, ...) */
+    Tcl_Obj *notes;    /* things the run ignored (a collector on a machine that runs nothing) */
 
     struct ips2_vm *vm;
     struct ips2_slaves *slaves;

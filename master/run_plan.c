@@ -99,6 +99,35 @@ static int add_machine(struct run *run, const char *name, const char *host)
     return run->nmachines++;
 }
 
+/* A collector runs beside the processes of its machine (its slave starts
+ * it before the first and stops it after the last); on a machine that
+ * runs none it would watch nothing. */
+static void plan_collector(struct run *run, Tcl_Obj *c)
+{
+    Tcl_Obj *kind = opt(c, "kind"), *mach = opt(c, "machine"), *interval = opt(c, "interval");
+    double ms = 0;
+    if (kind == NULL || mach == NULL)
+        return;
+    if (interval == NULL || Tcl_GetDoubleFromObj(NULL, interval, &ms) != TCL_OK || ms <= 0)
+        ms = (double)run->interval_ns / 1e6;
+    int mi = Ips2RunMachine(run, Tcl_GetString(mach)), runs = 0;
+    for (int i = 0; mi >= 0 && i < run->nprocs; i++)
+        runs += run->procs[i].replay < 0 && run->procs[i].machine == mi;
+    if (runs == 0) {
+        Tcl_ListObjAppendElement(NULL, run->notes,
+                                 Tcl_ObjPrintf("%s: collector %s not run: no process runs there",
+                                               Tcl_GetString(mach), Tcl_GetString(kind)));
+        return;
+    }
+    struct run_machine *m = &run->machines[mi];
+    if (m->collectors == NULL) {
+        m->collectors = Tcl_NewListObj(0, NULL);
+        Tcl_IncrRefCount(m->collectors);
+    }
+    Tcl_ListObjAppendElement(NULL, m->collectors, kind);
+    Tcl_ListObjAppendElement(NULL, m->collectors, Tcl_NewWideIntObj((Tcl_WideInt)(ms + 0.5)));
+}
+
 static struct run_proc *add_proc(struct run *run)
 {
     run->procs = (struct run_proc *)Tcl_Realloc((char *)run->procs,
@@ -434,14 +463,8 @@ int Ips2RunPlan(struct run *run, Tcl_Obj *workload)
     Tcl_Size nc = 0;
     Tcl_Obj **cv = NULL;
     if (collectors != NULL && Tcl_ListObjGetElements(NULL, collectors, &nc, &cv) == TCL_OK)
-        for (Tcl_Size i = 0; i < nc; i++) {
-            Tcl_Obj *kind = opt(cv[i], "kind"), *mach = opt(cv[i], "machine");
-            Tcl_ListObjAppendElement(
-                NULL, run->notes,
-                Tcl_ObjPrintf("%s: collector %s not run: external collectors are not "
-                              "supported yet",
-                              mach ? Tcl_GetString(mach) : "?", kind ? Tcl_GetString(kind) : "?"));
-        }
+        for (Tcl_Size i = 0; i < nc; i++)
+            plan_collector(run, cv[i]);
 
     if (run->nmachines == 0) {
         /* say why, when replays were refused */

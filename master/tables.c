@@ -159,6 +159,11 @@ const char *ips2_any_metric_unit(int metric)
 
 int ips2_metric_applies(int metric, enum ips2_node_kind kind)
 {
+    /* collectors measure processes and machines, never threads */
+    if (kind == IPS2_NODE_COLLECTOR)
+        return ips2_metric_is_external(metric);
+    if (ips2_metric_is_external(metric))
+        return kind != IPS2_NODE_THREAD && kind != IPS2_NODE_PROC;
     switch (metric) {
     case IPS2_X_INCL_CPU:
     case IPS2_X_INCL_WALL:

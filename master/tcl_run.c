@@ -110,6 +110,7 @@ static void FreeRunProc(char *block)
         free(m->name);
         free(m->host);
         Tcl_Free((char *)m->replays);
+        Release(&m->collectors);
         ips2_reductions_free(m->red);
     }
     Tcl_Free((char *)run->procs);
@@ -592,6 +593,15 @@ static void SendWork(struct run *run, struct run_machine *m)
         Tcl_Free((char *)apps);
         Tcl_Free((char *)eapps);
         Tcl_Free((char *)epids);
+    }
+    Tcl_Size nc = 0;
+    Tcl_Obj **cv = NULL;
+    if (m->collectors != NULL)
+        Tcl_ListObjGetElements(NULL, m->collectors, &nc, &cv);
+    for (Tcl_Size k = 0; k + 1 < nc; k += 2) {
+        Tcl_WideInt ms = 0;
+        Tcl_GetWideIntFromObj(NULL, cv[k + 1], &ms);
+        ips2_slaves_collector(s, m->slave, Tcl_GetString(cv[k]), (int64_t)ms);
     }
     ips2_slaves_go(s, m->slave);
 }

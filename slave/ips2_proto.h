@@ -24,7 +24,7 @@
  *   pvm_notify(PvmTaskExit, TASK_EXIT)
  *   CONFIG ----------------------------->
  *                                  <---- HELLO
- *   PROCESS* REPLAY* GO ---------------->
+ *   PROCESS* REPLAY* COLLECTOR* GO ----->
  *                                  <---- STARTED / EXITED per process,
  *                                        PROBLEM*, PROGRESS*
  *                                  <---- REDUCTIONS (query 0)
@@ -64,6 +64,10 @@ enum ips2_tag {
                               (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
                               ns: reduce that one directory (ips2_reduce_dir) for the
                               phase and send REDUCTIONS, or QUERY_FAILED */
+    IPS2_TAG_COLLECTOR = 107, /* str kind ("os", "hw"), i64 interval ms: before GO, a
+                                 collector to run beside the processes (ips2-collect-KIND,
+                                 collectors/collect.h), from just before the first one
+                                 starts until the last one ended */
 
     /* 200-299: slave to master */
     IPS2_TAG_HELLO = 200,        /* u32 version, str machine, str host (gethostname), i32 pid,

@@ -42,8 +42,15 @@ enum ips2_metric {
     IPS2_M_IO_OPS,       /* file I/O operations */
     IPS2_M_IO_BYTES,     /* file I/O bytes */
     IPS2_M_SEEK_TIME,    /* lseek time, ns */
-    IPS2_M_PAGE_FAULTS,  /* from collectors */
-    IPS2_M_CTX_SWITCHES, /* from collectors */
+    IPS2_M_PAGE_FAULTS,  /* from collectors: all page faults (minor + major) */
+    IPS2_M_CTX_SWITCHES, /* from collectors: all context switches (voluntary + involuntary) */
+    /* from collectors (collectors/README.md): on process rows of exts[] only */
+    IPS2_M_MINOR_FAULTS,    /* page faults served without I/O */
+    IPS2_M_MAJOR_FAULTS,    /* page faults that read from disk */
+    IPS2_M_CTX_VOL,         /* context switches waiting for something (blocking) */
+    IPS2_M_CTX_INVOL,       /* context switches by preemption */
+    IPS2_M_INSTRUCTIONS,    /* instructions retired, user mode */
+    IPS2_M_CYCLES,          /* CPU cycles, user mode */
     IPS2_M_COUNT,
 };
 
@@ -109,6 +116,25 @@ struct ips2_red_object {
     uint64_t waits, wait_ns, spin_ns;
 };
 
+/* External data (collectors/ips2_external.h): what one collector measured
+ * of one focus, one metric.  value: for a counter its increase within the
+ * reduction's time span (a process counts from its start, the machine from
+ * the collector's first sample), for a gauge its last value; the histogram
+ * (on the session's grid: start a multiple of width, like the threads')
+ * holds, per bucket, the increase whose sample fell in it (a gauge: the
+ * mean of its samples), so the buckets of a counter add up to value. */
+struct ips2_red_ext {
+    uint32_t collector; /* string: the collector's name ("os", "hw", ...) */
+    uint32_t pid;       /* the process, or 0 for the machine as a whole */
+    uint32_t metric;    /* enum ips2_metric */
+    uint32_t gauge;     /* 0 counter, 1 gauge */
+    uint64_t value;
+    int64_t start_ns;
+    uint64_t width_ns;
+    uint32_t nbuckets;
+    double *v;
+};
+
 struct ips2_reductions {
     uint32_t machine;       /* string: the machine's name in the workload */
     uint32_t host;          /* string: the host it ran on */
@@ -134,6 +160,8 @@ struct ips2_reductions {
     size_t nobjects;
     uint32_t *problems; /* strings: what went wrong on this machine */
     size_t nproblems;
+    struct ips2_red_ext *exts; /* external data, by collector, pid, metric */
+    size_t nexts;
 };
 
 /* What to reduce and how. */

@@ -25,6 +25,12 @@ static const struct {
     [IPS2_M_SEEK_TIME] = {"seek_time", "ns"},
     [IPS2_M_PAGE_FAULTS] = {"page_faults", ""},
     [IPS2_M_CTX_SWITCHES] = {"ctx_switches", ""},
+    [IPS2_M_MINOR_FAULTS] = {"minor_faults", ""},
+    [IPS2_M_MAJOR_FAULTS] = {"major_faults", ""},
+    [IPS2_M_CTX_VOL] = {"ctx_switches_vol", ""},
+    [IPS2_M_CTX_INVOL] = {"ctx_switches_invol", ""},
+    [IPS2_M_INSTRUCTIONS] = {"instructions", ""},
+    [IPS2_M_CYCLES] = {"cycles", ""},
 };
 
 const char *ips2_metric_name(unsigned metric)

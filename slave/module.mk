@@ -5,12 +5,13 @@
 
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
               slave/reduce_raw.c slave/reduce_stream.c slave/reduce_strings.c \
-              slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c
+              slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
+              slave/reduce_ext.c collectors/external.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
 SLAVE_LIB  := $(B)/lib/libips2slave.a
 # what a program using the library links: it, the trace library, libelf, zlib
 SLAVE_LIBS := $(SLAVE_LIB) $(TRACE_LIBS) -lm
-CFLAGS_slave/ := -fPIC -Islave
+CFLAGS_slave/ := -fPIC -Islave -Icollectors
 
 $(SLAVE_LIB): $(SLAVE_OBJS)
 	@mkdir -p $(dir $@)
@@ -48,7 +49,7 @@ bench: $(B)/bin/ips2-reduce
 # Runs a machine's processes, reduces its traces with the library above,
 # sends the reductions to the master (slave/ips2_proto.h).  proto_pack.o is
 # shared with the master's Tcl extension.
-SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_proto.c \
+SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_collect.c slave/slave_proto.c \
                   slave/slave_analysis.c slave/slave_merge.c slave/slave_pack.c slave/proto_pack.c \
                   slave/slave_cpa.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
@@ -63,9 +64,10 @@ PROGRAMS += $(B)/bin/ips2slave
 # Its unit tests: the process runner and the merge of reductions.
 $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/tests/unit/test_slave_merge.o: \
     CFLAGS_COMMON += -Islave
-$(B)/tests/unit/test_slave_run: $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/slave/slave_run.o
+$(B)/tests/unit/test_slave_run: $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/slave/slave_run.o \
+                               $(B)/obj/slave/slave_collect.o $(B)/obj/collectors/external.o
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -lcmocka
+	$(CC) -o $@ $^ -lcmocka -lm
 $(B)/tests/unit/test_slave_merge: $(B)/obj/tests/unit/test_slave_merge.o \
                                   $(B)/obj/slave/slave_merge.o
 	@mkdir -p $(dir $@)

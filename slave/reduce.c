@@ -27,6 +27,7 @@
 
 #include "ips2_symbols.h"
 #include "pag_build.h"
+#include "reduce_ext.h"
 #include "reduce_internal.h"
 
 #define PROC_TID UINT32_MAX /* the tid field of a process stream */
@@ -602,6 +603,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
             red_build_problem(&b, "%s", perr);
         pag_builder_free(pag);
     }
+    red_reduce_ext(&b, trace_dir, o.session_start_real, o.phase_start_ns, o.phase_end_ns, interval);
     if (!red_build_finish(&b)) {
         ips2_reductions_free(b.r);
         snprintf(err, IPS2_ERR_MAX, "%s: out of memory reducing the traces", trace_dir);

@@ -5,7 +5,7 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (1)
+ *   8   u32 version (2; version 1, without the external data, is read too)
  *   12  u32 crc32 (zlib) of every byte from offset 16 to the end, checked
  *       after the structure, so that a truncation is named where it is
  *   16  u32 metrics per row (IPS2_M_COUNT when written; fewer are read
@@ -25,6 +25,9 @@
  *               f64 v[nbuckets]
  *       object  u32 thread kind, u64 id waits wait_ns spin_ns
  *       problem u32 string
+ *   then (version 2) the external data: u32 count, and per row
+ *       ext     u32 collector pid metric gauge, u64 value, i64 start,
+ *               u64 width, u32 nbuckets, f64 v[nbuckets]
  *
  * The decoder trusts nothing: every count is checked against the bytes
  * left before anything is allocated, every index against its table, every
@@ -41,10 +44,11 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-#define RED_MAGIC   "IPS2RED"
-#define RED_VERSION 1
-#define CRC_FROM    16
-#define NCOUNTS     8
+#define RED_MAGIC          "IPS2RED"
+#define RED_VERSION        2
+#define RED_VERSION_NO_EXT 1
+#define CRC_FROM           16
+#define NCOUNTS            8
 
 /* ---- encoding -------------------------------------------------------- */
 
@@ -82,6 +86,7 @@ static void putf64(struct out *o, double v)
 #define ARC_SIZE     (12 + 16)
 #define HIST_SIZE    (12 + 16 + 4)
 #define OBJECT_SIZE  (8 + 32)
+#define EXT_SIZE     (16 + 8 + 16 + 4)
 #define HEAD_SIZE    100
 
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
@@ -94,6 +99,9 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
          r->narcs * ARC_SIZE + r->nobjects * OBJECT_SIZE + r->nproblems * 4;
     for (size_t i = 0; i < r->nhists; i++)
         n += HIST_SIZE + (size_t)r->hists[i].nbuckets * 8;
+    n += 4;
+    for (size_t i = 0; i < r->nexts; i++)
+        n += EXT_SIZE + (size_t)r->exts[i].nbuckets * 8;
 
     unsigned char *buf = malloc(n);
     if (!buf)
@@ -189,6 +197,20 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     }
     for (size_t i = 0; i < r->nproblems; i++)
         put32(&o, r->problems[i]);
+    put32(&o, (uint32_t)r->nexts);
+    for (size_t i = 0; i < r->nexts; i++) {
+        const struct ips2_red_ext *x = &r->exts[i];
+        put32(&o, x->collector);
+        put32(&o, x->pid);
+        put32(&o, x->metric);
+        put32(&o, x->gauge);
+        put64(&o, x->value);
+        puti64(&o, x->start_ns);
+        put64(&o, x->width_ns);
+        put32(&o, x->nbuckets);
+        for (uint32_t k = 0; k < x->nbuckets; k++)
+            putf64(&o, x->v[k]);
+    }
 
     uint32_t crc = (uint32_t)crc32_z(0L, buf + CRC_FROM, n - CRC_FROM);
     memcpy(buf + 12, &crc, 4);
@@ -205,6 +227,7 @@ struct in {
     char *err;
     struct ips2_reductions *r;
     uint32_t mcount;
+    uint32_t version;
 };
 
 static int bad(struct in *in, size_t off, const char *fmt, ...)
@@ -324,8 +347,10 @@ static int decode_head(struct in *in, uint32_t counts[NCOUNTS])
         return bad(in, in->size, "expected a %d-byte header, found end of data", HEAD_SIZE);
     in->pos = 8;
     uint32_t version = get32(in);
-    if (version != RED_VERSION)
-        return bad(in, 8, "expected version %d, found %u", RED_VERSION, version);
+    if (version != RED_VERSION && version != RED_VERSION_NO_EXT)
+        return bad(in, 8, "expected version %d or %d, found %u", RED_VERSION_NO_EXT, RED_VERSION,
+                   version);
+    in->version = version;
     in->pos += 4; /* the crc, checked at the end */
     in->mcount = get32(in);
     if (in->mcount == 0 || in->mcount > IPS2_M_COUNT)
@@ -589,10 +614,74 @@ static int decode_problems(struct in *in, uint32_t n)
     return 0;
 }
 
+/* Buckets of a histogram or an external row: the width, the count and
+ * the values at the cursor. */
+static int get_buckets(struct in *in, uint64_t *width, uint32_t *nbuckets, double **v)
+{
+    size_t at = in->pos;
+    *width = get64(in);
+    if (*width == 0 || *width > (uint64_t)INT64_MAX / IPS2_HIST_MAX_BUCKETS)
+        return bad(in, at, "expected a bucket width of 1 to %lld ns, found %llu",
+                   (long long)(INT64_MAX / IPS2_HIST_MAX_BUCKETS), (unsigned long long)*width);
+    at = in->pos;
+    *nbuckets = get32(in);
+    if (*nbuckets > IPS2_HIST_MAX_BUCKETS)
+        return bad(in, at, "expected at most %d buckets, found %u", IPS2_HIST_MAX_BUCKETS,
+                   *nbuckets);
+    if (room(in, *nbuckets, 8, "bucket values") < 0)
+        return -1;
+    if (*nbuckets && !(*v = malloc((size_t)*nbuckets * sizeof(double))))
+        return bad(in, in->pos, "expected memory for %u buckets, out of memory", *nbuckets);
+    for (uint32_t k = 0; k < *nbuckets; k++) {
+        at = in->pos;
+        memcpy(&(*v)[k], in->base + in->pos, 8);
+        in->pos += 8;
+        if (!isfinite((*v)[k]))
+            return bad(in, at, "expected a finite bucket value, found %g", (*v)[k]);
+    }
+    return 0;
+}
+
+static int decode_exts(struct in *in)
+{
+    struct ips2_reductions *r = in->r;
+
+    if (in->version == RED_VERSION_NO_EXT)
+        return 0;
+    if (left(in) < 4)
+        return bad(in, in->pos, "expected the count of external data rows, found end of data");
+    uint32_t n = get32(in);
+    if (room(in, n, EXT_SIZE, "external data rows") < 0)
+        return -1;
+    ALLOC(exts, n);
+    for (uint32_t i = 0; i < n; i++) {
+        struct ips2_red_ext *x = &r->exts[i];
+        if (left(in) < EXT_SIZE)
+            return bad(in, in->pos,
+                       "expected external data row %u of at least %d bytes, found only %zu "
+                       "bytes left",
+                       i, EXT_SIZE, left(in));
+        if (get_str(in, &x->collector, false, "the collector") < 0)
+            return -1;
+        x->pid = get32(in);
+        if (get_idx(in, &x->metric, in->mcount, false, "a metric") < 0)
+            return -1;
+        size_t at = in->pos;
+        x->gauge = get32(in);
+        if (x->gauge > 1)
+            return bad(in, at, "expected 0 (counter) or 1 (gauge), found %u", x->gauge);
+        x->value = get64(in);
+        x->start_ns = geti64(in);
+        if (get_buckets(in, &x->width_ns, &x->nbuckets, &x->v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, const char *name,
                                                char *err)
 {
-    struct in in = {data, size, 0, name ? name : "reductions", err, NULL, 0};
+    struct in in = {data, size, 0, name ? name : "reductions", err, NULL, 0, 0};
     uint32_t c[NCOUNTS];
 
     if (!(in.r = calloc(1, sizeof(*in.r)))) {
@@ -602,7 +691,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
     if (decode_head(&in, c) < 0 || decode_strings(&in, c[0]) < 0 ||
         decode_processes(&in, c[1], c[2]) < 0 || decode_threads(&in, c[2], c[3]) < 0 ||
         decode_procs(&in, c[3]) < 0 || decode_arcs(&in, c[4]) < 0 || decode_hists(&in, c[5]) < 0 ||
-        decode_objects(&in, c[6]) < 0 || decode_problems(&in, c[7]) < 0)
+        decode_objects(&in, c[6]) < 0 || decode_problems(&in, c[7]) < 0 || decode_exts(&in) < 0)
         goto fail;
     if (in.pos != size) {
         bad(&in, in.pos, "expected the end of the data, found %zu more bytes", size - in.pos);
@@ -641,5 +730,9 @@ void ips2_reductions_free(struct ips2_reductions *r)
     free(r->hists);
     free(r->objects);
     free(r->problems);
+    if (r->exts)
+        for (size_t i = 0; i < r->nexts; i++)
+            free(r->exts[i].v);
+    free(r->exts);
     free(r);
 }

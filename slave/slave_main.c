@@ -266,6 +266,18 @@ static void add_replay(struct slave *s)
     s->nreplays++;
 }
 
+/* COLLECTOR: one more collector to run beside the processes. */
+static void add_collector(struct slave *s)
+{
+    char *kind = NULL, err[256];
+    int64_t ms = 0;
+    if (ips2_upk_str(&kind) < 0 || ips2_upk_i64(&ms) < 0)
+        problem(s, "bad COLLECTOR message");
+    else if (slave_runner_add_collector(s->runner, kind, ms, err, sizeof err) != 0)
+        problem(s, err);
+    free(kind);
+}
+
 static void start_all(struct slave *s)
 {
     s->go = true;
@@ -358,6 +370,10 @@ static void handle(struct slave *s, int buf)
     case IPS2_TAG_REPLAY:
         if (!s->go)
             add_replay(s);
+        break;
+    case IPS2_TAG_COLLECTOR:
+        if (!s->go && s->runner != NULL)
+            add_collector(s);
         break;
     case IPS2_TAG_GO:
         if (!s->go)

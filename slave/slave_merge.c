@@ -40,7 +40,7 @@ struct merged {
 struct build {
     struct merged *m;
     size_t cap_strings, cap_owned, cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists,
-        cap_objects, cap_problems;
+        cap_objects, cap_problems, cap_exts;
 };
 
 /* Appends a copy of s as a new string; returns its index or IPS2_RED_NONE. */
@@ -189,6 +189,18 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         GROW(out->problems, out->nproblems, b->cap_problems);
         out->problems[out->nproblems++] = s;
     }
+    for (size_t i = 0; i < in->nexts; i++) {
+        struct ips2_red_ext x = in->exts[i];
+        bool keep = x.pid == 0 && src->machine;
+        for (size_t pi = 0; x.pid != 0 && !keep && pi < in->nprocesses; pi++)
+            keep = in->processes[pi].pid == x.pid && in->processes[pi].app < in->nstrings &&
+                   wanted(src, in->strings[in->processes[pi].app]);
+        if (!keep || x.collector >= in->nstrings)
+            continue;
+        x.collector += offset;
+        GROW(out->exts, out->nexts, b->cap_exts);
+        out->exts[out->nexts++] = x; /* v borrowed */
+    }
     out->events += in->events;
     out->trace_bytes += in->trace_bytes;
     free(tmap);
@@ -253,5 +265,6 @@ void slave_merge_free(struct ips2_reductions *r)
     free(r->hists);
     free(r->objects);
     free(r->problems);
+    free(r->exts);
     free(m);
 }

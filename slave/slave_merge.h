@@ -8,6 +8,7 @@
 #ifndef IPS2_SLAVE_MERGE_H
 #define IPS2_SLAVE_MERGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ips2_reductions.h"
@@ -17,10 +18,12 @@ struct slave_merge_src {
     const char *const *apps; /* keep processes of these applications; NULL/0: all */
     size_t napps;
     const char *prefix; /* application names become prefix + name; NULL: unchanged */
+    bool machine;       /* keep its external data of the machine as a whole (the active run's) */
 };
 
 /* Builds reductions holding every kept process of the sources, with their
- * threads, procedures, arcs, histograms, objects and all problems, plus
+ * threads, procedures, arcs, histograms, objects, external data (its
+ * processes', and the machine's of sources marked so) and all problems, plus
  * `extra` problems, for machine `machine` on `host`.  The phase and sample
  * interval are the first source's; events and bytes are summed.  The
  * result borrows strings and histogram values from the sources: encode it

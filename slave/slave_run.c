@@ -9,7 +9,10 @@
  * (errno and which step failed), so "cannot start" is told apart from "ran
  * and exited 127".  SIGCHLD is read from a signalfd; timeouts are absolute
  * CLOCK_MONOTONIC deadlines, so the slave's main loop needs no timers of
- * its own beyond slave_runner_wait_ms().
+ * its own beyond slave_runner_wait_ms().  The collectors (slave_collect.c)
+ * start before the first process, hear of each one started, take their
+ * last sample of each ended one before it is reaped (waitid WNOWAIT), and
+ * stop once none runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "slave_collect.h"
 #include "slave_run.h"
 
 extern char **environ;
@@ -58,6 +62,7 @@ struct slave_runner {
     sigset_t old_mask;
     struct proc *procs;
     int nprocs, cap;
+    struct slave_collectors *col; /* run beside the processes (slave_collect.c) */
 };
 
 static int64_t mono_ns(void)
@@ -112,6 +117,13 @@ struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_
         return NULL;
     }
     r->grace_ms = grace_ms;
+    if ((r->col = slave_collectors_new(trace_dir, output_dir)) == NULL) {
+        free(r->output_dir);
+        free(r->trace_dir);
+        free(r);
+        snprintf(err, errsize, "out of memory");
+        return NULL;
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
@@ -120,6 +132,7 @@ struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_
     if (r->sigfd < 0) {
         snprintf(err, errsize, "signalfd: %s", strerror(errno));
         sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
+        slave_collectors_free(r->col);
         free(r->output_dir);
         free(r->trace_dir);
         free(r);
@@ -139,12 +152,19 @@ void slave_runner_free(struct slave_runner *r)
             waitpid(p->pid, NULL, 0);
         free(p->app);
     }
+    slave_collectors_free(r->col);
     free(r->procs);
     close(r->sigfd);
     sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
     free(r->trace_dir);
     free(r->output_dir);
     free(r);
+}
+
+int slave_runner_add_collector(struct slave_runner *r, const char *kind, int64_t interval_ms,
+                               char *err, size_t errsize)
+{
+    return slave_collectors_add(r->col, kind, interval_ms, err, errsize);
 }
 
 int slave_runner_fd(const struct slave_runner *r)
@@ -304,7 +324,8 @@ pid_t slave_runner_start(struct slave_runner *r, const struct slave_proc_spec *s
 {
     struct proc *p = add_proc(r, spec);
     if (p == NULL)
-        return 0; /* out of memory: nothing we could even report */
+        return 0;                   /* out of memory: nothing we could even report */
+    slave_collectors_start(r->col); /* before the first process, once */
     if (spec->argv == NULL || spec->argv[0] == NULL || spec->argv[0][0] == '\0') {
         fail(p, EINVAL, "no command");
         return 0;
@@ -390,6 +411,7 @@ pid_t slave_runner_start(struct slave_runner *r, const struct slave_proc_spec *s
     p->pid = pid;
     p->end.pid = pid;
     p->state = P_RUNNING;
+    slave_collectors_pid(r->col, pid);
     if (spec->timeout_ms > 0)
         p->deadline = mono_ns() + spec->timeout_ms * 1000000;
     return pid;
@@ -447,6 +469,12 @@ int slave_runner_step(struct slave_runner *r, slave_end_fn *fn, void *arg)
         if (p->state != P_RUNNING && p->state != P_TERMINATING)
             continue;
         int status;
+        siginfo_t info = {0};
+        /* an exited process stays a zombie until the collectors' last sample of it */
+        if (slave_collectors_running(r->col) &&
+            waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == p->pid)
+            slave_collectors_final(r->col, p->pid);
         pid_t w = waitpid(p->pid, &status, WNOHANG);
         if (w == p->pid) {
             reaped(p, status);
@@ -478,7 +506,10 @@ int slave_runner_step(struct slave_runner *r, slave_end_fn *fn, void *arg)
         if (fn != NULL)
             fn(arg, &p->end);
     }
-    return slave_runner_running(r);
+    int running = slave_runner_running(r);
+    if (running == 0)
+        slave_collectors_stop(r->col); /* their files are complete before the reduction */
+    return running;
 }
 
 void slave_runner_kill_all(struct slave_runner *r)

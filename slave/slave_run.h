@@ -1,8 +1,9 @@
 /*
  * slave_run.h - how ips2slave runs a machine's processes: fork/exec with
  * the tracing environment, output kept in the session, per-process
- * timeouts, exit statuses.  No PVM here: the slave's main loop waits on
- * slave_runner_fd() and its own PVM socket and calls slave_runner_step().
+ * timeouts, exit statuses, the collectors beside them.  No PVM here: the
+ * slave's main loop waits on slave_runner_fd() and its own PVM socket and
+ * calls slave_runner_step().
  */
 #ifndef IPS2_SLAVE_RUN_H
 #define IPS2_SLAVE_RUN_H
@@ -53,6 +54,12 @@ void slave_runner_free(struct slave_runner *r);
  * way its end is reported by a later slave_runner_step() (a process that
  * could not start ends as IPS2_PROC_FAILED at once). */
 pid_t slave_runner_start(struct slave_runner *r, const struct slave_proc_spec *spec);
+
+/* Runs a collector (ips2-collect-KIND beside the slave's executable,
+ * slave_collect.h) beside the processes: it starts just before the first
+ * process and stops after the last one ended.  0, or -1 with err set. */
+int slave_runner_add_collector(struct slave_runner *r, const char *kind, int64_t interval_ms,
+                               char *err, size_t errsize);
 
 /* Readable when a child may have ended. */
 int slave_runner_fd(const struct slave_runner *r);

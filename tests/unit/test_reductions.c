@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
@@ -25,6 +26,8 @@
 #define PROCESS_SIZE 60
 #define THREAD_SIZE  (40 + 8 * IPS2_M_COUNT)
 #define PROC_SIZE    (24 + 8 * IPS2_M_COUNT)
+#define EXT_SIZE     44
+#define EXTS_BYTES   (4 + 2 * EXT_SIZE + 3 * 8) /* the count, two rows, their buckets */
 
 static char *strs[] = {"m1", "host", "app", "/bin/app", "main", "work", "no exit recorded"};
 enum { S_M1, S_HOST, S_APP, S_EXE, S_MAIN, S_WORK, S_PROBLEM, NSTR };
@@ -49,7 +52,8 @@ static struct ips2_reductions *sample(void)
     static struct ips2_red_hist hists[2];
     static struct ips2_red_object objects[1];
     static uint32_t problems[1] = {S_PROBLEM};
-    static double v0[3] = {1.5, 0, 42}, v1[1] = {7};
+    static struct ips2_red_ext exts[2];
+    static double v0[3] = {1.5, 0, 42}, v1[1] = {7}, x0[2] = {3000, 1000}, x1[1] = {77};
     static struct ips2_reductions r;
 
     memset(&r, 0, sizeof(r));
@@ -109,6 +113,10 @@ static struct ips2_reductions *sample(void)
     r.nobjects = 1;
     r.problems = problems;
     r.nproblems = 1;
+    exts[0] = (struct ips2_red_ext){S_WORK, 10, IPS2_M_MINOR_FAULTS, 0, 4000, 0, 100, 2, x0};
+    exts[1] = (struct ips2_red_ext){S_MAIN, 0, IPS2_M_CTX_SWITCHES, 1, 77, -100, 100, 1, x1};
+    r.exts = exts;
+    r.nexts = 2;
     return &r;
 }
 
@@ -128,7 +136,7 @@ static void test_round_trip(void **state)
     unsigned char *buf = encoded(&size);
 
     assert_int_equal(size, HEAD + strings_size() + 2 * PROCESS_SIZE + 3 * THREAD_SIZE +
-                               4 * PROC_SIZE + 3 * 28 + 2 * 32 + 4 * 8 + 40 + 4);
+                               4 * PROC_SIZE + 3 * 28 + 2 * 32 + 4 * 8 + 40 + 4 + EXTS_BYTES);
     struct ips2_reductions *b = ips2_reductions_decode(buf, size, "x.red", err);
     if (!b)
         fail_msg("%s", err);
@@ -164,6 +172,19 @@ static void test_round_trip(void **state)
     assert_memory_equal(b->objects, a->objects, sizeof(*a->objects));
     assert_int_equal(b->nproblems, 1);
     assert_int_equal(b->problems[0], S_PROBLEM);
+    assert_int_equal(b->nexts, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct ips2_red_ext *x = &a->exts[i], *y = &b->exts[i];
+        assert_int_equal(y->collector, x->collector);
+        assert_int_equal(y->pid, x->pid);
+        assert_int_equal(y->metric, x->metric);
+        assert_int_equal(y->gauge, x->gauge);
+        assert_int_equal(y->value, x->value);
+        assert_int_equal(y->start_ns, x->start_ns);
+        assert_int_equal(y->width_ns, x->width_ns);
+        assert_int_equal(y->nbuckets, x->nbuckets);
+        assert_memory_equal(y->v, x->v, x->nbuckets * sizeof(double));
+    }
 
     unsigned char *again = ips2_reductions_encode(b, &size2);
     assert_int_equal(size2, size);
@@ -183,7 +204,7 @@ static void test_empty(void **state)
     r.machine = r.host = IPS2_RED_NONE;
     r.interval_ns = 1;
     void *buf = ips2_reductions_encode(&r, &size);
-    assert_int_equal(size, HEAD);
+    assert_int_equal(size, HEAD + 4);
     struct ips2_reductions *b = ips2_reductions_decode(buf, size, "e.red", err);
     assert_non_null(b);
     assert_int_equal(b->nstrings, 0);
@@ -253,8 +274,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 2);
-    refused(c, size, 8, "version 1, found 2");
+    put32(c + 8, 3);
+    refused(c, size, 8, "version 1 or 2, found 3");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -307,8 +328,24 @@ static void test_corrupt_fields(void **state)
     memcpy(c + at_hists + 32 + 8, &nan_v, 8);
     refused(c, size, at_hists + 32 + 8, "a finite bucket value");
     FRESH();
-    put32(c + size - 4, NSTR); /* the problem */
-    refused(c, size, size - 4, "a problem: a string index below 7, found 7");
+    const size_t at_exts = size - EXTS_BYTES;
+    put32(c + at_exts - 4, NSTR); /* the problem */
+    refused(c, size, at_exts - 4, "a problem: a string index below 7, found 7");
+    FRESH();
+    put32(c + at_exts, 1000); /* external data rows */
+    refused(c, size, at_exts + 4, "1000 external data rows of at least 44 bytes each");
+    FRESH();
+    put32(c + at_exts + 4, 99); /* row 0's collector */
+    refused(c, size, at_exts + 4, "the collector: a string index below 7, found 99");
+    FRESH();
+    put32(c + at_exts + 4 + 8, IPS2_M_COUNT); /* row 0's metric */
+    refused(c, size, at_exts + 4 + 8, "a metric below");
+    FRESH();
+    put32(c + at_exts + 4 + 12, 2); /* row 0: neither counter nor gauge */
+    refused(c, size, at_exts + 4 + 12, "0 (counter) or 1 (gauge), found 2");
+    FRESH();
+    memset(c + at_exts + 4 + 32, 0, 8); /* row 0's width */
+    refused(c, size, at_exts + 4 + 32, "a bucket width of 1 to");
     FRESH();
     c[at_procs + 12] ^= 1; /* an inclusive time: well-formed but altered */
     refused(c, size, 12, "crc32");
@@ -319,6 +356,31 @@ static void test_corrupt_fields(void **state)
     refused(longer, size + 1, size, "the end of the data, found 1 more bytes");
     free(longer);
     free(c);
+    free(buf);
+}
+
+/* A version 1 file (no external data) still reads: the same bytes
+ * without the external data's count, version 1, its own crc. */
+static void test_version_1(void **state)
+{
+    struct ips2_reductions r = *sample();
+    char err[IPS2_ERR_MAX] = "";
+    size_t size;
+
+    r.exts = NULL;
+    r.nexts = 0;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    size -= 4;
+    put32(buf + 8, 1);
+    uint32_t crc = (uint32_t)crc32_z(0L, buf + 16, size - 16);
+    memcpy(buf + 12, &crc, 4);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "v1.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->nexts, 0);
+    assert_int_equal(b->nprocs, 4);
+    ips2_reductions_free(b);
     free(buf);
 }
 
@@ -343,7 +405,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),           cmocka_unit_test(test_empty),
         cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_corrupt_fields),
-        cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_metric_names),         cmocka_unit_test(test_version_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

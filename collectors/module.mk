@@ -1,0 +1,52 @@
+# collectors/: the external data interface (ips2_external.h, external.c:
+# writer and reader of the *.ext files a monitor leaves in a machine's
+# trace directory) in libips2ext.a, and the collector programs the slave
+# runs beside the processes: ips2-collect-os (page faults, context
+# switches from /proc) and ips2-collect-hw (instructions, cycles through
+# perf_event_open).  The slave's reduction library compiles external.c in
+# as well (slave/module.mk), so libips2slave.a reads .ext files on its own.
+
+EXT_SRCS := collectors/external.c
+EXT_OBJS := $(EXT_SRCS:%.c=$(B)/obj/%.o)
+EXT_LIB  := $(B)/lib/libips2ext.a
+CFLAGS_collectors/ := -fPIC -Icollectors
+
+$(EXT_LIB): $(EXT_OBJS)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(B)/bin/ips2-collect-%: $(B)/obj/collectors/collect_%.o $(B)/obj/collectors/collect_loop.o $(EXT_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(B)/obj/collectors/collect_loop.o $(EXT_LIB) -lm
+
+$(B)/include/ips2_external.h: collectors/ips2_external.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+LIBRARIES += $(EXT_LIB)
+PROGRAMS  += $(B)/bin/ips2-collect-os $(B)/bin/ips2-collect-hw
+HEADERS   += $(B)/include/ips2_external.h
+
+# The reader takes untrusted files: a fuzz target and its seed corpus
+# (tests/fuzz/corpus-external, from tests/fuzz/make-ext-corpus.c).
+FUZZ_EXT_BIN := $(B)/fuzz/fuzz_external
+$(FUZZ_EXT_BIN): tests/fuzz/fuzz_external.c collectors/external.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -Icollectors -o $@ tests/fuzz/fuzz_external.c collectors/external.c -lm
+
+.PHONY: fuzz-external fuzz-smoke-external
+fuzz: fuzz-external
+fuzz-external: $(FUZZ_EXT_BIN)
+	@sh tests/fuzz/run-fuzz $(FUZZ_EXT_BIN) $(FUZZ_TIME) tests/fuzz/corpus-external
+fuzz-smoke: fuzz-smoke-external
+fuzz-smoke-external: $(FUZZ_EXT_BIN)
+	@$(FUZZ_EXT_BIN) tests/fuzz/corpus-external/* >$(B)/fuzz/smoke-external.log 2>&1 || \
+	    { cat $(B)/fuzz/smoke-external.log; echo "fuzz-smoke-external: FAILED"; exit 1; }
+	@echo "fuzz-smoke-external: $$(ls tests/fuzz/corpus-external/* | wc -l) seeds, no crashes"
+
+# Its unit test links the library alone.
+$(B)/obj/tests/unit/test_external.o: CFLAGS_COMMON += -Icollectors
+$(B)/tests/unit/test_external: $(B)/obj/tests/unit/test_external.o $(EXT_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka -lm

@@ -1,0 +1,224 @@
+/*
+ * reduce_ext.c - external data files into reductions (see reduce_ext.h).
+ *
+ * The samples of one (metric, focus) are taken in time order.  A counter
+ * of a process counts from the process's start (0), one of the machine
+ * from the collector's first sample; each sample's increase over the one
+ * before belongs to the sample's time: it goes into the row's value if that
+ * time is in the phase, and into the histogram bucket of that time, so the
+ * buckets add up to the value.  A counter that goes down (a reset) adds
+ * nothing and starts again from there.  A gauge's value is its last sample
+ * in the phase and a bucket holds the mean of its samples.  Histograms are
+ * on the session's grid (start and width as the threads' have them: the
+ * width the sample interval, doubled until at most IPS2_HIST_MAX_BUCKETS
+ * buckets cover the samples; the start a multiple of it).
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram.h"
+#include "ips2_external.h"
+#include "reduce_ext.h"
+#include "reduce_internal.h"
+
+struct ext_rows {
+    struct ips2_red_ext *v;
+    size_t n, cap;
+};
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const struct ips2_ext_sample *x = a, *y = b;
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->mono_ns != y->mono_ns)
+        return x->mono_ns < y->mono_ns ? -1 : 1;
+    return 0;
+}
+
+static struct ips2_red_ext *new_row(struct red_build *b, struct ext_rows *rows)
+{
+    if (rows->n == rows->cap) {
+        size_t cap = rows->cap ? 2 * rows->cap : 16;
+        struct ips2_red_ext *v = realloc(rows->v, cap * sizeof *v);
+        if (v == NULL) {
+            b->oom = true;
+            return NULL;
+        }
+        rows->v = v;
+        rows->cap = cap;
+    }
+    struct ips2_red_ext *x = &rows->v[rows->n++];
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+/* One (metric, focus): samples s[0..n) in time order. */
+static void reduce_group(struct red_build *b, struct ext_rows *rows, uint32_t collector,
+                         uint32_t metric, bool gauge, const struct ips2_ext_sample *s, size_t n,
+                         int64_t offset, int64_t start, int64_t end, uint64_t interval)
+{
+    /* the increase (counter) or value (gauge) each sample brings, and where */
+    double prev = 0;
+    bool have_prev = s[0].pid != 0; /* a process counts from 0; the machine from its first */
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = s[i].mono_ns + offset;
+        if (t >= start && t < end) {
+            tmin = t < tmin ? t : tmin;
+            tmax = t > tmax ? t : tmax;
+        }
+    }
+    if (tmin > tmax)
+        return; /* nothing in the phase */
+    struct ips2_red_ext *x = new_row(b, rows);
+    if (x == NULL)
+        return;
+    x->collector = collector;
+    x->pid = s[0].pid;
+    x->metric = metric;
+    x->gauge = gauge;
+    struct red_hgeom g;
+    red_hgeom_init(&g, tmin, interval);
+    while (red_hgeom_index(&g, tmax) >= IPS2_HIST_MAX_BUCKETS)
+        red_hgeom_fold(&g);
+    x->start_ns = g.start;
+    x->width_ns = g.width;
+    x->nbuckets = (uint32_t)red_hgeom_index(&g, tmax) + 1;
+    x->v = calloc(x->nbuckets, sizeof *x->v);
+    double *count = gauge ? calloc(x->nbuckets, sizeof *count) : NULL;
+    if (x->v == NULL || (gauge && count == NULL)) {
+        free(count);
+        b->oom = true;
+        return;
+    }
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = s[i].mono_ns + offset;
+        double v = s[i].value, d;
+        if (gauge) {
+            d = v;
+        } else {
+            d = have_prev && v >= prev ? v - prev : 0;
+            have_prev = true;
+            prev = v;
+        }
+        if (t < start || t >= end)
+            continue;
+        uint64_t k = red_hgeom_index(&g, t);
+        x->v[k] += d;
+        if (gauge) {
+            count[k] += 1;
+            total = v;
+        } else {
+            total += d;
+        }
+    }
+    if (gauge)
+        for (uint32_t k = 0; k < x->nbuckets; k++)
+            if (count[k] > 0)
+                x->v[k] /= count[k];
+    free(count);
+    x->value = total > 0 ? (uint64_t)llround(total) : 0;
+}
+
+static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *path,
+                        int64_t session_start_real, int64_t start, int64_t end, uint64_t interval)
+{
+    char err[IPS2_EXT_ERR_MAX] = "";
+    struct ips2_ext_data *d = ips2_ext_read(path, err);
+    if (err[0] != '\0')
+        red_build_problem(b, "%s", err);
+    if (d == NULL)
+        return;
+    if (d->torn)
+        red_build_problem(b,
+                          "%s: the last record was cut short (the collector died while "
+                          "writing it): dropped",
+                          path);
+    for (size_t i = 0; i < d->nnotes; i++) {
+        if (d->notes[i].pid != 0)
+            red_build_problem(b, "collector %s: process %u: %s", d->collector, d->notes[i].pid,
+                              d->notes[i].text);
+        else
+            red_build_problem(b, "collector %s: %s", d->collector, d->notes[i].text);
+    }
+    int *metric = calloc(d->nmetrics ? d->nmetrics : 1, sizeof *metric);
+    if (metric == NULL) {
+        b->oom = true;
+        ips2_ext_free(d);
+        return;
+    }
+    for (size_t i = 0; i < d->nmetrics; i++) {
+        metric[i] = ips2_metric_by_name(d->metrics[i].name);
+        if (metric[i] < 0)
+            red_build_problem(b, "%s: metric \"%s\" is not one ips2 knows: ignored", path,
+                              d->metrics[i].name);
+    }
+    uint32_t collector = red_str_intern(&b->strings, d->collector);
+    int64_t offset = d->ref_real_ns - d->ref_mono_ns - session_start_real;
+    qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
+    for (size_t i = 0; i < d->nsamples;) {
+        size_t j = i + 1;
+        while (j < d->nsamples && d->samples[j].metric == d->samples[i].metric &&
+               d->samples[j].pid == d->samples[i].pid)
+            j++;
+        uint32_t m = d->samples[i].metric;
+        if (metric[m] >= 0)
+            reduce_group(b, rows, collector, (uint32_t)metric[m],
+                         d->metrics[m].kind == IPS2_EXT_GAUGE, d->samples + i, j - i, offset, start,
+                         end, interval);
+        i = j;
+    }
+    free(metric);
+    ips2_ext_free(d);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void red_reduce_ext(struct red_build *b, const char *dir, int64_t session_start_real,
+                    int64_t start_ns, int64_t end_ns, uint64_t interval_ns)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0;
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (!ips2_ext_is_file(e->d_name))
+            continue;
+        char **v = realloc(names, (n + 1) * sizeof *names);
+        if (v == NULL || (v[n] = strdup(e->d_name)) == NULL) {
+            names = v ? v : names;
+            b->oom = true;
+            break;
+        }
+        names = v;
+        n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_name); /* the same rows in the same order each time */
+    struct ext_rows rows = {0};
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        char *path = malloc(len);
+        if (path != NULL) {
+            snprintf(path, len, "%s/%s", dir, names[i]);
+            reduce_file(b, &rows, path, session_start_real, start_ns, end_ns, interval_ns);
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    b->r->exts = rows.v;
+    b->r->nexts = rows.n;
+}
