@@ -29,6 +29,7 @@ package require ips2::gui::histogram 1.0
 package require ips2::gui::editor 1.0
 package require ips2::gui::trace 1.0
 package require ips2::gui::help 1.0
+package require ips2::gui::query 1.0
 package provide ips2::gui 1.0
 
 namespace eval ::ips2::gui {
@@ -87,6 +88,10 @@ proc ::ips2::gui::build {} {
     wm geometry . 1280x800
     wm protocol . WM_DELETE_WINDOW ::ips2::gui::quit
     ttk::style theme use clam
+    # Clam draws a progress bar's filled part in its light background
+    # colour over a darker trough: a full bar looked empty.  A blue bar.
+    ttk::style configure Ips2.Horizontal.TProgressbar -background #3d7cc9 -lightcolor #6a9edb \
+        -darkcolor #2c5f9e -bordercolor #2c5f9e -troughcolor #e8e8e8
     option add *tearOff 0
     Menus
     Toolbar .tb
@@ -105,7 +110,12 @@ proc ::ips2::gui::build {} {
     ttk::frame .sb
     ttk::label .sb.text -textvariable ::ips2::gui::State(status) -anchor w
     ttk::label .sb.phase -textvariable ::ips2::gui::State(phaseLabel) -anchor e
-    ttk::progressbar .sb.progress -length 160 -mode determinate
+    ttk::progressbar .sb.progress -length 160 -mode determinate -style Ips2.Horizontal.TProgressbar
+    # Shown while queries are under way (ips2::gui::query), with Cancel.
+    ttk::label .sb.queries -foreground #2c5f9e
+    ttk::button .sb.cancel -text Cancel -style Toolbutton -command ::ips2::gui::query::cancel
+    ttk::progressbar .sb.busy -length 80 -mode indeterminate
+    query::watch ::ips2::gui::QueriesChanged
     pack .sb.progress -side right -padx 4
     pack .sb.phase -side right -padx 8
     pack .sb.text -side left -fill x -expand 1 -padx 4
@@ -152,6 +162,7 @@ proc ::ips2::gui::Menus {} {
     $m add command -label "Histogram of every application (comparison overlay)" -accelerator o \
         -command ::ips2::gui::ShowOverlay
     $m add command -label "Critical path (segments)" -command ::ips2::gui::ShowCpPath
+    $m add command -label "Critical-path imbalance" -command ::ips2::gui::ShowCpImbalance
     $m add command -label "Synchronisation objects" -command ::ips2::gui::ShowObjects
     $m add command -label "Multi-application metric table" -command ::ips2::gui::ShowMulti
     $m add command -label "Processes" -command ::ips2::gui::ShowProcesses
@@ -253,6 +264,21 @@ proc ::ips2::gui::status {text {kind info}} {
     if {$kind eq "error"} { set State(lastError) $text }
 }
 
+# QueriesChanged N: the status bar says how many queries are under way.
+proc ::ips2::gui::QueriesChanged {n} {
+    if {![winfo exists .sb.queries]} return
+    if {$n > 0} {
+        .sb.queries configure -text "computing ($n)"
+        if {[winfo manager .sb.busy] eq ""} {
+            pack .sb.cancel .sb.busy .sb.queries -side right -padx 2 -after .sb.progress
+            .sb.busy start 40
+        }
+    } elseif {[winfo manager .sb.busy] ne ""} {
+        .sb.busy stop
+        pack forget .sb.cancel .sb.busy .sb.queries
+    }
+}
+
 proc ::ips2::gui::progress {done total} {
     if {![winfo exists .sb.progress]} return
     .sb.progress configure -maximum [expr {max($total, 1)}] -value $done
@@ -304,6 +330,7 @@ proc ::ips2::gui::openSession {dir} {
     }
     set State(session) $s
     set State(dir) [file normalize $dir]
+    query::start $State(dir)
     set State(node) physical
     set State(phase) ""
     wm title . "ips2 - [file tail $State(dir)]"
@@ -326,6 +353,8 @@ proc ::ips2::gui::closeSession {} {
     variable State
     if {$State(session) ne ""} {
         table::closeAll
+        trace::closeAll
+        query::stop
         catch {$State(session) close}
         set State(session) ""
         set State(dir) ""
@@ -376,6 +405,7 @@ proc ::ips2::gui::definePhase {name start end} {
         status "phase $name: $message" error
         return
     }
+    query::tell [list phase $name $start $end]
     setPhase $name
 }
 
@@ -474,7 +504,7 @@ proc ::ips2::gui::ShowMetrics {{path ""}} {
     variable State
     if {![Need]} return
     if {$path eq ""} { set path $State(node) }
-    table::open "metrics $path" [list $State(session) metrics $path] -reuse metrics
+    table::open "metrics $path" [list metrics $path] -reuse metrics
 }
 
 proc ::ips2::gui::ShowProfile {{path ""} {level ""} {metric ""}} {
@@ -485,7 +515,7 @@ proc ::ips2::gui::ShowProfile {{path ""} {level ""} {metric ""}} {
     if {$metric eq ""} { set metric $State(metric) }
     if {$metric eq "npt"} { return [ShowNpt $path $level] }
     table::open "profile of $metric, $level level, under $path" \
-        [list $State(session) profile $path -level $level -metric $metric]
+        [list profile $path -level $level -metric $metric]
 }
 
 proc ::ips2::gui::ShowNpt {{path ""} {level ""}} {
@@ -495,7 +525,7 @@ proc ::ips2::gui::ShowNpt {{path ""} {level ""}} {
     if {$level eq ""} { set level [Level $path] }
     if {$level ni {process procedure}} { set level process }
     table::open "NPT profile, $level level, under $path" \
-        [list $State(session) npt $path -level $level]
+        [list npt $path -level $level]
 }
 
 proc ::ips2::gui::ShowGprof {{path ""}} {
@@ -505,13 +535,12 @@ proc ::ips2::gui::ShowGprof {{path ""}} {
     if {$path eq "physical" && [llength [$State(session) apps]] == 1} {
         set path app:[lindex [$State(session) apps] 0]
     }
-    table::open "gprof of $path" [list ::ips2::gui::GprofTables $State(session) $path]
+    table::open "gprof of $path" [list gprof $path] -post ::ips2::gui::GprofTables
 }
 
-# GprofTables SESSION PATH ?-phase P?: the flat profile and the call graph
-# as two tables of one pane.
-proc ::ips2::gui::GprofTables {session path args} {
-    set g [$session gprof $path {*}$args]
+# GprofTables GPROF: the flat profile and the call graph as two tables of
+# one pane.
+proc ::ips2::gui::GprofTables {g} {
     list "flat profile" [dict get $g flat] "call graph" [dict get $g graph]
 }
 
@@ -519,24 +548,24 @@ proc ::ips2::gui::ShowObjects {{path ""}} {
     variable State
     if {![Need]} return
     if {$path eq ""} { set path $State(node) }
-    table::open "synchronisation objects under $path" [list $State(session) objects $path]
+    table::open "synchronisation objects under $path" [list objects $path]
 }
 
 proc ::ips2::gui::ShowMulti {} {
     variable State
     if {![Need]} return
     table::open "multi-application metric table" \
-        [list $State(session) metrics -apps [$State(session) apps]]
+        [list metrics -apps [$State(session) apps]]
 }
 
 proc ::ips2::gui::ShowProcesses {} {
     variable State
     if {![Need]} return
-    table::open "processes" [list ::ips2::gui::ProcessesTable $State(session)] -follow 0
+    table::open "processes" {processes} -post ::ips2::gui::ProcessesTable -follow 0
 }
 
-proc ::ips2::gui::ProcessesTable {session args} {
-    set rows [lmap p [$session processes] {
+proc ::ips2::gui::ProcessesTable {processes} {
+    set rows [lmap p $processes {
         set row {}
         foreach key {app index machine pid status cpu start end} {
             lappend row [expr {[dict exists $p $key] ? [dict get $p $key] : ""}]
@@ -550,21 +579,21 @@ proc ::ips2::gui::ProcessesTable {session args} {
 proc ::ips2::gui::ShowProblems {} {
     variable State
     if {![Need]} return
-    table::open "problems" [list ::ips2::gui::ProblemsTable $State(session)] -follow 0
+    table::open "problems" {problems} -post ::ips2::gui::ProblemsTable -follow 0
 }
 
-proc ::ips2::gui::ProblemsTable {session args} {
-    dict create columns {{problem ""}} rows [lmap p [$session problems] { list $p }]
+proc ::ips2::gui::ProblemsTable {problems} {
+    dict create columns {{problem ""}} rows [lmap p $problems { list $p }]
 }
 
 proc ::ips2::gui::ShowPhases {} {
     variable State
     if {![Need]} return
-    table::open "phases" [list ::ips2::gui::PhasesTable $State(session)] -follow 0
+    table::open "phases" {phases} -post ::ips2::gui::PhasesTable -follow 0
 }
 
-proc ::ips2::gui::PhasesTable {session args} {
-    dict create columns {{phase ""} {start ns} {end ns}} rows [lmap p [$session phases] { lrange $p 0 2 }]
+proc ::ips2::gui::PhasesTable {phases} {
+    dict create columns {{phase ""} {start ns} {end ns}} rows [lmap p $phases { lrange $p 0 2 }]
 }
 
 proc ::ips2::gui::ShowHistogram {{path ""} {metric ""}} {
@@ -614,6 +643,24 @@ proc ::ips2::gui::CpApp {path} {
     return $app
 }
 
+# CpWords PATH MODE: the node and options of a critical-path query of a
+# node: an application's node (or the physical tree) asks for the whole
+# path of its application (an inter-application path crosses into others,
+# paper §5.3); a node below an application restricts the entries to it.
+proc ::ips2::gui::CpWords {path mode} {
+    set app [CpApp $path]
+    set node [expr {[kindOf $path] in {physical app} ? {} : [list $path]}]
+    set words [list {*}$node -mode $mode]
+    if {$mode ne "global"} { lappend words -app $app }
+    return $words
+}
+
+proc ::ips2::gui::CpTitle {path mode} {
+    set app [expr {$mode eq "global" ? "" : ", app [CpApp $path]"}]
+    set under [expr {[kindOf $path] in {physical app} ? "" : " under $path"}]
+    return "$mode$app$under"
+}
+
 proc ::ips2::gui::ShowCp {{path ""} {mode ""} {level ""}} {
     variable State
     if {![Need]} return
@@ -621,10 +668,9 @@ proc ::ips2::gui::ShowCp {{path ""} {mode ""} {level ""}} {
     if {$path eq ""} { set path $State(node) }
     if {$mode eq ""} { set mode $State(cpmode) }
     if {$level eq ""} { set level [Level $path] }
-    set app [CpApp $path]
-    table::open "critical path ($mode, $level level, app $app) under $path" \
-        [list $State(session) cp $path -mode $mode -app $app -level $level] \
-        -onrow ::ips2::gui::CpRowAction
+    set words [CpWords $path $mode]
+    table::open "critical path ([CpTitle $path $mode]), $level level" [list cp {*}$words -level $level] \
+        -onrow ::ips2::gui::CpRowAction -info [dict create cp [dict create mode $mode app [CpApp $path]]]
 }
 
 proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
@@ -634,16 +680,22 @@ proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
     if {$path eq ""} { set path $State(node) }
     if {$mode eq ""} { set mode $State(cpmode) }
     set kind [kindOf $path]
-    set what [expr {$kind eq "procedure" ? "-procedure" : "-process"}]
-    set name [lindex [split [lindex [split $path /] end] :] 1]
     if {$kind ni {procedure process thread}} {
         status "critical-path zeroing: select a procedure or a process" error
         return
     }
+    set name [lindex [split [lindex [split $path /] end] :] 1]
     set app [CpApp $path]
-    set value [expr {$kind eq "procedure" ? $name : [ProcessPath $path]}]
-    table::open "critical-path zeroing of $kind $name ($mode, app $app)" \
-        [list ::ips2::gui::ZeroTable $State(session) -mode $mode -app $app $what $value]
+    set words [list -mode $mode]
+    if {$mode ne "global"} { lappend words -app $app }
+    if {$kind eq "procedure"} {
+        lappend words -procedure $name
+    } else {
+        lappend words -process [ProcessPath $path]
+        set name [ProcessPath $path]
+    }
+    table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" [list cp-zero {*}$words] \
+        -post ::ips2::gui::ZeroTable -follow 0
 }
 
 # ProcessPath PATH: the process a thread's path is under.
@@ -652,16 +704,15 @@ proc ::ips2::gui::ProcessPath {path} {
     return $path
 }
 
-# ZeroTable SESSION ARGS ?-phase P?: the master's cp-zero answer as a
-# table (the phase does not apply: zeroing reruns the whole diffusion).
-proc ::ips2::gui::ZeroTable {session args} {
-    set i [lsearch -exact $args -phase]
-    if {$i >= 0} { set args [lreplace $args $i [expr {$i + 1}]] }
-    set z [$session cp-zero {*}$args]
+# ZeroTable ANSWER: the master's cp-zero answer as a table, as the command
+# line's `report cp-zero` makes it (the phase does not apply: zeroing
+# reruns the whole diffusion).
+proc ::ips2::gui::ZeroTable {z} {
     set what [expr {[dict get $z procedure] ne "" ? "procedure [dict get $z procedure]" : "process [dict get $z process]"}]
-    dict create columns {{zeroed ""} {mode ""} {app ""} {length ns} {new_length ns} {saved ns} {percent %}} \
-        rows [list [list $what [dict get $z mode] [dict get $z app] [dict get $z length] \
-                        [dict get $z new_length] [dict get $z saved] [dict get $z percent]]]
+    dict create columns {{what ""} {length ns} {new_length ns} {saved ns} {percent %}} \
+        rows [list [list $what [dict get $z length] [dict get $z new_length] [dict get $z saved] \
+                        [dict get $z percent]]] mode [dict get $z mode] app [dict get $z app] \
+        warnings [dict get $z warnings]
 }
 
 proc ::ips2::gui::ShowCpPath {{path ""} {mode ""}} {
@@ -670,19 +721,34 @@ proc ::ips2::gui::ShowCpPath {{path ""} {mode ""}} {
     if {![HasCp]} { return [NoCp] }
     if {$path eq ""} { set path $State(node) }
     if {$mode eq ""} { set mode $State(cpmode) }
-    set app [CpApp $path]
-    table::open "critical path segments ($mode, app $app)" \
-        [list $State(session) cp-path -mode $mode -app $app] -onrow ::ips2::gui::CpRowAction
+    set words [list -mode $mode]
+    if {$mode ne "global"} { lappend words -app [CpApp $path] }
+    table::open "critical path segments ([CpTitle app:[CpApp $path] $mode])" [list cp-path {*}$words] \
+        -onrow ::ips2::gui::CpRowAction -info [dict create cp [dict create mode $mode app [CpApp $path]]]
+}
+
+proc ::ips2::gui::ShowCpImbalance {{path ""} {mode ""}} {
+    variable State
+    if {![Need]} return
+    if {![HasCp]} { return [NoCp] }
+    if {$path eq ""} { set path $State(node) }
+    if {$mode eq ""} { set mode $State(cpmode) }
+    table::open "critical-path imbalance ([CpTitle $path $mode])" [list cp-imbalance {*}[CpWords $path $mode]]
 }
 
 # CpRowAction PANE ROW: a double-click on a critical-path entry opens the
-# trace browser on its time range.
+# trace browser around that part of the path.
 proc ::ips2::gui::CpRowAction {pane row} {
     trace::openFromRow $pane $row
 }
 
-proc ::ips2::gui::ShowTrace {{start ""} {end ""}} {
+proc ::ips2::gui::ShowTrace {{start ""} {end ""} args} {
     variable State
     if {![Need]} return
-    trace::open $State(session) $State(node) $start $end
+    if {![HasCp]} { return [NoCp] }
+    set path $State(node)
+    set mode $State(cpmode)
+    set cp [dict create mode $mode app [CpApp $path]]
+    trace::open $State(session) [expr {[kindOf $path] eq "procedure" ? [ProcessPath $path] : $path}] \
+        $start $end -cp $cp {*}$args
 }

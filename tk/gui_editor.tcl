@@ -93,7 +93,7 @@ proc ::ips2::gui::editor::build {f} {
     ttk::button $f.run.replay -text "Replay..." -command ::ips2::gui::editor::ReplayDialog
     ttk::button $f.run.compare -text "Compare with a new run" \
         -command ::ips2::gui::editor::compareWithNewRun
-    ttk::progressbar $f.run.bar -mode determinate -maximum 100
+    ttk::progressbar $f.run.bar -mode determinate -maximum 100 -style Ips2.Horizontal.TProgressbar
     ttk::label $f.run.status -textvariable ::ips2::gui::editor::Status -anchor w
     ttk::treeview $f.run.slaves -columns {stage progress last} -height 4 -selectmode none
     $f.run.slaves heading #0 -text Machine

@@ -51,7 +51,7 @@ proc ::ips2::gui::histogram::open {session specs} {
     pack $f.hint -side bottom -fill x
     canvas $f.c -background white -highlightthickness 0 -width 600 -height 320
     pack $f.c -fill both -expand 1
-    set Plot($f) [dict create session $session series {} geometry {} drag {} sel {}]
+    set Plot($f) [dict create session $session series {} geometry {} drag {} sel {} waiting 0]
     ::ips2::gui::table::register $f [dict create title histogram kind histogram \
         remake [list ::ips2::gui::histogram::Remake $f]]
     bind $f.c <Configure> [list ::ips2::gui::histogram::Draw $f]
@@ -86,19 +86,29 @@ proc ::ips2::gui::histogram::add {session path metric {f ""}} {
         return [open $session [list [list $path $metric]]]
     }
     AddSeries $f $path $metric
-    Draw $f
     return $f
 }
 
-# AddSeries PANE PATH METRIC: the master's histogram of a node, as a curve.
+# AddSeries PANE PATH METRIC: the master's histogram of a node, as a curve
+# (asked of the query worker; drawn when it comes).
 proc ::ips2::gui::histogram::AddSeries {f path metric} {
     variable Plot
+    dict incr Plot($f) waiting
+    ::ips2::gui::query::ask [list histogram $path -metric $metric] \
+        [list ::ips2::gui::histogram::Answer $f $path $metric] "histogram of $metric of $path"
+}
+
+proc ::ips2::gui::histogram::Answer {f path metric code table ms} {
+    variable Plot
     variable Palette
-    set session [dict get $Plot($f) session]
-    if {[catch {::ips2::gui::busy [list $session histogram $path -metric $metric]} table]} {
+    if {![info exists Plot($f)] || ![winfo exists $f]} return
+    dict incr Plot($f) waiting -1
+    if {$code} {
         ::ips2::gui::status "histogram of $metric of $path: $table" error
+        Draw $f
         return
     }
+    set session [dict get $Plot($f) session]
     set label "$metric of $path"
     set app [::ips2::gui::appOf $path]
     if {$app ne "" && ![catch {$session application $app} a] && [dict get $a mode] ne "active"} {
@@ -108,7 +118,8 @@ proc ::ips2::gui::histogram::AddSeries {f path metric} {
     set colour [lindex $Palette [expr {$n % [llength $Palette]}]]
     dict lappend Plot($f) series [list $path $metric $label $colour $table]
     $f.top.title configure -text "Time histogram: [join [lmap s [dict get $Plot($f) series] { lindex $s 2 }] {; }]"
-    ::ips2::gui::status "histogram: $label, [llength [dict get $table rows]] buckets"
+    ::ips2::gui::status "histogram: $label, [llength [dict get $table rows]] buckets in $ms ms"
+    Draw $f
 }
 
 proc ::ips2::gui::histogram::RemoveLast {f} {
@@ -169,8 +180,8 @@ proc ::ips2::gui::histogram::Draw {f} {
         }
     }
     if {$tmin eq ""} {
-        $c create text [expr {$W / 2}] [expr {$H / 2}] -text "no data: add a node (Add selected node)" \
-            -fill gray40
+        set text [expr {[dict get $Plot($f) waiting] > 0 ? "computing ..." : "no data: add a node (Add selected node)"}]
+        $c create text [expr {$W / 2}] [expr {$H / 2}] -text $text -fill gray40
         dict set Plot($f) geometry {}
         return
     }

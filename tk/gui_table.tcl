@@ -8,11 +8,19 @@
 # changes; side by side moves a result into a second notebook beside the
 # first; double-click on a row with a node path selects that node (or runs
 # the pane's row action, e.g. the trace browser for a critical-path entry).
+# Queries go through ips2::gui::query (a worker process): a pane says
+# "computing" with a Cancel button until its answer comes, and the window
+# stays live meanwhile.
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
-#   ips2::gui::table::open TITLE QUERY ?-reuse KEY? ?-follow 0|1? ?-onrow CMD?
-#       QUERY: a command prefix; the phase options are appended; it returns a
-#       table dict {columns rows} or a list {LABEL TABLE ...}.  Returns the pane.
+#   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
+#                                      ?-info DICT?
+#       WORDS: a session subcommand's words; the phase options are appended
+#       when the pane follows the phase.  The answer is a table dict
+#       {columns rows ...}, or -post CMD makes it a table or a list
+#       {LABEL TABLE ...}.  -info: more keys kept in the pane's dict.
+#       Returns the pane (its tables come later: see state, query::wait).
+#   ips2::gui::table::state PANE                computing | done | error
 #   ips2::gui::table::contents PANE ?I?         the I-th table as the widget holds it
 #   ips2::gui::table::export PANE FILE ?I?      that table as CSV
 #   ips2::gui::table::current / panes / closeCurrent / closeAll / sideBySide / phaseChanged
@@ -21,6 +29,7 @@ package require Tcl 8.6
 package require Tk 8.6
 package require tablelist_tile
 package require ips2::format 1.0
+package require ips2::gui::query 1.0
 package provide ips2::gui::table 1.0
 
 namespace eval ::ips2::gui::table {
@@ -94,13 +103,19 @@ proc ::ips2::gui::table::Notebooks {} {
 # open TITLE QUERY ?options?: runs the query and shows its table(s).
 proc ::ips2::gui::table::open {title query args} {
     variable Pane
-    set o [dict merge {-reuse "" -follow 1 -onrow ""} $args]
+    set o [dict merge {-reuse "" -follow 1 -onrow "" -post "" -info {}} $args]
     set f [NewPane $title [dict get $o -reuse]]
-    set Pane($f) [dict create title $title query $query follow [dict get $o -follow] \
-                      onrow [dict get $o -onrow] tables {} labels {} phase "" kind table]
+    set Pane($f) [dict merge [dict get $o -info] [dict create title $title query $query \
+        follow [dict get $o -follow] onrow [dict get $o -onrow] post [dict get $o -post] \
+        tables {} labels {} phase "" kind table gen 0 state computing]]
     Header $f
     Fill $f
     return $f
+}
+
+proc ::ips2::gui::table::state {f} {
+    variable Pane
+    dict get $Pane($f) state
 }
 
 proc ::ips2::gui::table::Header {f} {
@@ -127,16 +142,38 @@ proc ::ips2::gui::table::FollowChanged {f} {
     if {$::ips2::gui::table::Follow($f)} { Fill $f }
 }
 
-# Fill PANE: runs the pane's query (with the current phase when it follows
-# it) and (re)makes its tables.
+# Fill PANE: asks the pane's query (with the current phase when it follows
+# it); Filled makes its tables when the answer comes.  An answer to an
+# older question of the pane is dropped.
 proc ::ips2::gui::table::Fill {f} {
     variable Pane
     set phase [expr {[dict get $Pane($f) follow] ? [::ips2::gui::phaseArgs] : {}}]
-    if {[winfo exists $f.body]} { destroy $f.body }
-    if {[winfo exists $f.error]} { destroy $f.error }
-    set t0 [clock milliseconds]
-    set code [catch {::ips2::gui::busy [list {*}[dict get $Pane($f) query] {*}$phase]} result]
-    set ms [expr {[clock milliseconds] - $t0}]
+    foreach w {body error wait} { if {[winfo exists $f.$w]} { destroy $f.$w } }
+    dict incr Pane($f) gen
+    set gen [dict get $Pane($f) gen]
+    dict set Pane($f) state computing
+    dict set Pane($f) tables {}
+    set title [dict get $Pane($f) title]
+    if {[llength $phase]} { append title "  —  phase [lindex $phase 1]" }
+    $f.top.title configure -text $title
+    ttk::frame $f.wait -padding 20
+    ttk::label $f.wait.text -text "computing $title ..."
+    ttk::progressbar $f.wait.bar -mode indeterminate -length 200
+    ttk::button $f.wait.cancel -text Cancel -command ::ips2::gui::query::cancel
+    pack $f.wait.text $f.wait.bar $f.wait.cancel -side top -anchor w -pady 4
+    pack $f.wait -fill both -expand 1
+    $f.wait.bar start 40
+    ::ips2::gui::query::ask [list {*}[dict get $Pane($f) query] {*}$phase] \
+        [list ::ips2::gui::table::Filled $f $gen $phase] $title
+}
+
+proc ::ips2::gui::table::Filled {f gen phase code result ms} {
+    variable Pane
+    if {![info exists Pane($f)] || ![winfo exists $f] || [dict get $Pane($f) gen] != $gen} return
+    if {[winfo exists $f.wait]} { destroy $f.wait }
+    if {!$code && [dict get $Pane($f) post] ne ""} {
+        set code [catch {{*}[dict get $Pane($f) post] $result} result]
+    }
     dict set Pane($f) phase [lindex $phase 1]
     dict set Pane($f) ms $ms
     set title [dict get $Pane($f) title]
@@ -147,6 +184,7 @@ proc ::ips2::gui::table::Fill {f} {
             -justify left
         pack $f.error -fill both -expand 1
         dict set Pane($f) tables {}
+        dict set Pane($f) state error
         ::ips2::gui::status "[dict get $Pane($f) title]: $result" error
         return
     }
@@ -155,7 +193,6 @@ proc ::ips2::gui::table::Fill {f} {
             && [lindex $result 0] in {columns rows}} {
         set result [list "" $result]
     }
-    set n [expr {[llength $result] / 2}]
     ttk::panedwindow $f.body -orient vertical
     pack $f.body -fill both -expand 1
     set tables {}
@@ -178,13 +215,19 @@ proc ::ips2::gui::table::Fill {f} {
     dict set Pane($f) tables $tables
     dict set Pane($f) labels $labels
     dict set Pane($f) columns $columns
+    dict set Pane($f) answer $result
+    dict set Pane($f) state done
     set rows 0
     set notes {}
     foreach {label t} $result {
         incr rows [llength [dict get $t rows]]
         # A critical-path table says its path's length and its warnings.
         if {[dict exists $t length]} {
-            lappend notes "path length [ips2::format::Cell [dict get $t length] ns 0] ms"
+            set note "path length [ips2::format::Cell [dict get $t length] ns 0] ms"
+            if {[dict exists $t elapsed] && [dict get $t elapsed] > 0} {
+                append note " of [ips2::format::Cell [dict get $t elapsed] ns 0] ms elapsed"
+            }
+            lappend notes $note
         }
         if {[dict exists $t warnings] && [llength [dict get $t warnings]]} {
             lappend notes "[llength [dict get $t warnings]] warnings: [lindex [dict get $t warnings] 0]"
@@ -234,6 +277,8 @@ proc ::ips2::gui::table::Tablelist {sub t pane} {
         } else {
             $tl columnconfigure $i -sortmode dictionary
         }
+        # Long paths would hide the numbers: they show cut (the cell keeps them whole).
+        if {$name in {path thread what nodes}} { $tl columnconfigure $i -maxwidth 34 }
         if {$name eq "unit"} {
             $tl columnconfigure $i -formatcommand {apply {{unit} { ips2::format::DisplayUnit $unit 0 }}}
         }
@@ -376,7 +421,9 @@ proc ::ips2::gui::table::Move {f from to text} {
     }
     set Target $to
     set new [open [dict get $info title] [dict get $info query] -follow [dict get $info follow] \
-                 -onrow [dict get $info onrow]]
+                 -onrow [dict get $info onrow] -post [dict get $info post] \
+                 -info [dict remove $info title query follow onrow post tables labels phase kind gen \
+                            state columns answer ms]]
     close $f
     if {![llength [$from tabs]]} { Placeholder $from }
     return $new

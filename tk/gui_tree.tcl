@@ -509,6 +509,7 @@ proc ::ips2::gui::tree::Context {c item X Y} {
         $m.cp add separator
     }
     $m.cp add command -label "Critical path segments" -command [list ::ips2::gui::ShowCpPath $path]
+    $m.cp add command -label "Critical-path imbalance" -command [list ::ips2::gui::ShowCpImbalance $path]
     $m add cascade -label "Critical path profile" -menu $m.cp
     menu $m.npt
     foreach level {process procedure} {
@@ -524,7 +525,7 @@ proc ::ips2::gui::tree::Context {c item X Y} {
     $m add command -label "Histogram of every application (overlay)" -command ::ips2::gui::ShowOverlay
     $m add separator
     $m add command -label "Critical-path zeroing" -command [list ::ips2::gui::ShowZeroing $path]
-    $m add command -label "Trace browser" -command ::ips2::gui::ShowTrace
+    $m add command -label "Trace browser (the critical path highlighted)" -command ::ips2::gui::ShowTrace
     if {[dict get $node kind] eq "thread"} {
         $m add separator
         $m add command -label "Show/fold procedures" -command [list ::ips2::gui::tree::Toggle $c $item]
