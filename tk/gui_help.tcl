@@ -43,8 +43,16 @@ namespace eval ::ips2::gui::help {
 
 5. The trace browser (t, or right-click a plot, or double-click a
    critical-path entry): one lane per thread over a time range, events as
-   ticks, messages as lines between lanes, the critical path in red.
-   Drag to zoom into a range; right-click to zoom out.
+   ticks, messages and other dependences as lines between lanes, the
+   critical path in thick red, the entry it was opened for in yellow.
+   Point at a tick or line for what it is.  Zoom in / Zoom out / Whole run
+   and Ctrl-wheel zoom; the wheel, the arrows, the scrollbar and a drag
+   scroll.  At most 5000 events and arcs are shown: a red line says when
+   the range held more (zoom in).
+
+6. Long queries (a phase's tables, a critical path of a big session) run
+   in a worker process: the pane says "computing" and the window stays
+   live; Cancel (in the pane or the status bar) gives them up.
 }
     variable Keys {
         Ctrl-O  open a session            Ctrl-L  open a workload file

@@ -20,6 +20,7 @@
 #   ips2::gui::trace::moveto PANE FRACTION      scroll: the view's start at FRACTION of the run
 #   ips2::gui::trace::view PANE                 what is shown (tests): dict from to lanes events
 #                                               arcs truncated path focus state
+#   ips2::gui::trace::busy PANE                 1 while its timeline is being asked
 #   ips2::gui::trace::closeAll
 
 package require Tcl 8.6
@@ -68,8 +69,9 @@ proc ::ips2::gui::trace::open {session node start end args} {
         ttk::button $f.top.$name -text $label -style Toolbutton \
             -command [list namespace eval ::ips2::gui::trace [string map [list \$f $f] $command]]
     }
-    pack $f.top.title -side left
+    # The buttons first: a long title is cut, not them.
     pack $f.top.close $f.top.right $f.top.left $f.top.all $f.top.out $f.top.in -side right -padx 1
+    pack $f.top.title -side left -fill x -expand 1
     pack $f.top -fill x
     ttk::label $f.banner -foreground red3 -anchor w
     ttk::label $f.info -anchor w -foreground gray25 \
@@ -144,7 +146,7 @@ proc ::ips2::gui::trace::Title {f} {
     set v $View($f)
     set cp [dict get $v cp]
     set what [dict get $cp mode][expr {[dict get $cp app] ne "" && [dict get $cp mode] ne "global" ? " [dict get $cp app]" : ""}]
-    set text [::format "Trace browser: %s, %.3f - %.3f ms; critical path %s" \
+    set text [::format "Trace: %s, %.3f - %.3f ms; path %s" \
                   [expr {[dict get $v node] in {"" physical} ? "all threads" : [dict get $v node]}] \
                   [expr {[dict get $v from] / 1e6}] [expr {[dict get $v to] / 1e6}] $what]
     if {[dict get $v pathLength] ne ""} {
@@ -598,6 +600,13 @@ proc ::ips2::gui::trace::Hover {f} {
         }
     }
     if {$text ne ""} { $f.info configure -text $text }
+}
+
+# busy PANE: 1 while a timeline is asked or about to be (after a zoom or scroll).
+proc ::ips2::gui::trace::busy {f} {
+    variable View
+    set id [dict get $View($f) requery]
+    expr {[dict get $View($f) state] eq "loading" || ($id ne "" && $id in [after info])}
 }
 
 # view PANE: what the browser shows (tests).
