@@ -15,6 +15,9 @@ $(EXT_LIB): $(EXT_OBJS)
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
+# (their objects are named, so that make keeps them between builds)
+COLLECT_OBJS := $(addprefix $(B)/obj/collectors/,collect_os.o collect_hw.o collect_loop.o)
+.SECONDARY: $(COLLECT_OBJS)
 $(B)/bin/ips2-collect-%: $(B)/obj/collectors/collect_%.o $(B)/obj/collectors/collect_loop.o $(EXT_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(B)/obj/collectors/collect_loop.o $(EXT_LIB) -lm
@@ -28,7 +31,7 @@ PROGRAMS  += $(B)/bin/ips2-collect-os $(B)/bin/ips2-collect-hw
 HEADERS   += $(B)/include/ips2_external.h
 
 # The reader takes untrusted files: a fuzz target and its seed corpus
-# (tests/fuzz/corpus-external, from tests/fuzz/make-ext-corpus.c).
+# (tests/fuzz/corpus-external: a whole file, a torn one, a note).
 FUZZ_EXT_BIN := $(B)/fuzz/fuzz_external
 $(FUZZ_EXT_BIN): tests/fuzz/fuzz_external.c collectors/external.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
