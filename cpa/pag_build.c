@@ -13,6 +13,12 @@
  * arcs; what stays unpaired becomes an end (it may pair with another
  * machine's) or a warning.  Items are the only memory that does not stay
  * in the part, and they are freed with the builder.
+ *
+ * Lock releases and condition signals, most of which nobody waited for,
+ * get a 24-byte `lite` record instead of an item: at the end only those
+ * whose key a waiting acquisition or a wake names become items.  Then
+ * pag_fold.c folds every node that paired with nothing into the next one
+ * of its thread (PAG.md §5).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,15 +31,28 @@
 
 #define NO_GID UINT64_MAX
 
+/* A lock release or a condition signal whose item would have its node's
+ * wall and the node before it (the usual case): its class and key; the
+ * scope comes from the node's process (PAG.md §2). */
+struct pag_lite {
+    uint64_t object; /* the sync key */
+    uint64_t seq;    /* release or signal seq */
+    uint32_t node;
+    uint16_t cls, kind;
+};
+
 struct pag_builder {
     struct ips2_pag *p;
     size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares;
     struct pag_strings strings;
     struct pag_item *items;
     size_t nitems, cap_items;
+    struct pag_lite *lites;
+    size_t nlites, cap_lites;
     uint64_t *ipkeys; /* stream keys of TCP and UDP descriptors */
     size_t nipkeys, cap_ipkeys;
     bool oom;
+    bool fold; /* fold the part when it is finished (PAG.md §5) */
 
     /* the current image */
     bool in_image;
@@ -50,7 +69,7 @@ struct pag_builder {
     /* the current thread */
     bool in_thread;
     uint32_t thread;
-    size_t node_mark, share_mark, item_mark, ipkey_mark;
+    size_t node_mark, share_mark, item_mark, lite_mark, ipkey_mark;
     bool begun;
     uint32_t last; /* its latest node */
     int64_t last_t;
@@ -85,7 +104,14 @@ struct pag_builder *pag_builder_new(void)
         free(b);
         return NULL;
     }
+    const char *f = getenv("IPS2_PAG_FOLD");
+    b->fold = !(f && !strcmp(f, "0"));
     return b;
+}
+
+void pag_builder_set_fold(struct pag_builder *b, bool fold)
+{
+    b->fold = fold;
 }
 
 void pag_builder_free(struct pag_builder *b)
@@ -95,6 +121,7 @@ void pag_builder_free(struct pag_builder *b)
     ips2_pag_free(b->p);
     pag_str_free(&b->strings);
     free(b->items);
+    free(b->lites);
     free(b->ipkeys);
     free(b->names);
     free(b);
@@ -212,6 +239,7 @@ void pag_thread_begin(struct pag_builder *b, int32_t tid)
     b->node_mark = p->nnodes;
     b->share_mark = p->nshares;
     b->item_mark = b->nitems;
+    b->lite_mark = b->nlites;
     b->ipkey_mark = b->nipkeys;
     b->begun = false;
     b->has_before = false;
@@ -233,6 +261,7 @@ void pag_thread_drop(struct pag_builder *b)
     p->nnodes = b->node_mark;
     p->nshares = b->share_mark;
     b->nitems = b->item_mark;
+    b->nlites = b->lite_mark;
     b->nipkeys = b->ipkey_mark;
     p->nthreads = b->thread;
     b->in_thread = false;
@@ -406,6 +435,31 @@ int pag_start_word(const struct ips2_event *ev)
     }
 }
 
+/* A lock release or a condition signal at node n (time t): a lite record
+ * when its item would be plain, else an item (returned). */
+static struct pag_item *source(struct pag_builder *b, unsigned cls, uint32_t n, int64_t t,
+                               uint64_t key, uint64_t seq, unsigned kind)
+{
+    struct pag_lite *l;
+    struct pag_item *it;
+
+    if (b->p->nodes[n].wall == t && n == b->last) {
+        if (!(l = PAG_PUSH(b->lites, b->nlites, b->cap_lites))) {
+            b->oom = true;
+            return NULL;
+        }
+        l->object = key;
+        l->seq = seq;
+        l->node = n;
+        l->cls = (uint16_t)cls;
+        l->kind = (uint16_t)kind;
+        return NULL;
+    }
+    if ((it = item(b, cls, PAG_SRC, gid(n), t, kind)))
+        it->k[2] = seq;
+    return it;
+}
+
 #define NODE()             node(b, ev->kind, t, c, top, shares, arg)
 #define ITEM(cls, side, n) item(b, (cls), (side), gid(n), t, ev->kind)
 
@@ -420,8 +474,7 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_LOCK_RELEASE:
     case IPS2_EV_LOCK_RELEASE_SHARED:
         n = NODE();
-        if ((it = ITEM(PC_LOCK, PAG_SRC, n)))
-            it->k[2] = x(ev, 0);
+        it = source(b, PC_LOCK, n, t, key, x(ev, 0), ev->kind);
         break;
     case IPS2_EV_LOCK_ACQUIRED:
     case IPS2_EV_LOCK_ACQUIRED_SHARED:
@@ -437,8 +490,7 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_COND_SIGNAL:
     case IPS2_EV_COND_BROADCAST:
         n = NODE();
-        if ((it = ITEM(PC_COND, PAG_SRC, n)))
-            it->k[2] = x(ev, 0);
+        it = source(b, PC_COND, n, t, key, x(ev, 0), ev->kind);
         break;
     case IPS2_EV_COND_WAKE:
         if (ev->nextra < 3 || x(ev, 2) <= x(ev, 1))
@@ -675,7 +727,8 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         }
         break;
     case IPS2_EV_PVM_TASK:
-        if ((it = item(b, PC_PVMTID, PAG_SRC, b->head != NO_GID ? b->head : gid(b->last), t,
+        /* a fact, kept as the end IPS2_PAG_ROLE_PVM_TID (class * 2 + 1) */
+        if ((it = item(b, PC_PVMTID, PAG_DST, b->head != NO_GID ? b->head : gid(b->last), t,
                        ev->kind)))
             it->k[0] = ev->payload & mask32;
         if (x(ev, 0) != 0 &&
@@ -884,6 +937,83 @@ static bool generations(struct pag_builder *b)
     return true;
 }
 
+struct dst_key {
+    uint64_t k[3];
+    uint64_t cls;
+};
+
+static int cmp_dst_key(const void *a, const void *b)
+{
+    const struct dst_key *x1 = a, *y1 = b;
+
+    if (x1->cls != y1->cls)
+        return x1->cls < y1->cls ? -1 : 1;
+    for (int i = 0; i < 3; i++)
+        if (x1->k[i] != y1->k[i])
+            return x1->k[i] < y1->k[i] ? -1 : 1;
+    return 0;
+}
+
+/* Turns the lite records that a destination names into items (the rest
+ * pair with nothing and never warn) and frees them. */
+static bool expand_lites(struct pag_builder *b)
+{
+    struct ips2_pag *p = b->p;
+    struct dst_key *keys = NULL, key;
+    size_t nkeys = 0, cap = 0;
+    bool ok = true;
+
+    for (size_t i = 0; i < b->nitems && ok; i++) {
+        const struct pag_item *it = &b->items[i];
+        struct dst_key *d;
+        if (it->side != PAG_DST || (it->cls != PC_LOCK && it->cls != PC_COND))
+            continue;
+        if (!(d = PAG_PUSH(keys, nkeys, cap))) {
+            ok = false;
+            break;
+        }
+        memcpy(d->k, it->k, sizeof(d->k));
+        d->cls = it->cls;
+    }
+    if (ok && nkeys) {
+        qsort(keys, nkeys, sizeof(*keys), cmp_dst_key);
+        for (size_t i = 0; i < b->nlites; i++) {
+            const struct pag_lite *l = &b->lites[i];
+            const struct ips2_pag_node *nd = &p->nodes[l->node];
+            const struct ips2_pag_process *pr = &p->processes[p->threads[nd->thread].process];
+            key.cls = l->cls;
+            key.k[0] = l->object & IPS2_SYNC_KEY_SHARED
+                           ? UINT64_MAX
+                           : (uint64_t)(uint32_t)pr->pid << 32 | pr->image;
+            key.k[1] = l->object;
+            key.k[2] = l->seq;
+            if (!bsearch(&key, keys, nkeys, sizeof(*keys), cmp_dst_key))
+                continue;
+            struct pag_item *it = PAG_PUSH(b->items, b->nitems, b->cap_items);
+            if (!it) {
+                ok = false;
+                break;
+            }
+            memset(it, 0, sizeof(*it));
+            memcpy(it->k, key.k, sizeof(key.k));
+            it->cls = l->cls;
+            it->side = PAG_SRC;
+            it->gid = gid(l->node);
+            it->ref = NO_GID;
+            it->wall = nd->wall;
+            it->ws = it->ref_wall = it->ref_ws = INT64_MIN;
+            it->prev = l->node > p->threads[nd->thread].first ? gid(l->node - 1) : NO_GID;
+            it->thread = nd->thread;
+            it->kind = l->kind;
+        }
+    }
+    free(keys);
+    free(b->lites);
+    b->lites = NULL;
+    b->nlites = b->cap_lites = 0;
+    return ok;
+}
+
 static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *dupf(const char *fmt, ...)
 {
@@ -914,7 +1044,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     p->nstrings = b->strings.n;
     free(b->strings.slot);
     memset(&b->strings, 0, sizeof(b->strings));
-    if (!generations(b))
+    if (!expand_lites(b) || !generations(b))
         b->oom = true;
     qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
     for (size_t i = 0; i < b->nitems; i++) {
@@ -991,6 +1121,9 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     if (backwards)
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));
+    size_t folded = 0;
+    if (b->fold && !b->oom && !pag_fold(p, &folded))
+        b->oom = true;
 
     p->machine = strdup(machine ? machine : "");
     p->trace_dir = strdup(trace_dir ? trace_dir : "");

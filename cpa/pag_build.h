@@ -15,6 +15,7 @@
 #ifndef IPS2_CPA_PAG_BUILD_H
 #define IPS2_CPA_PAG_BUILD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ips2_pag.h"
@@ -22,7 +23,11 @@
 
 struct pag_builder;
 
+/* A new builder folds its part when it finishes (PAG.md §5) unless the
+ * environment has IPS2_PAG_FOLD=0 (for tests that compare both). */
 struct pag_builder *pag_builder_new(void);
+/* Folding on (the default) or off. */
+void pag_builder_set_fold(struct pag_builder *b, bool fold);
 void pag_builder_free(struct pag_builder *b);
 
 /* A process image begins (its thread streams follow) and ends.  ppid: the

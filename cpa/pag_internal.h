@@ -131,4 +131,12 @@ bool pag_add_arcs(struct ips2_pag *pag, const struct ips2_pag_arc *arcs, size_t 
 
 #define PAG_MAX_WARNINGS 1000
 
+/* ---- folding (pag_fold.c) ------------------------------------------------ */
+
+/* Folds every node that no arc, out or end names and that is not its
+ * thread's first or last node into its thread's next node (PAG.md §5);
+ * *folded: how many went.  false on OOM (the part is then half folded:
+ * throw it away). */
+bool pag_fold(struct ips2_pag *p, size_t *folded);
+
 #endif /* IPS2_CPA_PAG_INTERNAL_H */

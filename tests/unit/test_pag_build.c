@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "ips2_cpa.h"
 #include "ips2_pag.h"
 #include "ips2_reader.h"
 #include "ips2_record.h"
@@ -77,11 +79,15 @@ static void done(struct ips2_writer *w)
         fail_msg("%s", err);
 }
 
-static struct ips2_pag *reduce(void)
+/* The scratch directory's part, folded or not (pag_builder_new reads
+ * IPS2_PAG_FOLD). */
+static struct ips2_pag *reduce_fold(int fold)
 {
     struct ips2_reduce_options o = {0};
     struct ips2_pag *pag = NULL;
     char err[IPS2_ERR_MAX];
+
+    setenv("IPS2_PAG_FOLD", fold ? "1" : "0", 1);
 
     o.machine = "m1";
     o.phase_start_ns = INT64_MIN;
@@ -93,6 +99,13 @@ static struct ips2_pag *reduce(void)
     ips2_reductions_free(r);
     assert_non_null(pag);
     return pag;
+}
+
+/* The pairing rules are checked on parts that are not folded (every
+ * interaction event is a node). */
+static struct ips2_pag *reduce(void)
+{
+    return reduce_fold(0);
 }
 
 /* Index of the n-th node (from 0) of kind in the thread with tid; -1 if none. */
@@ -495,6 +508,343 @@ static void test_shares(void **state)
     ips2_pag_free(g);
 }
 
+/* ---- folding ------------------------------------------------------------- */
+
+/* A thread's CPU per procedure as the engine reads its CPU arcs (time no
+ * share names goes to the procedure on top at the arc's start), into
+ * sums[proc + 1] (sums[0]: no procedure). */
+static void cpu_per_proc(const struct ips2_pag *g, uint32_t t, int64_t *sums)
+{
+    const struct ips2_pag_thread *th = &g->threads[t];
+
+    memset(sums, 0, (g->nstrings + 1) * sizeof(*sums));
+    for (uint32_t i = th->first + 1; i < th->first + th->count; i++) {
+        const struct ips2_pag_node *pv = &g->nodes[i - 1], *nd = &g->nodes[i];
+        int64_t named = 0;
+        for (uint32_t k = pv->shares; k < nd->shares; k++) {
+            const struct ips2_pag_share *sh = &g->shares[k];
+            if (sh->cpu > 0) {
+                sums[sh->proc < g->nstrings ? sh->proc + 1 : 0] += sh->cpu;
+                named += sh->cpu;
+            }
+        }
+        if (named == 0 && nd->cpu > 0)
+            sums[pv->proc < g->nstrings ? pv->proc + 1 : 0] += nd->cpu;
+    }
+}
+
+static const struct ips2_pag_node *from_node(const struct ips2_pag *g, const struct ips2_pag_arc *a)
+{
+    assert_int_equal(IPS2_PAG_GID_PART(a->from), g->part);
+    assert_true(IPS2_PAG_GID_NODE(a->from) < g->nnodes);
+    return &g->nodes[IPS2_PAG_GID_NODE(a->from)];
+}
+
+static void same_node(const struct ips2_pag_node *x, const struct ips2_pag_node *y)
+{
+    assert_int_equal(x->wall, y->wall);
+    assert_int_equal(x->kind, y->kind);
+    assert_int_equal(x->thread, y->thread);
+    assert_int_equal(x->proc, y->proc);
+}
+
+/* The same critical path in both parts for query q: its length, and the
+ * profile at every level equal to the ns. */
+static void same_path(struct ips2_pag *u, struct ips2_pag *f, const struct ips2_cpa_query *q)
+{
+    struct ips2_pag *parts[2] = {u, f};
+    struct ips2_cpa_path path[2];
+    struct ips2_cpa_meta *meta[2];
+    char err[256];
+
+    for (int k = 0; k < 2; k++) {
+        ips2_cpa_path_init(&path[k]);
+        if (ips2_cpa_oracle(&parts[k], 1, q, &path[k], err, sizeof(err)) != 0)
+            fail_msg("oracle: %s", err);
+        if (ips2_cpa_meta_from_pag(parts[k], &meta[k], err, sizeof(err)) != 0)
+            fail_msg("meta: %s", err);
+    }
+    assert_int_equal(path[0].length, path[1].length);
+    assert_int_equal(path[0].found, path[1].found);
+    assert_true(path[1].nsegs <= path[0].nsegs);
+    assert_int_equal(meta[0]->ncpu, meta[1]->ncpu);
+    for (size_t i = 0; i < meta[0]->ncpu; i++) {
+        assert_int_equal(meta[0]->cpu[i].thread, meta[1]->cpu[i].thread);
+        assert_int_equal(meta[0]->cpu[i].proc, meta[1]->cpu[i].proc);
+        assert_int_equal(meta[0]->cpu[i].cpu, meta[1]->cpu[i].cpu);
+    }
+    for (int level = IPS2_CPA_LEVEL_MACHINE; level <= IPS2_CPA_LEVEL_PROCEDURE; level++) {
+        struct ips2_cpa_profile pr[2];
+        for (int k = 0; k < 2; k++)
+            if (ips2_cpa_profile(&path[k], &meta[k], 1, q, (enum ips2_cpa_level)level, NULL, 0, 0,
+                                 &pr[k], err, sizeof(err)) != 0)
+                fail_msg("profile: %s", err);
+        assert_int_equal(pr[0].n, pr[1].n);
+        assert_int_equal(pr[0].length, pr[1].length);
+        assert_int_equal(pr[0].elapsed, pr[1].elapsed);
+        for (size_t i = 0; i < pr[0].n; i++) {
+            assert_string_equal(pr[0].entries[i].name, pr[1].entries[i].name);
+            assert_int_equal(pr[0].entries[i].ns, pr[1].entries[i].ns);
+            assert_int_equal(pr[0].entries[i].kind, pr[1].entries[i].kind);
+        }
+        for (int k = 0; k < 2; k++)
+            ips2_cpa_profile_free(&pr[k]);
+    }
+    /* the workers of the folded part agree with the oracle */
+    struct ips2_cpa_path run;
+    ips2_cpa_path_init(&run);
+    if (ips2_cpa_inproc(&f, 1, q, 7, &run, err, sizeof(err)) != 0)
+        fail_msg("inproc: %s", err);
+    assert_int_equal(run.length, path[1].length);
+    ips2_cpa_path_free(&run);
+    for (int k = 0; k < 2; k++) {
+        ips2_cpa_path_free(&path[k]);
+        ips2_cpa_meta_free(meta[k]);
+    }
+}
+
+/* Reduces the scratch directory with and without folding and compares the
+ * parts; returns how many nodes folding took away. */
+static size_t check_fold(void)
+{
+    struct ips2_pag *u = reduce_fold(0), *f = reduce_fold(1);
+    char err[256];
+
+    assert_true(f->nnodes <= u->nnodes);
+    assert_int_equal(f->nthreads, u->nthreads);
+    assert_int_equal(f->nstrings, u->nstrings);
+    assert_int_equal(f->narcs, u->narcs);
+    assert_int_equal(f->nends, u->nends);
+    assert_int_equal(f->nwarnings, u->nwarnings);
+    for (size_t i = 0; i < u->narcs; i++) {
+        const struct ips2_pag_arc *x = &u->arcs[i], *y = &f->arcs[i];
+        assert_int_equal(x->type, y->type);
+        assert_int_equal(x->weight, y->weight);
+        same_node(&u->nodes[x->to], &f->nodes[y->to]);
+        same_node(from_node(u, x), from_node(f, y));
+    }
+    for (size_t i = 0; i < u->nends; i++) {
+        const struct ips2_pag_end *x = &u->ends[i], *y = &f->ends[i];
+        assert_int_equal(x->role, y->role);
+        assert_int_equal(x->wall, y->wall);
+        assert_int_equal(x->wait_start, y->wait_start);
+        assert_memory_equal(x->key, y->key, 2 * sizeof(x->key[0]));
+        same_node(&u->nodes[x->node], &f->nodes[y->node]);
+        if (x->role == IPS2_PAG_ROLE_PVM_BARRIER)
+            same_node(&u->nodes[x->key[2]], &f->nodes[y->key[2]]);
+        else
+            assert_int_equal(x->key[2], y->key[2]);
+    }
+    int64_t *su = calloc(u->nstrings + 1, sizeof(*su)), *sf = calloc(u->nstrings + 1, sizeof(*sf));
+    assert_non_null(su);
+    assert_non_null(sf);
+    for (uint32_t t = 0; t < u->nthreads; t++) {
+        const struct ips2_pag_thread *x = &u->threads[t], *y = &f->threads[t];
+        assert_true(y->count <= x->count);
+        assert_int_equal(x->count == 0, y->count == 0);
+        if (x->count) {
+            same_node(&u->nodes[x->first], &f->nodes[y->first]);
+            same_node(&u->nodes[x->first + x->count - 1], &f->nodes[y->first + y->count - 1]);
+        }
+        cpu_per_proc(u, t, su);
+        cpu_per_proc(f, t, sf);
+        assert_memory_equal(su, sf, (u->nstrings + 1) * sizeof(*su));
+    }
+    free(su);
+    free(sf);
+    /* what the file keeps, and the ends paired as the master does */
+    size_t size = 0;
+    void *bytes = ips2_pag_encode(f, &size);
+    struct ips2_pag *back = NULL;
+    assert_non_null(bytes);
+    if (ips2_pag_decode(bytes, size, "folded", &back, err, sizeof(err)) != 0)
+        fail_msg("decode: %s", err);
+    free(bytes);
+    ips2_pag_free(back);
+    assert_int_equal(ips2_pag_match_ends(&u, 1, err, sizeof(err)), 0);
+    assert_int_equal(ips2_pag_match_ends(&f, 1, err, sizeof(err)), 0);
+    assert_int_equal(f->narcs, u->narcs);
+    assert_int_equal(f->nwarnings, u->nwarnings);
+
+    struct ips2_cpa_query q = {.mode = IPS2_CPA_GLOBAL};
+    same_path(u, f, &q);
+    for (size_t a = 0; a < u->napps; a++) {
+        q.app = u->strings[u->apps[a]];
+        q.mode = IPS2_CPA_INTRA;
+        same_path(u, f, &q);
+        q.mode = IPS2_CPA_INTER;
+        same_path(u, f, &q);
+    }
+    if (u->nprocesses) { /* zeroing a process: its CPU arcs weigh 0 */
+        struct ips2_cpa_query z = {
+            .mode = IPS2_CPA_GLOBAL, .zero_process = 1, .zero_pid = u->processes[0].pid};
+        same_path(u, f, &z);
+    }
+    size_t folded = u->nnodes - f->nnodes;
+    ips2_pag_free(u);
+    ips2_pag_free(f);
+    return folded;
+}
+
+/* Every hand-written stream above, folded: nothing changes. */
+static void test_fold_rules(void **state)
+{
+    static void (*const rules[])(void **) = {
+        test_bytes,   test_send_ends_late, test_unpaired, test_sync,  test_barrier,
+        test_threads, test_processes,      test_pvm,      test_shares};
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        clear(state);
+        rules[i](state);
+        check_fold();
+    }
+}
+
+/* Shares: releases nobody waited for fold away; the thread's one CPU arc
+ * names f and g with their CPU, as the two arcs did. */
+static void test_fold_shares(void **state)
+{
+    test_shares(state);
+    assert_int_equal(check_fold(), 2);
+    struct ips2_pag *g = reduce_fold(1);
+    assert_int_equal(g->nnodes, 2);
+    assert_int_equal(g->nodes[1].kind, IPS2_PAG_END);
+    ips2_pag_free(g);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random streams on one time line: 2 or 3 processes of 1 to 3 threads
+ * enter and leave procedures, take a private lock (waiting or not) and
+ * release it, release a lock nobody waits for, and pass bytes through a
+ * pipe to the next process. */
+static void random_streams(uint64_t seed, unsigned steps)
+{
+    struct thr {
+        struct ips2_writer *w;
+        unsigned p;
+        uint64_t cpu, last;
+        unsigned depth;
+        uint64_t stack[8];
+    } th[9];
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1, seq[3] = {0}, seq2[3] = {0}, wr[3] = {0},
+             rd[3] = {0}, t = 20;
+    unsigned nproc = 2 + (unsigned)(rnd(&s) % 2), nth = 0;
+#define RND(n) (rnd(&s) % (n))
+
+    for (unsigned p = 0; p < nproc; p++) {
+        unsigned nt = 1 + (unsigned)RND(3);
+        for (unsigned k = 0; k < nt; k++) {
+            uint32_t pid = 100 + p;
+            th[nth] = (struct thr){.p = p, .cpu = 5, .last = 10};
+            th[nth].w = stream(pid, k ? pid * 10 + k : pid, 1, p % 2 ? "odd" : "even", 0, 10);
+            nth++;
+        }
+    }
+    for (unsigned i = 0; i < steps; i++) {
+        struct thr *h = &th[RND(nth)];
+        uint64_t x[6];
+        unsigned kind = 0, n = 0, p = h->p;
+        uint64_t payload = 0;
+
+        t += 1 + RND(40);
+        h->cpu += RND(t - h->last + 1);
+        h->last = t;
+        switch (RND(10)) {
+        case 0:
+        case 1:
+        case 2:
+            if (h->depth == 8)
+                continue;
+            kind = IPS2_EV_ENTER;
+            payload = h->stack[h->depth++] = 0x1000 + 0x100 * RND(5);
+            break;
+        case 3:
+        case 4:
+            if (h->depth == 0)
+                continue;
+            kind = IPS2_EV_EXIT;
+            payload = h->stack[--h->depth];
+            break;
+        case 5:
+            kind = IPS2_EV_LOCK_RELEASE;
+            payload = 0x5000;
+            x[n++] = ++seq[p];
+            break;
+        case 6:
+            kind = IPS2_EV_LOCK_ACQUIRED;
+            payload = 0x5000;
+            x[n++] = seq[p];
+            if (RND(2))
+                x[n++] = t - RND(30);
+            break;
+        case 7: { /* bytes to the next process */
+            uint64_t b = 1 + RND(100);
+            kind = IPS2_EV_SEND;
+            payload = 3;
+            x[0] = 0x7000 + p, x[1] = wr[p], x[2] = b, x[3] = 0, x[4] = t - RND(10), x[5] = 2;
+            n = 6;
+            wr[p] += b;
+            break;
+        }
+        case 8: { /* bytes from the previous process */
+            unsigned q = (p + nproc - 1) % nproc;
+            if (wr[q] == rd[q])
+                continue;
+            uint64_t b = 1 + RND(wr[q] - rd[q]);
+            kind = IPS2_EV_RECV;
+            payload = 4;
+            x[0] = 0x7000 + q, x[1] = rd[q], x[2] = b, x[3] = 0, x[4] = t - RND(30), x[5] = 1;
+            n = 6;
+            rd[q] += b;
+            break;
+        }
+        default:
+            kind = IPS2_EV_LOCK_RELEASE;
+            payload = 0x6000;
+            x[n++] = ++seq2[p];
+            break;
+        }
+        assert_int_equal(ips2_writer_emit(h->w, kind, t, 1, h->cpu, payload, x, n), 0);
+    }
+#undef RND
+    t += 10;
+    for (unsigned i = 0; i < nth; i++) {
+        struct thr *h = &th[i];
+        while (h->depth) {
+            t += 3;
+            h->cpu += 2;
+            assert_int_equal(
+                ips2_writer_emit(h->w, IPS2_EV_EXIT, t, 1, h->cpu, h->stack[--h->depth], NULL, 0),
+                0);
+        }
+        if (i == 0 || th[i - 1].p != h->p) {
+            uint64_t status = 0;
+            assert_int_equal(
+                ips2_writer_emit(h->w, IPS2_EV_PROC_EXIT, t + 1, 1, h->cpu, 0, &status, 1), 0);
+        }
+        done(h->w);
+    }
+}
+
+/* Random streams: folding changes no critical path, and takes most nodes. */
+static void test_fold_random(void **state)
+{
+    size_t folded = 0;
+
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        clear(state);
+        random_streams(seed, 400 + (unsigned)(seed % 7) * 100);
+        folded += check_fold();
+    }
+    assert_true(folded > 40 * 100); /* the second lock's releases at least */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +857,9 @@ int main(void)
         cmocka_unit_test_setup(test_processes, clear),
         cmocka_unit_test_setup(test_pvm, clear),
         cmocka_unit_test_setup(test_shares, clear),
+        cmocka_unit_test_setup(test_fold_rules, clear),
+        cmocka_unit_test_setup(test_fold_shares, clear),
+        cmocka_unit_test_setup(test_fold_random, clear),
     };
     return cmocka_run_group_tests(tests, setup, scratch_remove);
 }
