@@ -40,7 +40,7 @@ namespace eval ::ips2::gui {
     variable State
     array set State {
         session "" dir "" node physical phase "" metric cpu level process
-        cpmode inter cplevel process status "" closed 0 phaseList {} busy 0
+        cpmode inter cplevel process status "" closed 0 phaseList {} busy 0 cppvm 0
     }
     # The analyses, for menus and toolbar: {label key command}.
     variable Analyses {
@@ -163,6 +163,8 @@ proc ::ips2::gui::Menus {} {
         -command ::ips2::gui::ShowOverlay
     $m add command -label "Critical path (segments)" -command ::ips2::gui::ShowCpPath
     $m add command -label "Critical-path imbalance" -command ::ips2::gui::ShowCpImbalance
+    $m add checkbutton -label "Critical paths on PVM slaves (one per machine)" \
+        -variable ::ips2::gui::State(cppvm)
     $m add command -label "Synchronisation objects" -command ::ips2::gui::ShowObjects
     $m add command -label "Multi-application metric table" -command ::ips2::gui::ShowMulti
     $m add command -label "Processes" -command ::ips2::gui::ShowProcesses
@@ -652,7 +654,15 @@ proc ::ips2::gui::CpWords {path mode} {
     set node [expr {[kindOf $path] in {physical app} ? {} : [list $path]}]
     set words [list {*}$node -mode $mode]
     if {$mode ne "global"} { lappend words -app $app }
-    return $words
+    return [list {*}$words {*}[CpPvm]]
+}
+
+# CpPvm: the -pvm option of critical-path queries: on PVM slaves when the
+# Analyze menu says so, else as the master decides (in the query worker
+# for a reopened session).
+proc ::ips2::gui::CpPvm {} {
+    variable State
+    expr {$State(cppvm) ? {-pvm private} : {}}
 }
 
 proc ::ips2::gui::CpTitle {path mode} {
@@ -694,6 +704,7 @@ proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
         lappend words -process [ProcessPath $path]
         set name [ProcessPath $path]
     }
+    lappend words {*}[CpPvm]
     table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" [list cp-zero {*}$words] \
         -post ::ips2::gui::ZeroTable -follow 0
 }
@@ -723,6 +734,7 @@ proc ::ips2::gui::ShowCpPath {{path ""} {mode ""}} {
     if {$mode eq ""} { set mode $State(cpmode) }
     set words [list -mode $mode]
     if {$mode ne "global"} { lappend words -app [CpApp $path] }
+    lappend words {*}[CpPvm]
     table::open "critical path segments ([CpTitle app:[CpApp $path] $mode])" [list cp-path {*}$words] \
         -onrow ::ips2::gui::CpRowAction -info [dict create cp [dict create mode $mode app [CpApp $path]]]
 }

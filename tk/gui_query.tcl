@@ -90,8 +90,11 @@ proc ::ips2::gui::query::stop {} {
     Changed
 }
 
-# Close: the worker goes (end of input, then killed if it does not).
-proc ::ips2::gui::query::Close {} {
+# Close ?KILL?: the worker goes: its input ends, so it closes its session
+# (and a private pvmd it started for critical paths) and exits; it is
+# killed if it has not within 5 s, or at once with KILL (Cancel: it is
+# busy with a query).
+proc ::ips2::gui::query::Close {{kill 0}} {
     variable W
     if {$W(chan) eq ""} return
     set chan $W(chan)
@@ -100,8 +103,28 @@ proc ::ips2::gui::query::Close {} {
     set W(pid) ""
     set W(buf) ""
     catch {fileevent $chan readable {}}
-    catch {fconfigure $chan -blocking 0}
+    if {$kill} {
+        Kill $chan $pids
+        return
+    }
+    if {[catch {chan close $chan write}]} {
+        Kill $chan $pids
+        return
+    }
+    set timer [after 5000 [list ::ips2::gui::query::Kill $chan $pids]]
+    fileevent $chan readable [list ::ips2::gui::query::Drain $chan $timer]
+}
+
+proc ::ips2::gui::query::Drain {chan timer} {
+    if {[catch {read $chan}] || [eof $chan]} {
+        after cancel $timer
+        catch {close $chan}
+    }
+}
+
+proc ::ips2::gui::query::Kill {chan pids} {
     foreach pid $pids { catch {exec kill -TERM $pid} }
+    catch {fconfigure $chan -blocking 0}
     catch {close $chan}
 }
 
@@ -203,8 +226,7 @@ proc ::ips2::gui::query::cancel {} {
     variable W
     variable Pending
     if {![array size Pending]} return
-    set dir $W(dir)
-    Close
+    Close 1
     set ids [lsort -integer [array names Pending]]
     foreach id $ids { Deliver $id 1 "cancelled" }
     ::ips2::gui::status "[llength $ids] queries cancelled"

@@ -108,6 +108,7 @@ proc ::ips2::gui::trace::open {session node start end args} {
     set cp [dict get $o -cp]
     set words [list cp-path -mode [dict get $cp mode]]
     if {[dict get $cp mode] ne "global" && [dict get $cp app] ne ""} { lappend words -app [dict get $cp app] }
+    lappend words {*}[::ips2::gui::CpPvm]
     ::ips2::gui::query::ask $words [list ::ips2::gui::trace::PathAnswer $f] "critical path"
     Set $f $start $end
     if {[dict get $View($f) placed]} { Ask $f }
