@@ -182,6 +182,17 @@ proc ::ips2::gui::query::Readable {chan} {
         Deliver $id $code $result
         if {$chan ne $W(chan)} return
     }
+    # What is left must be the start of an answer: anything else (a library
+    # writing on the worker's stdout) makes the worker useless.
+    set nl [string first \n $W(buf)]
+    set head [expr {$nl < 0 ? $W(buf) : [string range $W(buf) 0 [expr {$nl - 1}]]}]
+    if {($nl >= 0 && ![regexp {^[0-9]+ [01] [0-9]+$} $head])
+            || ($nl < 0 && ![regexp {^[0-9]*( [01]?( [0-9]*)?)?$} $head])} {
+        ::ips2::gui::status "query worker: its output does not read as an answer (expected \"ID CODE LENGTH\", got \"[string range $head 0 40]\"): queries run in the window from now on" error
+        set W(local) 1
+        Died
+        return
+    }
     if {[eof $chan]} { Died }
 }
 
@@ -192,7 +203,7 @@ proc ::ips2::gui::query::Died {} {
     variable Pending
     Close
     incr W(deaths)
-    if {$W(deaths) > 1} {
+    if {$W(deaths) > 1 && !$W(local)} {
         set W(local) 1
         ::ips2::gui::status "the query worker died twice: queries run in the window from now on" error
     }

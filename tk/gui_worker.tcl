@@ -12,35 +12,40 @@
 #                     (CODE 0) or the error message (CODE 1).
 # Both ways UTF-8, LENGTH in characters.  The worker ends at end of input.
 
-set dir [lindex $argv 0]
-foreach p [lindex $argv 1] {
-    if {$p ni $auto_path} { lappend auto_path $p }
-}
-fconfigure stdin -encoding utf-8 -translation lf -blocking 1
-fconfigure stdout -encoding utf-8 -translation lf -buffering full
+namespace eval ::ips2::gui::worker {}
 
-proc answer {id code text} {
+proc ::ips2::gui::worker::answer {id code text} {
     puts -nonewline stdout "$id $code [string length $text]\n$text"
     flush stdout
 }
 
-set opened [expr {![catch {package require ips2} message] && ![catch {ips2::open $dir} message]}]
-set session [expr {$opened ? $message : ""}]
-while {[gets stdin header] >= 0} {
-    if {![regexp {^([0-9]+) ([0-9]+)$} $header -> id length]} {
-        answer 0 1 "query worker: a request header \"$header\" (expected ID LENGTH)"
-        continue
+proc ::ips2::gui::worker::main {argv} {
+    lassign $argv dir paths
+    foreach p $paths {
+        if {$p ni $::auto_path} { lappend ::auto_path $p }
     }
-    set words [read stdin $length]
-    if {[string length $words] != $length} {
-        answer $id 1 "query worker: a request of $length characters ended after [string length $words]"
-        break
+    fconfigure stdin -encoding utf-8 -translation lf -blocking 1
+    fconfigure stdout -encoding utf-8 -translation lf -buffering full
+    set opened [expr {![catch {package require ips2} message] && ![catch {ips2::open $dir} message]}]
+    set session [expr {$opened ? $message : ""}]
+    while {[gets stdin header] >= 0} {
+        if {![regexp {^([0-9]+) ([0-9]+)$} $header -> id length]} {
+            answer 0 1 "query worker: a request header \"$header\" (expected ID LENGTH)"
+            continue
+        }
+        set words [read stdin $length]
+        if {[string length $words] != $length} {
+            answer $id 1 "query worker: a request of $length characters ended after [string length $words]"
+            break
+        }
+        if {!$opened} {
+            answer $id 1 "$dir: $message"
+            continue
+        }
+        set code [catch {$session {*}$words} result]
+        answer $id [expr {$code ? 1 : 0}] $result
     }
-    if {!$opened} {
-        answer $id 1 "$dir: $message"
-        continue
-    }
-    set code [catch {$session {*}$words} result]
-    answer $id [expr {$code ? 1 : 0}] $result
+    if {$opened} { catch {$session close} }
 }
-if {$opened} { catch {$session close} }
+
+::ips2::gui::worker::main $argv
