@@ -271,6 +271,8 @@ struct ips2_cpa_filter {
     int has_tid;
     int32_t tid;
     const char *procedure; /* procedure level only: just this procedure */
+    int by_node;           /* procedure level: one entry per procedure of each thread (its
+                              part and thread say which), not merged by name */
 };
 
 enum ips2_cpa_entry_kind {

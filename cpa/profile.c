@@ -263,8 +263,12 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
              * procedure). */
             if (s->nshares == 0) {
                 struct ips2_cpa_entry *e = NULL;
+                if (f && f->by_node)
+                    snprintf(key, sizeof key, "F%u.%u.(no procedure)", s->dst_part, s->dst_thread);
+                else
+                    snprintf(key, sizeof key, "F(no procedure)");
                 if (!(f && f->procedure && strcmp("(no procedure)", f->procedure) != 0) &&
-                    !(e = acc_get(&a, "F(no procedure)", "(no procedure)", &proto)))
+                    !(e = acc_get(&a, key, "(no procedure)", &proto)))
                     goto oom;
                 if (e)
                     e->ns += len;
@@ -289,7 +293,10 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                 const char *pn = p == IPS2_PAG_NONE ? "(no procedure)" : m->strings[p];
                 if (f && f->procedure && strcmp(pn, f->procedure) != 0)
                     continue;
-                snprintf(key, sizeof key, "F%.150s", pn);
+                if (f && f->by_node)
+                    snprintf(key, sizeof key, "F%u.%u.%.130s", s->dst_part, s->dst_thread, pn);
+                else
+                    snprintf(key, sizeof key, "F%.150s", pn);
                 struct ips2_cpa_entry *e = acc_get(&a, key, pn, &proto);
                 if (!e)
                     goto oom;

@@ -63,6 +63,10 @@ int ips2_cpa_worker_walk(struct ips2_cpa_worker *w, const struct ips2_cpa_walk *
             next->gid = a->from;
             next->has_arc = 1;
             next->arc = seg;
+            /* the source's part fills begin in; until then the arc is
+             * well-formed for the wire (times may be negative: a replayed
+             * session's part before its shift) */
+            next->arc.begin = seg.end;
             return 0;
         }
         uint32_t src = IPS2_PAG_GID_NODE(a->from);

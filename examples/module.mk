@@ -10,7 +10,7 @@
 # demo.tcl), built with ips2cc.  -fno-optimize-sibling-calls keeps every
 # call a call, so that call counts equal GNU gprof's on a -pg build.
 WORKLOAD_PROGS  := $(addprefix $(B)/examples/workloads/,tcpserver tcpclient barrier \
-                   cpstep csserver csclient)
+                   cpstep csserver csclient cpimbalance)
 WORKLOAD_CFLAGS := -O2 -fno-optimize-sibling-calls -pthread -Wall -Wextra -Werror
 
 $(B)/examples/workloads/%: examples/workloads/%.c examples/workloads/cpuwork.h \

@@ -1,8 +1,10 @@
 /*
  * cpa_local.c - critical-path queries in this process (cpa.h): for a
  * session reopened without slaves, the part files SESSION/pag/MACHINE*.pag are
- * read here, numbered in the order given , their cross-machine ends
- * matched (ips2_pag_match_ends) and every query run by the engine's
+ * read here, numbered in the order given, seen as the session sees them
+ * (cpa_view.c: replayed applications renamed and shifted), their
+ * cross-machine ends matched within each run (cpa_match_groups) and every
+ * query run by the engine's
  * in-process driver (ips2_cpa_inproc, which the tests hold equal to the
  * oracle).  Also the set's common helpers.
  */
@@ -20,7 +22,8 @@ struct cpa_set *cpa_set_new(char *const *files, size_t n)
     s->n = n;
     s->files = calloc(n ? n : 1, sizeof *s->files);
     s->metas = calloc(n ? n : 1, sizeof *s->metas);
-    if (s->files == NULL || s->metas == NULL) {
+    s->views = calloc(n ? n : 1, sizeof *s->views);
+    if (s->files == NULL || s->metas == NULL || s->views == NULL) {
         cpa_set_free(s);
         return NULL;
     }
@@ -54,11 +57,14 @@ void cpa_set_free(struct cpa_set *s)
             free(s->files[i]);
         if (s->metas)
             ips2_cpa_meta_free(s->metas[i]);
+        if (s->views)
+            cpa_view_free(&s->views[i]);
         if (s->parts)
             ips2_pag_free(s->parts[i]);
     }
     free(s->files);
     free(s->metas);
+    free(s->views);
     free(s->parts);
     for (size_t i = 0; i < s->nwarnings; i++)
         free(s->warnings[i]);
@@ -66,7 +72,8 @@ void cpa_set_free(struct cpa_set *s)
     free(s);
 }
 
-int cpa_local_open(char *const *files, size_t n, struct cpa_set **out, char *err, size_t errlen)
+int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
+                   struct cpa_set **out, char *err, size_t errlen)
 {
     struct cpa_set *s = cpa_set_new(files, n);
     *out = NULL;
@@ -81,8 +88,14 @@ int cpa_local_open(char *const *files, size_t n, struct cpa_set **out, char *err
             return -1;
         }
         ips2_pag_set_part(s->parts[i], (uint32_t)i);
+        if (view != NULL &&
+            (view(view_arg, files[i], s->parts[i], &s->views[i], err, errlen) != 0 ||
+             cpa_view_pag(s->parts[i], &s->views[i], err, errlen) != 0)) {
+            cpa_set_free(s);
+            return -1;
+        }
     }
-    if (ips2_pag_match_ends(s->parts, n, err, errlen) != 0) {
+    if (cpa_match_groups(s->parts, n, s->views, err, errlen) != 0) {
         cpa_set_free(s);
         return -1;
     }

@@ -174,8 +174,10 @@ static int spawn(struct cpa_pvm *p, size_t k, const char *slave_path, const char
     return 0;
 }
 
-/* LOAD on every slave, LOADED from every one: ends parts and metas. */
-static int load_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t errlen)
+/* LOAD on every slave, LOADED from every one: ends parts and metas, seen
+ * through view (the slaves keep their parts as read). */
+static int load_all(struct cpa_set *s, struct ips2_pag **ends, cpa_view_fn *view, void *view_arg,
+                    char *err, size_t errlen)
 {
     struct cpa_pvm *p = s->pvm;
     int32_t id = ++p->next_id;
@@ -251,6 +253,10 @@ static int load_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t
         if (bad)
             return -1;
         ips2_pag_set_part(ends[k], (uint32_t)k);
+        if (view != NULL && (view(view_arg, s->files[k], ends[k], &s->views[k], err, errlen) != 0 ||
+                             cpa_view_pag(ends[k], &s->views[k], err, errlen) != 0 ||
+                             cpa_view_meta(s->metas[k], &s->views[k], err, errlen) != 0))
+            return -1;
         left--;
     }
     return 0;
@@ -260,7 +266,7 @@ static int load_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t
 static int connect_all(struct cpa_set *s, struct ips2_pag **ends, char *err, size_t errlen)
 {
     struct cpa_pvm *p = s->pvm;
-    if (ips2_pag_match_ends(ends, s->n, err, errlen) != 0)
+    if (cpa_match_groups(ends, s->n, s->views, err, errlen) != 0)
         return -1;
     int32_t id = ++p->next_id;
     for (size_t k = 0; k < s->n; k++) {
@@ -320,7 +326,8 @@ static int connect_all(struct cpa_set *s, struct ips2_pag **ends, char *err, siz
 }
 
 int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *slave_path,
-                 bool private_vm, struct cpa_set **out, char *err, size_t errlen)
+                 bool private_vm, cpa_view_fn *view, void *view_arg, struct cpa_set **out,
+                 char *err, size_t errlen)
 {
     *out = NULL;
     struct cpa_set *s = cpa_set_new(files, n);
@@ -347,7 +354,7 @@ int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *s
     for (size_t k = 0; rc == 0 && k < n; k++)
         rc = spawn(p, k, slave_path, files[k], hosts ? hosts[k] : NULL, err, errlen);
     if (rc == 0)
-        rc = load_all(s, ends, err, errlen);
+        rc = load_all(s, ends, view, view_arg, err, errlen);
     if (rc == 0)
         rc = connect_all(s, ends, err, errlen);
     for (size_t k = 0; k < n; k++)
@@ -363,18 +370,19 @@ int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *s
 
 /* --- one query ------------------------------------------------------------ */
 
+/* The query, its applications named as each slave's part names them. */
 static int send_query(struct cpa_set *s, int32_t q, const struct ips2_cpa_query *query)
 {
     for (size_t k = 0; k < s->n; k++) {
         pvm_initsend(PvmDataDefault);
         ips2_pk_i32(q);
         ips2_pk_u32((uint32_t)query->mode);
-        ips2_pk_str(query->app);
+        ips2_pk_str(cpa_view_app(&s->views[k], query->app));
         ips2_pk_str(query->zero_procedure);
         ips2_pk_i32(query->zero_process);
         ips2_pk_u32(query->zero_part);
         ips2_pk_i32(query->zero_pid);
-        ips2_pk_str(query->zero_app);
+        ips2_pk_str(cpa_view_app(&s->views[k], query->zero_app));
         if (pvm_send(s->pvm->tids[k], IPS2_TAG_CPA_QUERY) < 0)
             return -1;
     }
@@ -635,8 +643,10 @@ static int walk(struct cpa_set *s, int32_t q, uint64_t terminal, struct ips2_cpa
         ips2_cpa_path_free(&chunks[i]);
     }
     free(chunks);
-    if (rc == 1)
+    if (rc == 1) {
         ips2_cpa_path_finish(out);
+        cpa_view_path(out, s->views, s->n);
+    }
     return rc;
 }
 

@@ -2,7 +2,8 @@
  * tcl_cpa.c - the critical-path subcommands of a session object and
  * ips2::cpa (ANALYSTS.md §6):
  *
- *   $s cp ?NODE? ?-mode intra|inter|global? ?-app A? ?-level L? ?-phase P? ?-pvm HOW?
+ *   $s cp ?NODE? ?-mode intra|inter|global? ?-app A? ?-level L? ?-by node|name? ?-phase P?
+ *         ?-pvm HOW?
  *   $s cp-zero ?-mode M? ?-app A? (-procedure F | -process PATH) ?-pvm HOW?
  *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s cp-imbalance ?NODE? ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
@@ -154,6 +155,102 @@ static int PartFiles(struct ips2_model *m, glob_t *g, char ***hosts, char *err, 
     return 0;
 }
 
+/* Session directory names compared as real paths. */
+static bool SameDir(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (a == NULL || b == NULL || a[0] == '\0' || b[0] == '\0')
+        return false;
+    if (realpath(a, ra) == NULL)
+        snprintf(ra, sizeof ra, "%s", a);
+    if (realpath(b, rb) == NULL)
+        snprintf(rb, sizeof rb, "%s", b);
+    return strcmp(ra, rb) == 0;
+}
+
+/* cpa_view_fn for a session's parts (cpa.h): SESSION/pag/MACHINE.pag is
+ * the active run's, as it is.  MACHINE.REST.pag is a replayed directory's
+ * (REST: the replay's -prefix, or replayK): its applications are the
+ * session's applications replayed from the part's session (its
+ * trace_dir's grandparent) named REST+NAME (a prefix) or NAME; in
+ * comparison mode they are shifted by their shift.  Applications of the
+ * part the session did not replay are renamed "(not replayed) NAME", so
+ * that they never pass for an active one.  One group per replay. */
+static int PartView(void *arg, const char *file, const struct ips2_pag *pag, struct cpa_view *v,
+                    char *err, size_t errlen)
+{
+    struct ips2_model *m = arg;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t mlen = pag->machine ? strlen(pag->machine) : 0;
+    memset(v, 0, sizeof *v);
+    if (mlen == 0 || strncmp(base, pag->machine, mlen) != 0 || base[mlen] != '.' ||
+        strcmp(base + mlen, ".pag") == 0)
+        return 0; /* the active run's part */
+    char rest[256], source[PATH_MAX] = "";
+    size_t rlen = strlen(base + mlen + 1);
+    snprintf(rest, sizeof rest, "%.*s", rlen > 4 ? (int)(rlen - 4) : 0, base + mlen + 1);
+    if (pag->trace_dir != NULL) { /* SOURCE/traces/MACHINE -> SOURCE */
+        snprintf(source, sizeof source, "%s", pag->trace_dir);
+        for (int up = 0; up < 2; up++) {
+            size_t n = strlen(source);
+            while (n > 1 && source[n - 1] == '/')
+                source[--n] = '\0';
+            char *slash = strrchr(source, '/');
+            if (slash == NULL) {
+                source[0] = '\0';
+                break;
+            }
+            *slash = '\0';
+        }
+    }
+    v->from = calloc(pag->napps ? pag->napps : 1, sizeof *v->from);
+    v->to = calloc(pag->napps ? pag->napps : 1, sizeof *v->to);
+    if (v->from == NULL || v->to == NULL) {
+        cpa_view_free(v);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const char *group = NULL;
+    for (size_t a = 0; a < pag->napps; a++) {
+        if (pag->apps[a] >= pag->nstrings)
+            continue;
+        const char *name = pag->strings[pag->apps[a]];
+        int found = -1;
+        for (size_t i = 0; i < m->napps && found < 0; i++) {
+            const struct ips2_app_info *ai = &m->apps[i];
+            size_t rl = strlen(rest);
+            if (ai->source == NULL || ai->source[0] == '\0')
+                continue;
+            if ((strncmp(ai->name, rest, rl) == 0 && strcmp(ai->name + rl, name) == 0) ||
+                (strcmp(ai->name, name) == 0 && SameDir(ai->source, source)))
+                found = (int)i;
+        }
+        if (found >= 0) {
+            v->shift = ips2_model_shift_of(m, found);
+            group = m->apps[found].source;
+        }
+        v->from[v->nrename] = strdup(name);
+        if (found >= 0)
+            v->to[v->nrename] = strdup(m->apps[found].name);
+        else if (asprintf(&v->to[v->nrename], "(not replayed) %s", name) < 0)
+            v->to[v->nrename] = NULL;
+        v->nrename++;
+        if (v->from[v->nrename - 1] == NULL || v->to[v->nrename - 1] == NULL) {
+            cpa_view_free(v);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    if (asprintf(&v->group, "%s|%s", group ? group : source, rest) < 0) {
+        v->group = NULL;
+        cpa_view_free(v);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 enum pvm_how { PVM_AUTO, PVM_PRIVATE, PVM_NONE };
 
 static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
@@ -183,9 +280,10 @@ static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
     if (distributed) {
         char slave[PATH_MAX];
         SlavePath(slave, sizeof slave);
-        rc = cpa_pvm_open(g.gl_pathv, hosts, g.gl_pathc, slave, true, &c->set, err, errlen);
+        rc = cpa_pvm_open(g.gl_pathv, hosts, g.gl_pathc, slave, true, PartView, s->m, &c->set, err,
+                          errlen);
     } else {
-        rc = cpa_local_open(g.gl_pathv, g.gl_pathc, &c->set, err, errlen);
+        rc = cpa_local_open(g.gl_pathv, g.gl_pathc, PartView, s->m, &c->set, err, errlen);
         c->local = c->set;
     }
     c->distributed = distributed;
@@ -207,7 +305,7 @@ static struct cpa_set *LocalSet(Ips2Session *s, char *err, size_t errlen)
     char **hosts = NULL;
     if (PartFiles(s->m, &g, &hosts, err, errlen) != 0)
         return NULL;
-    int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, &c->local, err, errlen);
+    int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, PartView, s->m, &c->local, err, errlen);
     free(hosts);
     globfree(&g);
     return rc == 0 ? c->local : NULL;
@@ -223,6 +321,7 @@ struct cp_args {
     const char *phase;
     enum pvm_how pvm;
     const char *procedure, *process; /* cp-zero */
+    bool by_node;                    /* cp -level procedure -by node */
     int64_t from, to, limit;         /* timeline */
     bool has_from, has_to;
 };
@@ -275,6 +374,10 @@ static int ParseArgs(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const 
                 a->pvm = PVM_NONE;
             else
                 return Error(interp, "USAGE", "bad -pvm \"%s\": expected auto, private or none", v);
+        } else if (strcmp(opt, "-by") == 0) {
+            if (strcmp(v, "node") != 0 && strcmp(v, "name") != 0)
+                return Error(interp, "USAGE", "bad -by \"%s\": expected node or name", v);
+            a->by_node = strcmp(v, "node") == 0;
         } else if (strcmp(opt, "-procedure") == 0) {
             a->procedure = v;
         } else if (strcmp(opt, "-process") == 0) {
@@ -481,11 +584,12 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     struct ips2_cpa_filter f;
     char nodebuf[1024], err[ERR_LEN] = "";
     int64_t t0, t1;
-    if (ParseArgs(interp, objc, objv, "NODE -mode -app -level -phase -pvm ", &a) != TCL_OK ||
+    if (ParseArgs(interp, objc, objv, "NODE -mode -app -level -by -phase -pvm ", &a) != TCL_OK ||
         ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK ||
         QueryApp(s, interp, &a, &f) != TCL_OK ||
         PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
         return TCL_ERROR;
+    f.by_node = a.by_node && a.level == IPS2_CPA_LEVEL_PROCEDURE;
     struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
     const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
     if (path == NULL)
@@ -530,6 +634,7 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     Put(d, "app", Str(a.app));
     static const char *const levels[] = {"machine", "process", "thread", "procedure"};
     Put(d, "level", Str(levels[a.level <= IPS2_CPA_LEVEL_PROCEDURE ? a.level : 0]));
+    Put(d, "by", Str(f.by_node ? "node" : "name"));
     Put(d, "via", Str(((struct Ips2Cpa *)s->cpa)->distributed ? "pvm" : "local"));
     Put(d, "warnings", Warnings(s->cpa, path));
     ips2_cpa_profile_free(&prof);
@@ -934,9 +1039,10 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     int rc;
     if (strcmp(how, "private") == 0) {
         SlavePath(slave, sizeof slave);
-        rc = cpa_pvm_open(files, NULL, (size_t)nfiles, slave, true, &set, err, sizeof err);
+        rc = cpa_pvm_open(files, NULL, (size_t)nfiles, slave, true, NULL, NULL, &set, err,
+                          sizeof err);
     } else {
-        rc = cpa_local_open(files, (size_t)nfiles, &set, err, sizeof err);
+        rc = cpa_local_open(files, (size_t)nfiles, NULL, NULL, &set, err, sizeof err);
     }
     free(files);
     if (rc != 0)

@@ -68,7 +68,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -apps {APPS "multi: the applications, a list, one column each (default: all)"}
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
-                -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged)"}
+                -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path"}
@@ -87,7 +87,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
-              -node, -phase): each item's contribution to the path, message delays
+              -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
               took no time (the diffusion run again without it)
@@ -618,8 +618,9 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
     set node [expr {$node eq "physical" ? "" : $node}]
     switch -- $table {
         cp {
+            set by [expr {[dict exists $opts -by] ? [list -by [dict get $opts -by]] : {}}]
             set t [$session cp {*}[expr {$node ne "" ? [list $node] : {}}] {*}$q \
-                       -level [Opt $opts -level process] {*}$phase]
+                       -level [Opt $opts -level process] {*}$by {*}$phase]
             set title [::format "critical path (%s%s), %s level: length %.3f ms, elapsed %.3f ms, ratio %.3f" \
                            [dict get $t mode] [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
                            [dict get $t level] [expr {[dict get $t length] / 1e6}] \

@@ -329,6 +329,31 @@ static void test_fig4_profiles(void **state)
     check_100(&pr);
     ips2_cpa_profile_free(&pr);
 
+    /* By node: "(no procedure)" once per thread it ran on (A, C, B: 5,
+     * 12, 20), each entry naming its own thread; still 100%. */
+    struct ips2_cpa_filter byn = {.by_node = 1};
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, &byn, 0, 0, &pr,
+                                      err, sizeof err),
+                     0);
+    int64_t nop[3] = {0, 0, 0};
+    size_t nnop = 0;
+    for (size_t i = 0; i < pr.n; i++)
+        if (strcmp(pr.entries[i].name, "(no procedure)") == 0) {
+            assert_true(nnop < 3);
+            for (size_t j = 0; j < nnop; j++)
+                assert_false(pr.entries[i].part == pr.entries[j].part &&
+                             pr.entries[i].thread == pr.entries[j].thread);
+            nop[nnop++] = pr.entries[i].ns;
+        }
+    assert_int_equal(nnop, 3);
+    assert_int_equal(nop[0] + nop[1] + nop[2], 37);
+    assert_int_equal(nop[0], 20);
+    assert_int_equal(nop[1], 12);
+    assert_int_equal(nop[2], 5);
+    assert_int_equal(entry(&pr, "work"), 20);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+
     /* Under the node app:B: B's work and the messages into it. */
     struct ips2_cpa_filter f = {.app = "B"};
     assert_int_equal(
