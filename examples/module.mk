@@ -3,7 +3,9 @@
 # barrier program) on two machines played by this host, under a private
 # pvmd; it prints the logical and physical trees, the multi-application
 # metric table, an NPT profile and a gprof table per application, then the
-# client's inter-application critical-path profile, and keeps
+# client's inter-application critical-path profile and checks the critical
+# path's invariant (length <= elapsed) for every application and mode
+# (cpcheck.tcl), and keeps
 # the session in $(B)/demo-session (reopen it with `ips2 report`).
 
 # The demo workload's programs (examples/workloads/*.c, known work: see
@@ -29,3 +31,6 @@ demo: all
 	@echo
 	@echo "== inter-application critical path of the client (process level)"
 	$(B)/bin/ips2 report $(DEMO_SESSION) cp -mode inter -app client -level process
+	@echo
+	@echo "== the critical path's invariant: length <= elapsed, every application and mode"
+	tclsh examples/workloads/cpcheck.tcl $(abspath $(B)) $(DEMO_SESSION)
