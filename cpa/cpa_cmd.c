@@ -175,10 +175,15 @@ static int query(int oracle, int argc, char **argv)
             fprintf(stderr, "ips2-cpa: %s\n", err);
             goto out;
         }
-        parts[k]->part = (uint32_t)k;
+        ips2_pag_set_part(parts[k], (uint32_t)k);
+    }
+    /* parts a slave wrote still hold their cross-machine ends */
+    if (ips2_pag_match_ends(parts, nf, err, sizeof err)) {
+        fprintf(stderr, "ips2-cpa: %s\n", err);
+        goto out;
     }
     for (size_t k = 0; k < nf; k++)
-        if (parts[k]->part != k || ips2_cpa_meta_from_pag(parts[k], &metas[k], err, sizeof err)) {
+        if (ips2_cpa_meta_from_pag(parts[k], &metas[k], err, sizeof err)) {
             fprintf(stderr, "ips2-cpa: %s: %s\n", files[k], err);
             goto out;
         }

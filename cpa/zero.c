@@ -143,22 +143,46 @@ void cpa_scope_free(struct cpa_scope *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Whether string k names a zeroed procedure. */
+static int zeroed_proc(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t k)
+{
+    return s->zero_str && k != IPS2_PAG_NONE && k < pag->nstrings && s->zero_str[k];
+}
+
+/* CPU of the arc into node n that its shares do not name: the time of
+ * the procedure on top of the stack at the arc's start, which the builder
+ * leaves out (cpa/PAG.md). */
+static int64_t unnamed_cpu(const struct ips2_pag *pag, uint32_t n)
+{
+    int64_t named = 0;
+    for (uint32_t i = pag->nodes[n - 1].shares; i < pag->nodes[n].shares; i++)
+        named += pag->shares[i].cpu > 0 ? pag->shares[i].cpu : 0;
+    return pag->nodes[n].cpu > named ? pag->nodes[n].cpu - named : 0;
+}
+
 int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n)
 {
     const struct ips2_pag_node *nd = &pag->nodes[n];
     if (n == pag->threads[nd->thread].first || (s->tflags[nd->thread] & CPA_ZERO))
         return 0;
-    int64_t w = nd->cpu;
-    if (s->zero_str) {
-        for (uint32_t i = pag->nodes[n - 1].shares; i < nd->shares; i++) {
-            const struct ips2_pag_share *sh = &pag->shares[i];
-            if (sh->proc != IPS2_PAG_NONE && s->zero_str[sh->proc])
-                w -= sh->cpu;
-        }
-        if (w < 0)
-            w = 0;
+    if (!s->zero_str)
+        return nd->cpu;
+    /* the zeroed procedures' part of the arc, the shares scaled to its
+     * weight as the path's segments are (cpa_emit_cpu) */
+    int64_t all = unnamed_cpu(pag, n), zeroed = 0;
+    if (zeroed_proc(s, pag, pag->nodes[n - 1].proc))
+        zeroed = all;
+    for (uint32_t i = pag->nodes[n - 1].shares; i < nd->shares; i++) {
+        const struct ips2_pag_share *sh = &pag->shares[i];
+        if (sh->cpu <= 0)
+            continue;
+        all += sh->cpu;
+        if (zeroed_proc(s, pag, sh->proc))
+            zeroed += sh->cpu;
     }
-    return w;
+    if (all == 0 || zeroed == 0)
+        return nd->cpu;
+    return nd->cpu - (int64_t)((__int128)nd->cpu * zeroed / all);
 }
 
 void cpa_split(int64_t total, const int64_t *w, int64_t *out, size_t n)
@@ -224,26 +248,22 @@ int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struc
         p->sharecap = cap;
     }
     struct ips2_cpa_share *dst = p->shares + p->nshares;
-    if (!(s->tflags[nd->thread] & CPA_ZERO))
+    if (w > 0) {
         for (uint32_t i = a; i < b; i++) {
             const struct ips2_pag_share *sh = &pag->shares[i];
-            if (sh->cpu <= 0 || (sh->proc != IPS2_PAG_NONE && s->zero_str && s->zero_str[sh->proc]))
+            if (sh->cpu <= 0 || zeroed_proc(s, pag, sh->proc))
                 continue;
-            dst[k].proc = sh->proc;
-            dst[k].reserved = 0;
-            dst[k].cpu = sh->cpu;
-            k++;
+            dst[k++] = (struct ips2_cpa_share){sh->proc, 0, sh->cpu};
         }
-    if (k == 0 && w > 0) {
-        /* Time no share names: the procedure running at the arc's start
-         * (unless it is the zeroed one: then nobody's). */
-        int zeroed = pv->proc != IPS2_PAG_NONE && s->zero_str && pv->proc < pag->nstrings &&
-                     s->zero_str[pv->proc];
-        dst[0].proc = zeroed || pv->proc >= pag->nstrings ? IPS2_PAG_NONE : pv->proc;
-        dst[0].reserved = 0;
-        dst[0].cpu = w;
-        k = 1;
-    } else if (k > 0) {
+        /* time no share names: the procedure running at the arc's start */
+        int64_t unnamed = unnamed_cpu(pag, n);
+        if (unnamed > 0 && !zeroed_proc(s, pag, pv->proc))
+            dst[k++] = (struct ips2_cpa_share){pv->proc < pag->nstrings ? pv->proc : IPS2_PAG_NONE,
+                                               0, unnamed};
+        if (k == 0) /* everything rounded away but a few ns */
+            dst[k++] = (struct ips2_cpa_share){IPS2_PAG_NONE, 0, w};
+    }
+    if (k > 0) {
         int64_t sum = 0;
         for (uint32_t i = 0; i < k; i++)
             sum += dst[i].cpu;

@@ -680,6 +680,12 @@ static size_t check_fold(void)
             .mode = IPS2_CPA_GLOBAL, .zero_process = 1, .zero_pid = u->processes[0].pid};
         same_path(u, f, &z);
     }
+    for (size_t n = 0; n < u->nnodes; n++) /* zeroing each procedure that runs */
+        if (u->nodes[n].proc != IPS2_PAG_NONE) {
+            struct ips2_cpa_query z = {.mode = IPS2_CPA_GLOBAL,
+                                       .zero_procedure = u->strings[u->nodes[n].proc]};
+            same_path(u, f, &z);
+        }
     size_t folded = u->nnodes - f->nnodes;
     ips2_pag_free(u);
     ips2_pag_free(f);
