@@ -191,6 +191,24 @@ static int InfoCmd(Ips2Session *s, Tcl_Interp *interp)
     return TCL_OK;
 }
 
+/* Writes a phase into the session's manifest.tcl, so that it is there
+ * when the session reopens; a manifest that cannot be written is one more
+ * problem (the phase stays defined in this session). */
+static void SavePhase(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name, Tcl_Obj *start,
+                      Tcl_Obj *end)
+{
+    Tcl_Obj *cmd[5] = {Tcl_NewStringObj("::ips2::manifest::save_phase", -1),
+                       Tcl_ObjPrintf("%s/manifest.tcl", s->m->dir), name, start, end};
+    for (int i = 0; i < 5; i++)
+        Tcl_IncrRefCount(cmd[i]);
+    if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK ||
+        Tcl_EvalObjv(interp, 5, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
+        ips2_model_problem(s->m, "manifest.tcl: phase %s not saved: %s", Tcl_GetString(name),
+                           Tcl_GetStringResult(interp));
+    for (int i = 0; i < 5; i++)
+        Tcl_DecrRefCount(cmd[i]);
+}
+
 static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_WideInt start, end;
@@ -208,6 +226,8 @@ static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const
         Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(objv[2]), NULL);
         return TCL_ERROR;
     }
+    if (s->m->dir != NULL)
+        SavePhase(s, interp, objv[2], objv[3], objv[4]);
     Tcl_ResetResult(interp);
     return TCL_OK;
 }
@@ -240,9 +260,9 @@ static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
 static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const subcmds[] = {
-        "application", "apps",      "close",   "gprof",   "histogram", "info",
-        "machines",    "metrics",   "npt",     "objects", "phase",     "phases",
-        "problems",    "processes", "profile", "tree",    "cp",        "cp-zero",
+        "application", "apps",         "close",    "gprof",   "histogram", "info",
+        "machines",    "metrics",      "npt",      "objects", "phase",     "phases",
+        "problems",    "processes",    "profile",  "tree",    "cp",        "cp-zero",
         "cp-path",     "cp-imbalance", "timeline", NULL};
     enum {
         S_APPLICATION,

@@ -7,6 +7,7 @@
 #   ips2::manifest::read FILE       -> MANIFEST
 #   ips2::manifest::format MANIFEST -> the text of manifest.tcl
 #   ips2::manifest::write FILE MANIFEST     (atomically: FILE.tmp, then rename)
+#   ips2::manifest::save_phase FILE NAME START END   (a phase the user defined)
 #
 # MANIFEST, a dict (every key present; read returns them in this order):
 #
@@ -27,7 +28,7 @@ package require ips2::dsl 1.0
 package provide ips2::manifest 1.0
 
 namespace eval ::ips2::manifest {
-    namespace export read format write
+    namespace export read format write save_phase
     variable Version 1
     # Reading(SLAVE): the manifest being read, plus "lines" (where each
     # process, replayed and phase entry came from, for the checks at the end).
@@ -89,6 +90,14 @@ proc ::ips2::manifest::write {file m} {
     }
     close $f
     file rename -force $tmp $file
+}
+
+# Records (or redefines) phase NAME in the manifest FILE, so that the
+# session reopens with it.
+proc ::ips2::manifest::save_phase {file name start end} {
+    set m [read $file]
+    dict set m phases $name [dict create start $start end $end]
+    write $file $m
 }
 
 # --- reading ------------------------------------------------------------------
