@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cpuwork.h"
+#include "loopback.h"
 
 #define WORK_PROC(name)                                                                            \
     __attribute__((noinline)) static void name(double ms)                                          \
@@ -69,22 +70,12 @@ struct state {
     int nlisten;
 };
 
-static struct sockaddr_in loopback(int port)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    return a;
-}
-
 __attribute__((noinline)) static int do_listen(struct state *st, int port)
 {
     if (st->nlisten == NLISTEN)
         return -1;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = loopback(port);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 8) != 0)
+    int fd = loopback_listen(port, 8);
+    if (fd < 0)
         return -1;
     st->lport[st->nlisten] = port;
     st->lfd[st->nlisten++] = fd;
@@ -102,20 +93,7 @@ __attribute__((noinline)) static int do_accept(struct state *st, int port)
 
 __attribute__((noinline)) static int do_connect(int port)
 {
-    struct sockaddr_in a = loopback(port);
-    for (int attempt = 0; attempt < 1000; attempt++) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0)
-            return -1;
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
-            return fd;
-        int e = errno;
-        close(fd);
-        if (e != ECONNREFUSED)
-            return -1;
-        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-    }
-    return -1;
+    return loopback_connect(port);
 }
 
 __attribute__((noinline)) static int do_send(int fd, int bytes)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cpuwork.h"
+#include "loopback.h"
 
 struct queue {
     pthread_mutex_t lock;
@@ -133,11 +134,8 @@ int main(int argc, char **argv)
     }
     pthread_mutex_init(&s.q.lock, NULL);
     pthread_cond_init(&s.q.nonempty, NULL);
-    int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 2) != 0) {
+    int lfd = loopback_listen(port, 2);
+    if (lfd < 0) {
         perror("csserver: bind/listen");
         return 1;
     }

@@ -24,24 +24,11 @@
 #include <unistd.h>
 
 #include "cpuwork.h"
+#include "loopback.h"
 
 __attribute__((noinline)) static int connect_server(int port)
 {
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    for (int attempt = 0; attempt < 1000; attempt++) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd < 0)
-            return -1;
-        if (connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0)
-            return fd;
-        int e = errno;
-        close(fd);
-        if (e != ECONNREFUSED)
-            break;
-        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-    }
-    return -1;
+    return loopback_connect(port);
 }
 
 __attribute__((noinline)) static void prepare_request(char *request, int size, int serial,

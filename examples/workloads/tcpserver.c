@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpuwork.h"
+#include "loopback.h"
 
 struct options {
     int port, clients, requests, size, reply;
@@ -95,12 +96,8 @@ int main(int argc, char **argv)
                 "usage: tcpserver -port P -clients C -requests N -size S -reply R -work MS\n");
         return 2;
     }
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o.port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(lfd, o.clients) != 0) {
+    int lfd = loopback_listen(o.port, o.clients);
+    if (lfd < 0) {
         perror("tcpserver: bind/listen");
         return 1;
     }
