@@ -10,11 +10,13 @@
  * its warnings (LOADED).  The master pairs the ends of all parts
  * (ips2_pag_match_ends over end-only parts) and gives each slave its cross
  * arcs and the tids of its peers (CROSS).  A query (QUERY) then runs on
- * the slaves: they exchange path lengths directly (BATCH) and report their
- * state (STATUS).  Every slave done: the terminal is the best candidate;
- * every slave idle with as many batches received as sent and not all
- * done: the graph is stuck (a cycle, an arc without its source), an error
- * naming the first waiting node.  The walk (WALK) goes from slave to
+ * the slaves: they exchange path lengths directly (BATCH) and say when
+ * they are done (STATUS).  Every slave done: the terminal is the best
+ * candidate.  The master probes the slaves when it has heard nothing for
+ * CPA_PROBE_MS; two probe rounds that find every slave idle with as many
+ * batches received as sent, and the same totals: the graph is stuck (a
+ * cycle, an arc without its source), an error naming the first waiting
+ * node.  The walk (WALK) goes from slave to
  * slave; the master orders the segment chunks by their sequence number.
  *
  * The master waits with pvm_trecv under a matching function that takes
@@ -40,6 +42,7 @@
 extern int pvmmytid;
 
 #define CPA_PVM_TIMEOUT_S 120
+#define CPA_PROBE_MS      20 /* quiet this long during a diffusion: probe the slaves */
 #define BLOB_MAX          ((size_t)1 << 40)
 
 struct cpa_pvm {
@@ -80,20 +83,18 @@ static int cpa_tags(int bufid, int tid, int tag)
     return t >= IPS2_TAG_CPA_FIRST && t <= IPS2_TAG_CPA_LAST;
 }
 
-/* Receives the next message of the conversation; 0 with *tag and *src,
- * or -1 with err on a timeout or a lost pvmd. */
-static int recv_cpa(int *tag, int *src, char *err, size_t errlen)
+/* Receives the next message of the conversation within ms milliseconds:
+ * 0 with *tag and *src, 1 if none came, -1 with err on a lost pvmd. */
+static int recv_cpa_within(int ms, int *tag, int *src, char *err, size_t errlen)
 {
-    struct timeval tmout = {CPA_PVM_TIMEOUT_S, 0};
+    struct timeval tmout = {ms / 1000, (ms % 1000) * 1000};
     typedef int (*match_fn)(int, int, int);
     /* pvm3.h declares the result as a function of the matcher: it is the old matcher */
     match_fn old = (match_fn)(void (*)(void))pvm_recvf(cpa_tags);
     int buf = pvm_trecv(-1, -1, &tmout);
     pvm_recvf(old);
-    if (buf == 0) {
-        snprintf(err, errlen, "no answer from the critical-path slaves in %d s", CPA_PVM_TIMEOUT_S);
-        return -1;
-    }
+    if (buf == 0)
+        return 1;
     if (buf < 0) {
         snprintf(err, errlen, "lost the pvmd: %s", ips2_vm_strerror(buf));
         return -1;
@@ -101,6 +102,24 @@ static int recv_cpa(int *tag, int *src, char *err, size_t errlen)
     int len = 0;
     pvm_bufinfo(buf, &len, tag, src);
     return 0;
+}
+
+/* The next message; -1 with err after CPA_PVM_TIMEOUT_S without one. */
+static int recv_cpa(int *tag, int *src, char *err, size_t errlen)
+{
+    int rc = recv_cpa_within(CPA_PVM_TIMEOUT_S * 1000, tag, src, err, errlen);
+    if (rc == 1) {
+        snprintf(err, errlen, "no answer from the critical-path slaves in %d s", CPA_PVM_TIMEOUT_S);
+        return -1;
+    }
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int slave_of(const struct cpa_pvm *p, int tid)
@@ -441,10 +460,27 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    double heard = now_s();
     for (;;) {
         int tag = 0, src = 0;
-        if (recv_cpa(&tag, &src, err, errlen) != 0)
+        int got = recv_cpa_within(CPA_PROBE_MS, &tag, &src, err, errlen);
+        if (got < 0)
             break;
+        if (got == 1) { /* quiet for a while: probe, unless a round is in flight */
+            if (now_s() - heard > CPA_PVM_TIMEOUT_S) {
+                snprintf(err, errlen, "no answer from the critical-path slaves in %d s",
+                         CPA_PVM_TIMEOUT_S);
+                break;
+            }
+            if (round == 0) {
+                round = ++rounds;
+                for (size_t i = 0; i < s->n; i++)
+                    probe[i].query = 0;
+                send_probe(s, q, round);
+            }
+            continue;
+        }
+        heard = now_s();
         if (tag == IPS2_TAG_CPA_TASK_EXIT) {
             int k = died(p);
             if (k >= 0) {
@@ -506,7 +542,7 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
             rc = 1;
             break;
         }
-        if (round != 0) {
+        if (round != 0 && answer == round) {
             size_t answered, pdone;
             int64_t psent, preceived;
             totals(probe, s->n, q, &answered, &pdone, &psent, &preceived);
@@ -529,15 +565,13 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
             }
             last_total = psent == preceived ? psent : -1;
             if (last_total < 0)
-                continue;
-        } else if (reported < s->n || sent != received) {
-            continue;
+                continue; /* busy: the next quiet spell probes again */
+            /* every slave idle and the totals agree: probe again at once */
+            round = ++rounds;
+            for (size_t i = 0; i < s->n; i++)
+                probe[i].query = 0;
+            send_probe(s, q, round);
         }
-        /* every slave said it is idle and the totals agree: probe (again) */
-        round = ++rounds;
-        for (size_t i = 0; i < s->n; i++)
-            probe[i].query = 0;
-        send_probe(s, q, round);
     }
     free(probe);
     return rc;

@@ -120,7 +120,8 @@ enum ips2_tag {
                                     sent, i64 batches received, u32 found, i64 candidate gid,
                                     i64 candidate length, str text (failed: why; blocked: the
                                     first waiting node), u32 probe round (0: not an answer to
-                                    PROBE): sent whenever the slave has nothing left to do */
+                                    PROBE): sent when the slave's worker becomes done, when
+                                    it failed, and in answer to PROBE */
     IPS2_TAG_CPA_SEGMENTS = 353, /* i32 query, u32 seq, u32 done, blob path chunk
                                     (ips2_cpa_path_encode), str error ("" ok) */
     IPS2_TAG_CPA_TASK_EXIT = 390, /* PvmTaskExit of a slave the critical path spawned:
@@ -145,14 +146,14 @@ enum ips2_tag {
  *                          <------ READY
  *   QUERY (q, mode, app, zero) -->  step: BATCH (q) -----------> deliver, step,
  *                                            <--------------- BATCH (q) ...
- *                          <------ STATUS (q, idle|done, sent, received, candidate)
- *   (every slave done: the forward pass is over.  Every slave idle with
- *   as many batches received as sent in their latest STATUS: maybe stuck,
- *   but the reports are of different moments, so the master probes:)
+ *                          <------ STATUS (q, done, sent, received, candidate)
+ *   (every slave done: the forward pass is over.  No message for 20 ms:
+ *   maybe stuck, or just busy, so the master probes:)
  *   PROBE (q, r) ---------------->
  *                          <------ STATUS (q, ..., r)
  *   (stuck when two probe rounds in a row find every slave idle and the
- *   same totals, sent == received: Mattern's four-counter rule)
+ *   same totals, sent == received: Mattern's four-counter rule; a round
+ *   with sent == received is followed by another at once)
  *   WALK (q, 0, terminal) ------->  walk back: SEGMENTS (q, 0) to the master,
  *                                   WALK (q, 1, next) ---------> SEGMENTS (q, 1) ...
  *                          <------ SEGMENTS (q, seq, done = 1)

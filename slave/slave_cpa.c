@@ -5,8 +5,8 @@
  * from the master (CROSS), then runs one worker per query (QUERY): it
  * steps the worker, sends the path lengths for other parts straight to
  * their slaves (BATCH, one message per destination per step), applies the
- * ones that come in, and tells the master its state (STATUS) whenever it
- * has nothing left to do.  The backward walk comes as WALK: the slave
+ * ones that come in, and tells the master its state (STATUS) when it is
+ * done, when it failed and when the master probes it.  The backward walk comes as WALK: the slave
  * walks while the path stays in its part, sends the segments to the
  * master and hands the walk on to the next part's slave.
  *
@@ -46,7 +46,8 @@ struct slave_cpa {
     int32_t query;
     int64_t sent, received;
     bool failed;
-    bool dirty; /* batches delivered since the last step */
+    bool dirty;     /* batches delivered since the last step */
+    bool said_done; /* the master has this query's STATUS done */
     char why[2 * ERR_LEN];
     struct pending *pend;
     size_t npend, cap_pend;
@@ -71,6 +72,7 @@ static void drop_query(struct slave_cpa *c)
     free(c->zero_app);
     c->app = c->zero_proc = c->zero_app = NULL;
     c->failed = false;
+    c->said_done = false;
     c->why[0] = '\0';
 }
 
@@ -238,7 +240,10 @@ static void cross(struct slave_cpa *c)
 /* --- the forward diffusion ------------------------------------------------- */
 
 /* Steps the worker and sends every batch it has for other parts, until
- * it has nothing more to send; then STATUS. */
+ * it has nothing more to send; then STATUS if the worker failed or has
+ * just become done (an idle worker says so only when probed: one STATUS
+ * per step was most of the master's work on graphs whose parts wait for
+ * each other at every few nodes). */
 static void run(struct slave_cpa *c)
 {
     char err[ERR_LEN];
@@ -274,7 +279,10 @@ static void run(struct slave_cpa *c)
         if (!any)
             break;
     }
-    send_status(c, 0);
+    if (c->failed || (c->w != NULL && !c->said_done && ips2_cpa_worker_done(c->w))) {
+        c->said_done = !c->failed;
+        send_status(c, 0);
+    }
 }
 
 static void deliver(struct slave_cpa *c, const void *data, size_t size)
