@@ -310,10 +310,10 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
 void ips2_cpa_profile_free(struct ips2_cpa_profile *p);
 
 /* Critical-path imbalance per procedure (Scalasca): for each procedure on
- * the path within the filter, cp = its CP time, avg = its CPU summed per
- * process over the scope's processes (the filter's, within the mode's
- * applications), averaged over those processes (ones that never ran it
- * count as 0), imbalance = max(cp - avg, 0).  Sorted by imbalance. */
+ * the path within the filter, cp = its CP time, avg = its CPU time averaged
+ * over the threads of the scope (the filter's, within the mode's
+ * applications) that ran it, imbalance = max(cp - avg, 0).  Sorted by
+ * imbalance. */
 struct ips2_cpa_imbalance {
     char *proc;
     int64_t cp, avg, imbalance;

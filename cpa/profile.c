@@ -4,7 +4,7 @@
  * procedure under a tree node, dependence delays as entries of their own
  * ("messages m1->m2"), restricted to a phase by clipping each segment in
  * proportion to its wall overlap; and the critical-path imbalance per
- * procedure (Scalasca's: max(CP time - average CPU time per process, 0)).
+ * procedure (Scalasca's: max(CP time - average CPU time per thread, 0)).
  * CPA.md §6 and §7 define them.
  */
 #include <stdio.h>
@@ -413,16 +413,6 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
                          errlen))
         return -1;
     struct ctx c = {metas, nmetas, &nf};
-    /* The scope's processes: in the filter and (intra) in the application. */
-    size_t nproc = 0;
-    for (size_t k = 0; k < nmetas; k++)
-        for (size_t p = 0; p < metas[k]->nprocesses; p++) {
-            int in = 0;
-            for (size_t t = 0; t < metas[k]->nthreads && !in; t++)
-                in = metas[k]->threads[t].process == p && thread_in(&c, (uint32_t)k, (uint32_t)t) &&
-                     (q->mode != IPS2_CPA_INTRA || in_mode_apps(&c, q, (uint32_t)k, (uint32_t)t));
-            nproc += in;
-        }
     struct ips2_cpa_imbalance *v = calloc(prof.n ? prof.n : 1, sizeof *v);
     if (!v) {
         ips2_cpa_profile_free(&prof);
@@ -433,7 +423,10 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         const struct ips2_cpa_entry *e = &prof.entries[i];
         if (e->kind != IPS2_CPA_ENTRY_WORK)
             continue;
+        /* the procedure's CPU in each thread of the scope that ran it
+         * (one entry per thread and procedure) */
         double total = 0;
+        size_t nthreads = 0;
         for (size_t k = 0; k < nmetas; k++) {
             const struct ips2_cpa_meta *mt = metas[k];
             for (size_t j = 0; j < mt->ncpu; j++) {
@@ -455,6 +448,7 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
                             : (sp->begin >= t0 && sp->begin < t1 ? share : 0);
                 }
                 total += share;
+                nthreads += share > 0;
             }
         }
         v[m].proc = strdup(e->name);
@@ -464,7 +458,7 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
             return cpa_err(err, errlen, "out of memory");
         }
         v[m].cp = e->ns;
-        v[m].avg = nproc ? (int64_t)(total / (double)nproc + 0.5) : 0;
+        v[m].avg = nthreads ? (int64_t)(total / (double)nthreads + 0.5) : 0;
         v[m].imbalance = v[m].cp > v[m].avg ? v[m].cp - v[m].avg : 0;
         v[m].percent = prof.length > 0 ? 100.0 * (double)v[m].imbalance / (double)prof.length : 0;
         m++;
