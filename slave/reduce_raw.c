@@ -63,6 +63,7 @@ struct fr {
         uint64_t seq;
     } lock_slot[IPS2_LOCK_SLOTS]; /* short lock records' objects */
     uint64_t sync_timer, sync_mono;
+    uint64_t last_timer, last_wall; /* the reader's: walls follow timers */
     bool interp, have_exact;
     uint64_t exact_timer, exact_cpu;
 
@@ -156,6 +157,17 @@ static inline uint64_t wall_of(const struct fr *f, uint64_t timer)
     return (uint64_t)w;
 }
 
+/* The reader's clamp: while the timer does not go back, neither does the
+ * wall. */
+static inline uint64_t forward(struct fr *f, uint64_t timer, uint64_t wall)
+{
+    if (timer >= f->last_timer && wall < f->last_wall)
+        wall = f->last_wall;
+    f->last_timer = timer;
+    f->last_wall = wall;
+    return wall;
+}
+
 /* The reader's derive_cpu(). */
 static inline uint64_t derive(const struct fr *f, uint64_t t0, uint64_t c0, uint64_t t1,
                               uint64_t c1, uint64_t t)
@@ -226,6 +238,7 @@ static void flush_queue(struct fr *f, bool next, uint64_t t1, uint64_t c1)
             wall = wall_of(f, e->timer);
             cpu = next ? derive(f, t0, c0, t1, c1, e->timer) : c0;
         }
+        wall = forward(f, e->timer, wall);
         if (!(e->pk & QE_LONG)) {
             int64_t t = (int64_t)wall + f->offset;
             events++;
@@ -304,11 +317,12 @@ static bool event(struct fr *f, unsigned kind, bool has_cpu, uint64_t timer, uin
         f->have_exact = true;
         f->exact_timer = timer;
         f->exact_cpu = cpu;
-        deliver(f, kind, timer, wall_of(f, timer), cpu, true, payload, extra, nextra, offset);
+        deliver(f, kind, timer, forward(f, timer, wall_of(f, timer)), cpu, true, payload, extra,
+                nextra, offset);
         return true;
     }
     if (!f->interp || !f->have_exact) {
-        wall = wall_of(f, timer);
+        wall = forward(f, timer, wall_of(f, timer));
         deliver(f, kind, timer, wall, f->have_exact && !f->interp ? f->exact_cpu : 0, false,
                 payload, extra, nextra, offset);
         return true;

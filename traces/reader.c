@@ -98,6 +98,7 @@ struct ips2_reader {
 
     /* clocks */
     uint64_t sync_timer, sync_mono; /* TSC conversion base */
+    uint64_t last_timer, last_wall; /* the latest event's: walls follow timers */
     bool have_exact;
     uint64_t exact_timer, exact_cpu; /* latest exact CPU reading */
 
@@ -805,7 +806,15 @@ static int decode(struct ips2_reader *r)
         r->sync_timer = r->cur.timer;
         r->sync_mono = r->words[0];
     }
-    r->cur.wall = wall_of(r, r->cur.timer);
+    /* A TSC reading converted at the last sync point's rate can land up to
+     * a microsecond past the next sync point's own clock reading: a wall is
+     * kept from going back while the timer does not, so a stream's events
+     * stay in order in time. */
+    uint64_t w = wall_of(r, r->cur.timer);
+    if (r->cur.timer >= r->last_timer && w < r->last_wall)
+        w = r->last_wall;
+    r->last_timer = r->cur.timer;
+    r->cur.wall = r->last_wall = w;
     return 1;
 }
 

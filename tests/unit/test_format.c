@@ -485,8 +485,10 @@ static void test_wall_tsc(void **state)
         12000000000ull,
         /* (2^63 - 1) ticks / 2.5 GHz = 3689348814.7419103228 s */
         9000000000ull + 3689348814741910322ull,
-        /* UINT64_MAX - 2^62 is a delta of -(2^62 + 1) ticks: clamped at 0 */
-        0,
+        /* UINT64_MAX - 2^62 is a delta of -(2^62 + 1) ticks, which would be
+         * clamped at 0; but the timer went forward, so the wall stays */
+        9000000000ull + 3689348814741910322ull,
+        /* the timer went back: converted as it is (clamped at 0) */
         0,
     };
     const size_t n = sizeof(s) / sizeof(s[0]);
