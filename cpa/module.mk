@@ -4,7 +4,8 @@
 # slaves run queries with it).  Two source lists: the PAG part (builder,
 # matcher, part file: cpa/PAG.md) and the engine (cpa/ips2_cpa.h).
 
-CPA_PAG_SRCS    := cpa/pag.c cpa/pag_build.c cpa/pag_match.c cpa/pag_file.c cpa/pag_fold.c
+CPA_PAG_SRCS    := cpa/pag.c cpa/pag_build.c cpa/pag_bytes.c cpa/pag_match.c cpa/pag_file.c \
+                   cpa/pag_fold.c
 CPA_ENGINE_SRCS := cpa/path.c cpa/zero.c cpa/diffuse.c cpa/walk.c cpa/oracle.c cpa/inproc.c \
                    cpa/wire.c cpa/meta.c cpa/profile.c cpa/pag_random.c
 CPA_SRCS := $(CPA_PAG_SRCS) $(CPA_ENGINE_SRCS)

@@ -49,7 +49,8 @@ struct pag_builder {
     size_t nitems, cap_items;
     struct pag_lite *lites;
     size_t nlites, cap_lites;
-    uint64_t *ipkeys; /* stream keys of TCP and UDP descriptors */
+    struct pag_bytes *bytes; /* sends and receives (pag_bytes.c) */
+    uint64_t *ipkeys;        /* stream keys of TCP and UDP descriptors */
     size_t nipkeys, cap_ipkeys;
     bool oom;
     bool fold; /* fold the part when it is finished (PAG.md §5) */
@@ -100,7 +101,8 @@ struct pag_builder *pag_builder_new(void)
 
     if (!b)
         return NULL;
-    if (!(b->p = calloc(1, sizeof(*b->p)))) {
+    if (!(b->p = calloc(1, sizeof(*b->p))) || !(b->bytes = pag_bytes_new())) {
+        free(b->p);
         free(b);
         return NULL;
     }
@@ -122,6 +124,7 @@ void pag_builder_free(struct pag_builder *b)
     pag_str_free(&b->strings);
     free(b->items);
     free(b->lites);
+    pag_bytes_free(b->bytes);
     free(b->ipkeys);
     free(b->names);
     free(b);
@@ -263,6 +266,7 @@ void pag_thread_drop(struct pag_builder *b)
     b->nitems = b->item_mark;
     b->nlites = b->lite_mark;
     b->nipkeys = b->ipkey_mark;
+    pag_bytes_truncate(b->bytes, (uint32_t)b->node_mark);
     p->nthreads = b->thread;
     b->in_thread = false;
     if (b->head != NO_GID && IPS2_PAG_GID_NODE(b->head) >= p->nnodes)
@@ -572,12 +576,11 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
             return;
         side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
         n = NODE();
-        if ((it = ITEM(PC_BYTES, side, n))) {
-            it->k[0] = x(ev, 0);
-            it->k[1] = x(ev, 1);
-            it->k[2] = x(ev, 2);
-            it->ws = side == PAG_DST ? ws : INT64_MIN;
-        }
+        if (b->oom)
+            break;
+        if (!pag_bytes_add(b->bytes, side, x(ev, 0), x(ev, 1), x(ev, 2), n,
+                           b->p->nodes[n].wall != t, t, side == PAG_DST ? ws : INT64_MIN))
+            b->oom = true;
         break;
     case IPS2_EV_DGRAM_SEND:
     case IPS2_EV_DGRAM_RECV:
@@ -1027,12 +1030,119 @@ static char *dupf(const char *fmt, ...)
     return s;
 }
 
+/* Whether an arc from -> to would close a cycle: a source that ended
+ * after its destination must have begun its call before, so its thread's
+ * previous node must not be later. */
+static bool backwards_arc(const struct ips2_pag *p, uint32_t from, uint32_t to)
+{
+    return p->nodes[from].wall > p->nodes[to].wall &&
+           (from == 0 || p->nodes[from - 1].thread != p->nodes[from].thread ||
+            p->nodes[from - 1].wall > p->nodes[to].wall);
+}
+
+/* The pairs become the part's arcs (it has none yet), sorted by (to,
+ * from) and otherwise in the pairs' order: a counting sort by to, then
+ * insertion among arcs with the same to.  *backwards: pairs dropped. */
+static bool make_arcs(struct ips2_pag *p, struct pag_pairs *pairs, size_t *backwards)
+{
+    uint32_t *at;
+    size_t n = 0;
+
+    if (pairs->n == 0)
+        return true;
+    if (!(at = calloc(p->nnodes + 1, sizeof(*at))))
+        return false;
+    for (size_t i = 0; i < pairs->n; i++) {
+        struct pag_pair *q = &pairs->v[i];
+        uint32_t from = IPS2_PAG_GID_NODE(q->from), to = IPS2_PAG_GID_NODE(q->to);
+        if (IPS2_PAG_GID_PART(q->from) != 0 || IPS2_PAG_GID_PART(q->to) != 0 || from >= p->nnodes ||
+            to >= p->nnodes) {
+            q->type = 0; /* not an arc of this part */
+            continue;
+        }
+        if (backwards_arc(p, from, to)) {
+            (*backwards)++;
+            q->type = 0;
+            continue;
+        }
+        at[to + 1]++;
+        n++;
+    }
+    struct ips2_pag_arc *arcs = n ? malloc(n * sizeof(*arcs)) : NULL;
+    if (n && !arcs) {
+        free(at);
+        return false;
+    }
+    for (size_t i = 1; i <= p->nnodes; i++)
+        at[i] += at[i - 1];
+    for (size_t i = 0; i < pairs->n; i++) {
+        const struct pag_pair *q = &pairs->v[i];
+        if (q->type == 0)
+            continue;
+        struct ips2_pag_arc *a = &arcs[at[IPS2_PAG_GID_NODE(q->to)]++];
+        a->from = q->from;
+        a->to = IPS2_PAG_GID_NODE(q->to);
+        a->type = q->type;
+        a->reserved = 0;
+        a->weight = q->weight;
+    }
+    free(at);
+    for (size_t i = 1; i < n; i++) {
+        if (arcs[i].to != arcs[i - 1].to || arcs[i].from >= arcs[i - 1].from)
+            continue;
+        struct ips2_pag_arc a = arcs[i];
+        size_t j = i;
+        for (; j > 0 && arcs[j - 1].to == a.to && arcs[j - 1].from > a.from; j--)
+            arcs[j] = arcs[j - 1];
+        arcs[j] = a;
+    }
+    free(p->arcs);
+    p->arcs = arcs;
+    p->narcs = n;
+    return true;
+}
+
+struct unpaired {
+    size_t cap_ends, more;
+};
+
+/* An item that paired with nothing: an end of the part, a warning, or
+ * nothing (PAG.md §3).  false on OOM. */
+static bool unpaired(struct ips2_pag *p, const struct pag_item *it, struct unpaired *u)
+{
+    if (it->flags & PI_DONE)
+        return true;
+    if (pag_class_crosses(it->cls, it->flags)) {
+        struct ips2_pag_end *e = PAG_PUSH(p->ends, p->nends, u->cap_ends);
+        if (!e)
+            return false;
+        e->node = IPS2_PAG_GID_NODE(it->gid);
+        e->role = (uint16_t)(it->cls * 2 + it->side);
+        e->kind = it->kind;
+        e->key[0] = it->k[0];
+        e->key[1] = it->k[1];
+        e->key[2] = it->k[2];
+        e->wall = it->wall;
+        e->wait_start = it->ws;
+        return true;
+    }
+    if (!pag_item_warns(it))
+        return true;
+    if (p->nwarnings < PAG_MAX_WARNINGS)
+        pag_add_warning(p, pag_item_warning(p, it));
+    else
+        u->more++;
+    return true;
+}
+
 int pag_builder_finish(struct pag_builder *b, const char *machine, const char *trace_dir,
                        struct ips2_pag **out, char *err, size_t errlen)
 {
     struct ips2_pag *p = b->p;
     struct pag_pairs pairs = {0};
-    size_t backwards = 0, unpaired = 0;
+    struct pag_item *left = NULL;
+    size_t nleft = 0, backwards = 0;
+    struct unpaired u = {0};
 
     *out = NULL;
     if (b->in_thread)
@@ -1046,78 +1156,33 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     memset(&b->strings, 0, sizeof(b->strings));
     if (!expand_lites(b) || !generations(b))
         b->oom = true;
+    /* byte ranges first: pag_match_items would have paired them first */
+    if (!b->oom && !pag_bytes_match(b->bytes, p, &pairs, &left, &nleft))
+        b->oom = true;
     qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
-    for (size_t i = 0; i < b->nitems; i++) {
-        struct pag_item *it = &b->items[i];
-        if ((it->cls == PC_BYTES || it->cls == PC_CONN) &&
-            bsearch(&it->k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
-            it->flags |= PI_IP;
+    for (int pass = 0; pass < 2; pass++) {
+        struct pag_item *v = pass ? b->items : left;
+        for (size_t i = 0, n = pass ? b->nitems : nleft; i < n; i++)
+            if ((v[i].cls == PC_BYTES || v[i].cls == PC_CONN) &&
+                bsearch(&v[i].k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
+                v[i].flags |= PI_IP;
     }
     if (!pag_match_items(b->items, b->nitems, false, &pairs))
         b->oom = true;
-
-    struct ips2_pag_arc *arcs = pairs.n ? malloc(pairs.n * sizeof(*arcs)) : NULL;
-    size_t narcs = 0;
-    if (pairs.n && !arcs)
+    if (!b->oom && !make_arcs(p, &pairs, &backwards))
         b->oom = true;
-    for (size_t i = 0; arcs && i < pairs.n; i++) {
-        const struct pag_pair *q = &pairs.v[i];
-        uint32_t from = IPS2_PAG_GID_NODE(q->from), to = IPS2_PAG_GID_NODE(q->to);
-        if (from >= p->nnodes || to >= p->nnodes)
-            continue;
-        /* a source that ended after its destination must have begun its
-         * call before: its thread's previous node is not later */
-        if (p->nodes[from].wall > p->nodes[to].wall &&
-            (from == 0 || p->nodes[from - 1].thread != p->nodes[from].thread ||
-             p->nodes[from - 1].wall > p->nodes[to].wall)) {
-            backwards++;
-            continue;
-        }
-        arcs[narcs].from = q->from;
-        arcs[narcs].to = to;
-        arcs[narcs].type = q->type;
-        arcs[narcs].reserved = 0;
-        arcs[narcs].weight = q->weight;
-        narcs++;
-    }
     free(pairs.v);
-    p->arcs = NULL;
-    p->narcs = 0;
-    if (arcs && !pag_add_arcs(p, arcs, narcs))
-        b->oom = true;
-    free(arcs);
 
-    /* what stays unpaired: an end, or a warning */
-    size_t cap_ends = 0;
-    for (size_t i = 0; i < b->nitems; i++) {
-        struct pag_item *it = &b->items[i];
-        if (it->flags & PI_DONE)
-            continue;
-        if (pag_class_crosses(it->cls, it->flags)) {
-            struct ips2_pag_end *e = PAG_PUSH(p->ends, p->nends, cap_ends);
-            if (!e) {
-                b->oom = true;
-                break;
-            }
-            e->node = IPS2_PAG_GID_NODE(it->gid);
-            e->role = (uint16_t)(it->cls * 2 + it->side);
-            e->kind = it->kind;
-            e->key[0] = it->k[0];
-            e->key[1] = it->k[1];
-            e->key[2] = it->k[2];
-            e->wall = it->wall;
-            e->wait_start = it->ws;
-            continue;
-        }
-        if (!pag_item_warns(it))
-            continue;
-        if (p->nwarnings < PAG_MAX_WARNINGS)
-            pag_add_warning(p, pag_item_warning(p, it));
-        else
-            unpaired++;
-    }
-    if (unpaired)
-        pag_add_warning(p, dupf("%zu more events without their partners", unpaired));
+    /* what stays unpaired: an end, or a warning (byte ranges sort first) */
+    for (size_t i = 0; i < nleft && !b->oom; i++)
+        if (!unpaired(p, &left[i], &u))
+            b->oom = true;
+    for (size_t i = 0; i < b->nitems && !b->oom; i++)
+        if (!unpaired(p, &b->items[i], &u))
+            b->oom = true;
+    free(left);
+    if (u.more)
+        pag_add_warning(p, dupf("%zu more events without their partners", u.more));
     if (backwards)
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));

@@ -105,6 +105,9 @@ void pag_str_free(struct pag_strings *s);
  * start of to's call), >= 0. */
 int64_t pag_weight(int64_t from_wall, int64_t to_wall, int64_t to_ws);
 
+/* pag_match.c's order of items: class, keys, side, time, node. */
+int pag_item_cmp(const void *a, const void *b);
+
 /* Pairs items (sorting them); appends arcs to out; marks paired items
  * PI_DONE.  Classes that need all their ends (PVM barriers) are paired
  * only if `final`.  false on OOM. */
@@ -130,6 +133,30 @@ uint32_t pag_thread_of(const struct ips2_pag *pag, uint32_t node);
 bool pag_add_arcs(struct ips2_pag *pag, const struct ips2_pag_arc *arcs, size_t n);
 
 #define PAG_MAX_WARNINGS 1000
+
+/* ---- byte ranges of streams (pag_bytes.c) ----------------------------------- */
+
+/* The sends and receives of a part being built, compact (PC_BYTES never
+ * becomes an item until it is known to pair with nothing). */
+struct pag_bytes;
+struct pag_bytes *pag_bytes_new(void);
+void pag_bytes_free(struct pag_bytes *pb);
+
+/* A send (PAG_SRC) or receive of [off, off + len) of stream key at node;
+ * own_wall: the event's time `wall` is not its node's (the node was moved
+ * forward); ws: a receive's call start.  false on OOM. */
+bool pag_bytes_add(struct pag_bytes *pb, unsigned side, uint64_t key, uint64_t off, uint64_t len,
+                   uint32_t node, bool own_wall, int64_t wall, int64_t ws);
+
+/* Forgets every range of nodes >= node (a dropped thread's). */
+void pag_bytes_truncate(struct pag_bytes *pb, uint32_t node);
+
+/* Pairs the ranges (p: the part's nodes, part number 0) as pag_match_items
+ * pairs byte items, appending the arcs to out in the same order; *left:
+ * the ranges that paired with nothing as items in pag_item_cmp order (the
+ * caller's; a part's ends and warnings).  Empties pb.  false on OOM. */
+bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, struct pag_pairs *out,
+                     struct pag_item **left, size_t *nleft);
 
 /* ---- folding (pag_fold.c) ------------------------------------------------ */
 

@@ -64,7 +64,7 @@ bool pag_class_crosses(unsigned cls, uint16_t flags)
     }
 }
 
-static int cmp_item(const void *a, const void *b)
+int pag_item_cmp(const void *a, const void *b)
 {
     const struct pag_item *x = a, *y = b;
 
@@ -310,7 +310,7 @@ bool pag_match_items(struct pag_item *items, size_t n, bool final, struct pag_pa
     struct sides sd = {0};
     bool ok = true;
 
-    qsort(items, n, sizeof(*items), cmp_item);
+    qsort(items, n, sizeof(*items), pag_item_cmp);
     for (size_t i = 0; i < n && ok;) {
         size_t j = i + 1;
         while (j < n && same_group(&items[i], &items[j]))

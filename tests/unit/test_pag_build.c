@@ -21,6 +21,7 @@
 #include "ips2_record.h"
 #include "ips2_reductions.h"
 #include "ips2_writer.h"
+#include "pag_internal.h"
 #include "scratch.h"
 
 #define NO_WORD UINT64_MAX
@@ -851,6 +852,111 @@ static void test_fold_random(void **state)
     assert_true(folded > 40 * 100); /* the second lock's releases at least */
 }
 
+/* The compact byte ranges (pag_bytes.c) pair exactly as byte items do in
+ * pag_match.c, which the cross-part matching still uses: the same arcs in
+ * the same order and the same leftovers, on random ranges of a few keys
+ * that overlap, repeat, come out of order, share a thread's moved clock. */
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+static void test_bytes_vs_items(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        uint64_t s = seed;
+        size_t n = 1 + lcg(&s) % 300, nthreads = 1 + lcg(&s) % 4;
+        struct ips2_pag p = {0};
+        struct ips2_pag_node *nodes = calloc(n, sizeof(*nodes));
+        struct pag_item *items = calloc(n, sizeof(*items));
+        struct pag_bytes *pb = pag_bytes_new();
+        struct pag_pairs a = {0}, b = {0};
+        struct pag_item *left = NULL;
+        size_t nleft = 0, nitems = 0;
+        assert_non_null(nodes);
+        assert_non_null(items);
+        assert_non_null(pb);
+        p.nodes = nodes;
+        p.nnodes = n;
+        uint64_t off[2][3] = {{0}};
+        for (size_t i = 0; i < n; i++) {
+            nodes[i].thread = (uint32_t)(i * nthreads / n);
+            /* seed % 3 == 1: coarse times, so that equal ranges tie on time too */
+            nodes[i].wall = seed % 3 == 1 ? (int64_t)(i / 8 * 10) : (int64_t)(i * 10 - lcg(&s) % 4);
+            nodes[i].kind = (uint16_t)(lcg(&s) % 2 ? IPS2_EV_SEND : IPS2_EV_RECV);
+            unsigned side = nodes[i].kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST, k = lcg(&s) % 3;
+            uint64_t len = 1 + lcg(&s) % 20, o;
+            switch (seed % 3) {
+            case 0: /* regular streams: each side tiles its key */
+                o = off[side][k];
+                off[side][k] += len;
+                break;
+            case 1: /* small, overlapping, repeated */
+                o = lcg(&s) % 40;
+                break;
+            default: /* mostly in order, some back */
+                o = off[side][k] = lcg(&s) % 5 ? off[side][k] + len : lcg(&s) % 60;
+                break;
+            }
+            bool own = lcg(&s) % 8 == 0;
+            int64_t wall = own ? nodes[i].wall - 1 - (int64_t)(lcg(&s) % 30) : nodes[i].wall;
+            int64_t ws =
+                side == PAG_DST && lcg(&s) % 2 ? wall - (int64_t)(lcg(&s) % 25) : INT64_MIN;
+            assert_true(pag_bytes_add(pb, side, 0x100 + k, o, len, (uint32_t)i, own, wall, ws));
+            struct pag_item *it = &items[nitems++];
+            it->cls = PC_BYTES;
+            it->side = (uint16_t)side;
+            it->k[0] = 0x100 + k;
+            it->k[1] = o;
+            it->k[2] = len;
+            it->gid = i;
+            it->ref = UINT64_MAX;
+            it->wall = wall;
+            it->ws = ws;
+            it->ref_wall = it->ref_ws = INT64_MIN;
+            it->thread = nodes[i].thread;
+            it->prev = i > 0 && nodes[i - 1].thread == it->thread ? i - 1 : UINT64_MAX;
+            it->kind = nodes[i].kind;
+        }
+        if (seed % 5 == 0) { /* a dropped thread's ranges */
+            size_t cut = n / 2;
+            pag_bytes_truncate(pb, (uint32_t)cut);
+            nitems = cut;
+        }
+        assert_true(pag_bytes_match(pb, &p, &a, &left, &nleft));
+        assert_true(pag_match_items(items, nitems, false, &b));
+        assert_int_equal(a.n, b.n);
+        for (size_t i = 0; i < a.n; i++) {
+            assert_int_equal(a.v[i].from, b.v[i].from);
+            assert_int_equal(a.v[i].to, b.v[i].to);
+            assert_int_equal(a.v[i].weight, b.v[i].weight);
+            assert_int_equal(a.v[i].type, b.v[i].type);
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < nitems; i++) {
+            if (items[i].flags & PI_DONE)
+                continue;
+            assert_true(k < nleft);
+            assert_int_equal(pag_item_cmp(&items[i], &left[k]), 0);
+            assert_int_equal(items[i].ws, left[k].ws);
+            assert_int_equal(items[i].prev, left[k].prev);
+            assert_int_equal(items[i].thread, left[k].thread);
+            assert_int_equal(items[i].kind, left[k].kind);
+            assert_int_equal(items[i].flags, left[k].flags);
+            k++;
+        }
+        assert_int_equal(k, nleft);
+        free(a.v);
+        free(b.v);
+        free(left);
+        free(items);
+        free(nodes);
+        pag_bytes_free(pb);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -866,6 +972,7 @@ int main(void)
         cmocka_unit_test_setup(test_fold_rules, clear),
         cmocka_unit_test_setup(test_fold_shares, clear),
         cmocka_unit_test_setup(test_fold_random, clear),
+        cmocka_unit_test(test_bytes_vs_items),
     };
     return cmocka_run_group_tests(tests, setup, scratch_remove);
 }
