@@ -8,7 +8,10 @@
  * CPU marked '*' when derived rather than read), the kind, and its data
  * decoded.  Procedure entries and exits are indented by call depth and
  * named from the process stream beside the thread stream
- * (ips2_proc_stream_path); --raw prints addresses instead.
+ * (ips2_proc_stream_path); --raw prints addresses instead.  Every other
+ * kind prints its fields by name from dump_fields.c's table ("recv fd 4
+ * key ... bytes [0,64) waited 14.9 us call read"); a kind it lacks prints
+ * "payload 0x.." and its words in hex.
  *
  * --summary prints, over all files, "calls <count> <name>" per procedure
  * (sorted by name), then "kind <name> <count>" per event kind (in kind
@@ -16,6 +19,8 @@
  * cpu_ns, cpu_exact (0/1), payload (hex), name (or empty), then the
  * extras: decimal words, except hex addresses for module ranges and the
  * decoded path for exec and module events.  Header lines start with "#".
+ * The TSV keeps the interaction events' words raw (decimal), in the
+ * format's order, so that scripts index them as FORMAT.md numbers them.
  * Strings are escaped in every mode (C style), so that a hostile trace
  * cannot inject tabs, newlines or terminal controls.
  *
@@ -25,12 +30,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump_fields.h"
 #include "ips2_reader.h"
 #include "ips2_symbols.h"
 
@@ -111,31 +116,6 @@ static void print_summary(void)
 /* ------------------------------------------------------------------ */
 /* Formatting helpers                                                  */
 
-/* Prints s (at most max bytes) with control characters, backslashes and
- * non-ASCII bytes escaped, so that any string prints on one line. */
-static void put_escaped(const char *s, size_t max)
-{
-    for (size_t i = 0; i < max && s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '\\':
-            fputs("\\\\", stdout);
-            break;
-        case '\t':
-            fputs("\\t", stdout);
-            break;
-        case '\n':
-            fputs("\\n", stdout);
-            break;
-        default:
-            if (c < 0x20 || c >= 0x7f)
-                printf("\\x%02x", c);
-            else
-                putchar(c);
-        }
-    }
-}
-
 /* Microseconds with three decimals from signed nanoseconds. */
 static void put_us(int64_t ns, int width)
 {
@@ -145,32 +125,6 @@ static void put_us(int64_t ns, int width)
     snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000,
              (unsigned)(a % 1000));
     printf("%*s", width, buf);
-}
-
-static const char *exit_how_name(uint64_t how)
-{
-    static const char *const names[] = {"return", "exit", "_exit", "signal", "exec", "cancel"};
-    return how < sizeof(names) / sizeof(names[0]) ? names[how] : "how-?";
-}
-
-static void put_signal(uint64_t sig)
-{
-    const char *abbrev = sig > 0 && sig < 1024 ? sigabbrev_np((int)sig) : NULL;
-    if (abbrev)
-        printf("SIG%s (%" PRIu64 ")", abbrev, sig);
-    else
-        printf("signal %" PRIu64, sig);
-}
-
-static void put_errno(uint64_t e)
-{
-    const char *name = e > 0 && e < 4096 ? strerrorname_np((int)e) : NULL;
-    if (e == 0)
-        fputs("0", stdout);
-    else if (name)
-        printf("%s (%" PRIu64 ")", name, e);
-    else
-        printf("%" PRIu64, e);
 }
 
 /* The procedure name of an address: "name", "name+0x10", or "0x401000". */
@@ -187,24 +141,13 @@ static void proc_name(uint64_t addr, char *buf, size_t size)
         snprintf(buf, size, "%s", name);
 }
 
-/* extra word i, or "?" when the event has too few */
-static void put_word(const struct ips2_event *ev, unsigned i, bool hex)
-{
-    if (i >= ev->nextra)
-        fputs("?", stdout);
-    else if (hex)
-        printf("0x%" PRIx64, ev->extra[i]);
-    else
-        printf("%" PRIu64, ev->extra[i]);
-}
-
 /* ------------------------------------------------------------------ */
 /* The header block                                                    */
 
 static void put_field(const char *key, const char *s, size_t max)
 {
     printf(mode == MODE_TSV ? "#\t%s\t" : "%-10s ", key);
-    put_escaped(s, max);
+    ips2_dump_escaped(stdout, s, max);
     putchar('\n');
 }
 
@@ -293,88 +236,23 @@ static void print_header(const char *file, const struct ips2_file_header *h)
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-/* The decoded data of an event for the readable listing. */
-static void put_detail(const struct ips2_event *ev, unsigned *depth)
+/* The decoded data of an event for the readable listing: procedure
+ * entries and exits by name and depth, the kinds dump_fields.c knows field
+ * by field, anything else (a kind newer than this table) as raw words. */
+static void put_detail(const struct ips2_event *ev, const struct ips2_file_header *h,
+                       unsigned *depth)
 {
     char buf[IPS2_PATH_MAX + 64];
 
-    switch (ev->kind) {
-    case IPS2_EV_ENTER:
-    case IPS2_EV_EXIT:
+    if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT) {
         if (ev->kind == IPS2_EV_EXIT && *depth > 0)
             (*depth)--;
         proc_name(ev->payload, buf, sizeof(buf));
         printf("%*s", (int)(*depth > 64 ? 128 : 2 * *depth), "");
-        put_escaped(buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
         if (ev->kind == IPS2_EV_ENTER)
             (*depth)++;
-        break;
-    case IPS2_EV_SYNC:
-        fputs("mono_ns ", stdout);
-        put_word(ev, 0, false);
-        break;
-    case IPS2_EV_PROC_START:
-        printf("%s, ppid ", ev->payload == IPS2_START_INITIAL ? "initial"
-                            : ev->payload == IPS2_START_FORK  ? "fork"
-                                                              : "how-?");
-        put_word(ev, 0, false);
-        break;
-    case IPS2_EV_PROC_EXIT:
-        printf("%s, ", exit_how_name(ev->payload));
-        if (ev->nextra < 1)
-            fputs("status ?", stdout);
-        else if (ev->payload == IPS2_EXIT_SIGNAL)
-            put_signal(ev->extra[0]);
-        else
-            printf("status %" PRIu64, ev->extra[0]);
-        break;
-    case IPS2_EV_THREAD_START:
-        printf("creator tid %" PRIu64 ", create seq ", ev->payload);
-        put_word(ev, 0, false);
-        fputs(", pthread ", stdout);
-        put_word(ev, 1, true);
-        break;
-    case IPS2_EV_THREAD_EXIT:
-        printf("%s", exit_how_name(ev->payload));
-        break;
-    case IPS2_EV_THREAD_CREATE:
-    case IPS2_EV_JOIN_BEGIN:
-        printf("create seq %" PRIu64, ev->payload);
-        break;
-    case IPS2_EV_JOIN_END:
-        printf("create seq %" PRIu64 ", result ", ev->payload);
-        if (ev->nextra < 1)
-            fputs("?", stdout);
-        else
-            put_errno(ev->extra[0]);
-        break;
-    case IPS2_EV_FORK:
-        if (ev->payload)
-            printf("child pid %" PRIu64, ev->payload);
-        else
-            printf("failed");
-        break;
-    case IPS2_EV_EXEC:
-        ips2_event_string(ev, 0, buf, sizeof(buf));
-        put_escaped(buf, sizeof(buf));
-        break;
-    case IPS2_EV_EXEC_FAILED:
-        fputs("errno ", stdout);
-        put_errno(ev->payload);
-        break;
-    case IPS2_EV_MODULE:
-        ips2_event_string(ev, 2, buf, sizeof(buf));
-        put_escaped(buf, sizeof(buf));
-        fputs(" ", stdout);
-        put_word(ev, 0, true);
-        fputs("-", stdout);
-        put_word(ev, 1, true);
-        printf(" bias 0x%" PRIx64, ev->payload);
-        break;
-    case IPS2_EV_LOST:
-        printf("%" PRIu64 " records lost", ev->payload);
-        break;
-    default:
+    } else if (!ips2_dump_fields(stdout, ev, h)) {
         printf("payload 0x%" PRIx64, ev->payload);
         for (unsigned i = 0; i < ev->nextra; i++)
             printf(" 0x%" PRIx64, ev->extra[i]);
@@ -390,21 +268,23 @@ static void put_tsv(const struct ips2_event *ev)
            ev->wall_ns, ev->cpu_ns, ev->cpu_exact ? 1 : 0, ev->payload);
     if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT) {
         proc_name(ev->payload, buf, sizeof(buf));
-        put_escaped(buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
     }
     if (ev->kind == IPS2_EV_EXEC) {
         ips2_event_string(ev, 0, buf, sizeof(buf));
         putchar('\t');
-        put_escaped(buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
         first = ev->nextra; /* the words are the string */
     } else if (ev->kind == IPS2_EV_MODULE) {
         for (unsigned i = 0; i < 2; i++) {
-            putchar('\t');
-            put_word(ev, i, true);
+            if (i < ev->nextra)
+                printf("\t0x%" PRIx64, ev->extra[i]);
+            else
+                fputs("\t?", stdout);
         }
         ips2_event_string(ev, 2, buf, sizeof(buf));
         putchar('\t');
-        put_escaped(buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
         first = ev->nextra;
     }
     for (unsigned i = first; i < ev->nextra; i++)
@@ -420,7 +300,7 @@ static void print_event(const struct ips2_event *ev, const struct ips2_file_head
     put_us((int64_t)ev->cpu_ns, 14);
     putchar(ev->cpu_exact ? ' ' : '*');
     printf("  %-13s ", ips2_kind_name(ev->kind));
-    put_detail(ev, depth);
+    put_detail(ev, h, depth);
     putchar('\n');
 }
 
