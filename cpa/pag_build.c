@@ -311,7 +311,10 @@ static void scale_shares(struct ips2_pag_share *s, size_t n, int64_t cpu)
     if (sum <= cpu)
         return;
     for (size_t i = 0; i < n; i++) {
-        s[i].cpu = (int64_t)((__int128)s[i].cpu * cpu / sum);
+        if (sum <= UINT32_MAX && s[i].cpu >= 0 && cpu >= 0 && cpu <= UINT32_MAX)
+            s[i].cpu = (int64_t)((uint64_t)s[i].cpu * (uint64_t)cpu / (uint64_t)sum); /* same */
+        else
+            s[i].cpu = (int64_t)((__int128)s[i].cpu * cpu / sum);
         given += s[i].cpu;
         if (s[i].cpu > s[big].cpu)
             big = i;

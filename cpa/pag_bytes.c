@@ -18,9 +18,13 @@
  * that order; a stream written or read by several threads is sorted.
  * Streams go in key order, so the arcs come out as pag_match.c made them.
  * What pairs with nothing becomes a pairing item (an end or a warning).
+ *
+ * A stream's arrays are malloc'd while small and then each in its own
+ * mapping, grown by mremap: growing them never copies the records.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pag_internal.h"
 
@@ -62,6 +66,54 @@ struct pag_bytes {
     size_t nwalls, capwalls;
 };
 
+/* ---- arrays that grow without copying ----------------------------------- */
+
+#define PB_MAP_MIN (256u << 10) /* from this size on, an array has its own mapping */
+
+static bool mapped(size_t cap, size_t elem)
+{
+    return cap * elem >= PB_MAP_MIN;
+}
+
+/* Room for one more element in *v (n used of cap); false on OOM. */
+static bool vgrow(void **v, size_t *cap, size_t n, size_t elem)
+{
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q;
+
+    if (n < *cap)
+        return true;
+    if (c > SIZE_MAX / 2 / elem)
+        return false;
+    if (!mapped(c, elem)) {
+        if (!(q = realloc(*v, c * elem)))
+            return false;
+    } else if (!mapped(*cap, elem)) {
+        if ((q = mmap(NULL, c * elem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                      0)) == MAP_FAILED)
+            return false;
+        if (n)
+            memcpy(q, *v, n * elem);
+        free(*v);
+    } else if ((q = mremap(*v, *cap * elem, c * elem, MREMAP_MAYMOVE)) == MAP_FAILED) {
+        return false;
+    }
+    *v = q;
+    *cap = c;
+    return true;
+}
+
+static void vfree(void *v, size_t cap, size_t elem)
+{
+    if (v && mapped(cap, elem))
+        munmap(v, cap * elem);
+    else
+        free(v);
+}
+
+#define VPUSH(arr, n, cap)                                                                         \
+    ((n) < (cap) || vgrow((void **)&(arr), &(cap), (n), sizeof(*(arr))) ? &(arr)[(n)++] : NULL)
+
 struct pag_bytes *pag_bytes_new(void)
 {
     return calloc(1, sizeof(struct pag_bytes));
@@ -70,8 +122,8 @@ struct pag_bytes *pag_bytes_new(void)
 static void clear(struct pag_bytes *pb)
 {
     for (size_t i = 0; i < pb->n; i++) {
-        free(pb->v[i].s);
-        free(pb->v[i].d);
+        vfree(pb->v[i].s, pb->v[i].caps, sizeof(struct pb_src));
+        vfree(pb->v[i].d, pb->v[i].capd, sizeof(struct pb_dst));
     }
     free(pb->v);
     free(pb->slot);
@@ -157,12 +209,12 @@ bool pag_bytes_add(struct pag_bytes *pb, unsigned side, uint64_t key, uint64_t o
         w->wall = wall;
     }
     if (side == PAG_SRC) {
-        struct pb_src *r = PAG_PUSH(s->s, s->ns, s->caps);
+        struct pb_src *r = VPUSH(s->s, s->ns, s->caps);
         if (!r)
             return false;
         *r = (struct pb_src){.off = off, .len = len, .node = node, .flags = flags};
     } else {
-        struct pb_dst *r = PAG_PUSH(s->d, s->nd, s->capd);
+        struct pb_dst *r = VPUSH(s->d, s->nd, s->capd);
         if (!r)
             return false;
         *r = (struct pb_dst){.off = off, .len = len, .ws = ws, .node = node, .flags = flags};
@@ -337,11 +389,21 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, struct pag_
     pb->slot = NULL;
     pb->mask = 0;
     qsort(pb->v, pb->n, sizeof(*pb->v), cmp_key);
+    size_t want = out->n; /* about one arc per receive: grow out once */
+    for (size_t i = 0; i < pb->n; i++)
+        want += pb->v[i].nd;
+    if (want > out->cap) {
+        struct pag_pair *v = realloc(out->v, want * sizeof(*v));
+        if (v) {
+            out->v = v;
+            out->cap = want;
+        }
+    }
     for (size_t i = 0; i < pb->n && ok; i++) {
         struct pb_stream *s = &pb->v[i];
         ok = match_stream(&c, s, out, left, nleft, &capleft);
-        free(s->s); /* free as we go: the arcs take their place */
-        free(s->d);
+        vfree(s->s, s->caps, sizeof(*s->s)); /* free as we go: the arcs take their place */
+        vfree(s->d, s->capd, sizeof(*s->d));
         s->s = NULL;
         s->d = NULL;
         s->ns = s->nd = s->caps = s->capd = 0;

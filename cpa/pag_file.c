@@ -69,16 +69,74 @@ enum {
 
 /* ---- encoding ------------------------------------------------------------ */
 
+/* Where the bytes go: a growing buffer (fd < 0), or a file through a
+ * small buffer, big arrays written as they are (the part's arrays are
+ * most of it: no copy of the whole part is ever made).  The crc follows
+ * the bytes. */
+#define WBUF (64u << 10)
+
 struct enc {
     unsigned char *p;
     size_t n, cap;
-    bool oom;
+    int fd;
+    uint32_t crc;
+    bool oom; /* out of memory, or the file could not be written (err) */
+    int err;
 };
 
-static void put(struct enc *e, const void *data, size_t len)
+static uint32_t crc_of(uint32_t crc, const void *data, size_t len)
+{
+    const unsigned char *b = data;
+
+    while (len) { /* crc32's length is an uInt */
+        uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        crc = (uint32_t)crc32(crc, b, n);
+        b += n;
+        len -= n;
+    }
+    return crc;
+}
+
+static void write_all(struct enc *e, const void *data, size_t len)
+{
+    const char *b = data;
+
+    while (len && !e->oom) {
+        ssize_t w = write(e->fd, b, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            e->err = w < 0 ? errno : ENOSPC;
+            e->oom = true;
+            return;
+        }
+        b += w;
+        len -= (size_t)w;
+    }
+}
+
+static void flush(struct enc *e)
+{
+    if (e->fd >= 0 && e->n) {
+        write_all(e, e->p, e->n);
+        e->n = 0;
+    }
+}
+
+/* The bytes, without the crc (raw: the crc itself). */
+static void put_bytes(struct enc *e, const void *data, size_t len, bool raw)
 {
     if (e->oom || len == 0)
         return;
+    if (!raw)
+        e->crc = crc_of(e->crc, data, len);
+    if (e->fd >= 0 && e->n + len > e->cap) {
+        flush(e);
+        if (len >= e->cap) {
+            write_all(e, data, len);
+            return;
+        }
+    }
     if (e->n + len > e->cap) {
         size_t cap = e->cap ? e->cap : 4096;
         while (cap < e->n + len)
@@ -95,6 +153,11 @@ static void put(struct enc *e, const void *data, size_t len)
     e->n += len;
 }
 
+static void put(struct enc *e, const void *data, size_t len)
+{
+    put_bytes(e, data, len, false);
+}
+
 static void put32(struct enc *e, uint32_t v)
 {
     put(e, &v, 4);
@@ -108,9 +171,8 @@ static void put_str(struct enc *e, const char *s)
     put(e, s, len);
 }
 
-static void *encode(const struct ips2_pag *g, enum what w, size_t *size)
+static void emit(struct enc *e, const struct ips2_pag *g, enum what w)
 {
-    struct enc e = {0};
     uint64_t c[C_N] = {0};
     uint16_t v16[2] = {VERSION, (uint16_t)w};
 
@@ -130,31 +192,35 @@ static void *encode(const struct ips2_pag *g, enum what w, size_t *size)
         c[C_OUTS] = g->nouts;
         c[C_WARNINGS] = g->nwarnings;
     }
-    put(&e, MAGIC, 8);
-    put(&e, v16, 4);
-    put32(&e, g->part);
-    put(&e, c, sizeof(c));
-    put_str(&e, w == W_CROSS ? "" : g->machine);
-    put_str(&e, w == W_CROSS ? "" : g->trace_dir);
+    e->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    put(e, MAGIC, 8);
+    put(e, v16, 4);
+    put32(e, g->part);
+    put(e, c, sizeof(c));
+    put_str(e, w == W_CROSS ? "" : g->machine);
+    put_str(e, w == W_CROSS ? "" : g->trace_dir);
     for (size_t i = 0; i < c[C_STRINGS]; i++)
-        put_str(&e, g->strings[i]);
-    put(&e, g->apps, c[C_APPS] * sizeof(*g->apps));
-    put(&e, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
-    put(&e, g->threads, c[C_THREADS] * sizeof(*g->threads));
-    put(&e, g->nodes, c[C_NODES] * sizeof(*g->nodes));
-    put(&e, g->shares, c[C_SHARES] * sizeof(*g->shares));
-    put(&e, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
-    put(&e, g->outs, c[C_OUTS] * sizeof(*g->outs));
-    put(&e, g->ends, c[C_ENDS] * sizeof(*g->ends));
+        put_str(e, g->strings[i]);
+    put(e, g->apps, c[C_APPS] * sizeof(*g->apps));
+    put(e, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
+    put(e, g->threads, c[C_THREADS] * sizeof(*g->threads));
+    put(e, g->nodes, c[C_NODES] * sizeof(*g->nodes));
+    put(e, g->shares, c[C_SHARES] * sizeof(*g->shares));
+    put(e, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
+    put(e, g->outs, c[C_OUTS] * sizeof(*g->outs));
+    put(e, g->ends, c[C_ENDS] * sizeof(*g->ends));
     for (size_t i = 0; i < c[C_WARNINGS]; i++)
-        put_str(&e, g->warnings[i]);
-    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
-    for (size_t off = 0; off < e.n;) { /* crc32's length is an uInt */
-        size_t len = e.n - off > (1u << 30) ? (1u << 30) : e.n - off;
-        crc = (uint32_t)crc32(crc, e.p + off, (uInt)len);
-        off += len;
-    }
-    put32(&e, crc);
+        put_str(e, g->warnings[i]);
+    uint32_t crc = e->crc;
+    put_bytes(e, &crc, 4, true);
+    flush(e);
+}
+
+static void *encode(const struct ips2_pag *g, enum what w, size_t *size)
+{
+    struct enc e = {.fd = -1};
+
+    emit(&e, g, w);
     if (e.oom) {
         free(e.p);
         return NULL;
@@ -180,36 +246,29 @@ void *ips2_pag_cross_encode(const struct ips2_pag *pag, size_t *size)
 
 int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size_t errlen)
 {
-    size_t size = 0;
-    void *data = encode(pag, W_PART, &size);
+    struct enc e = {.fd = -1};
     char tmp[4096];
-    int fd;
 
-    if (!data) {
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    if (!(e.p = malloc(WBUF))) {
         snprintf(err, errlen, "%s: out of memory encoding the PAG", path);
         return -1;
     }
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+    e.cap = WBUF;
+    if ((e.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        free(data);
+        free(e.p);
         return -1;
     }
-    for (size_t off = 0; off < size;) {
-        ssize_t w = write(fd, (char *)data + off, size - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(w < 0 ? errno : ENOSPC));
-            close(fd);
-            unlink(tmp);
-            free(data);
-            return -1;
-        }
-        off += (size_t)w;
+    emit(&e, pag, W_PART);
+    free(e.p);
+    if (e.oom) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(e.err ? e.err : ENOMEM));
+        close(e.fd);
+        unlink(tmp);
+        return -1;
     }
-    free(data);
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
+    if (close(e.fd) != 0 || rename(tmp, path) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         unlink(tmp);
         return -1;

@@ -267,6 +267,13 @@ bool pag_fold(struct ips2_pag *p, size_t *folded)
         free(map);
         return true; /* not a builder's part: nothing folded */
     }
+    size_t keep = 0;
+    while (keep < p->nnodes && map[keep] == KEEP)
+        keep++;
+    if (keep == p->nnodes) { /* every node stays (everything paired): as it is */
+        free(map);
+        return true;
+    }
     for (size_t t = 0; t < p->nthreads; t++)
         if (!fold_thread(p, &p->threads[t], map, &o, &pd, &next)) {
             /* out of memory half way: the nodes are already moved, the
