@@ -1043,54 +1043,77 @@ static bool backwards_arc(const struct ips2_pag *p, uint32_t from, uint32_t to)
             p->nodes[from - 1].wall > p->nodes[to].wall);
 }
 
-/* The pairs become the part's arcs (it has none yet), sorted by (to,
- * from) and otherwise in the pairs' order: a counting sort by to, then
- * insertion among arcs with the same to.  *backwards: pairs dropped. */
-static bool make_arcs(struct ips2_pag *p, struct pag_pairs *pairs, size_t *backwards)
-{
-    uint32_t *at;
-    size_t n = 0;
+/* The part's arcs (it has none yet), sorted by (to, from) and otherwise
+ * in the order pairing made them (the byte ranges', then the items'): a
+ * counting sort by to over two passes of the same arcs, then insertion
+ * among arcs with the same to. */
+struct arcs_build {
+    const struct ips2_pag *p;
+    int pass;
+    uint32_t *at; /* pass 0: arcs per to (at[to + 1]); pass 1: where the next goes */
+    struct ips2_pag_arc *arcs;
+    size_t n, backwards;
+};
 
-    if (pairs->n == 0)
-        return true;
-    if (!(at = calloc(p->nnodes + 1, sizeof(*at))))
+static void arc_cb(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16_t type,
+                   bool forward)
+{
+    struct arcs_build *ab = arg;
+    const struct ips2_pag *p = ab->p;
+    uint32_t f = IPS2_PAG_GID_NODE(from), t = IPS2_PAG_GID_NODE(to);
+
+    if (IPS2_PAG_GID_PART(from) != 0 || IPS2_PAG_GID_PART(to) != 0 || f >= p->nnodes ||
+        t >= p->nnodes)
+        return; /* not an arc of this part */
+    if (!forward && backwards_arc(p, f, t)) {
+        ab->backwards += ab->pass == 0;
+        return;
+    }
+    if (ab->pass == 0) {
+        ab->at[t + 1]++;
+        ab->n++;
+        return;
+    }
+    struct ips2_pag_arc *a = &ab->arcs[ab->at[t]++];
+    a->from = from;
+    a->to = t;
+    a->type = type;
+    a->reserved = 0;
+    a->weight = weight;
+}
+
+/* Pairs the byte ranges (and gives *left what they left) and makes the
+ * part's arcs of them and of the items' pairs. */
+static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, struct pag_item **left,
+                      size_t *nleft, size_t *backwards)
+{
+    struct ips2_pag *p = b->p;
+    struct arcs_build ab = {.p = p};
+
+    if (!(ab.at = calloc(p->nnodes + 1, sizeof(*ab.at)))) {
         return false;
-    for (size_t i = 0; i < pairs->n; i++) {
-        struct pag_pair *q = &pairs->v[i];
-        uint32_t from = IPS2_PAG_GID_NODE(q->from), to = IPS2_PAG_GID_NODE(q->to);
-        if (IPS2_PAG_GID_PART(q->from) != 0 || IPS2_PAG_GID_PART(q->to) != 0 || from >= p->nnodes ||
-            to >= p->nnodes) {
-            q->type = 0; /* not an arc of this part */
-            continue;
+    }
+    for (ab.pass = 0; ab.pass < 2; ab.pass++) {
+        if (!pag_bytes_match(b->bytes, p, ab.pass, arc_cb, &ab, left, nleft)) {
+            free(ab.at);
+            free(ab.arcs);
+            return false;
         }
-        if (backwards_arc(p, from, to)) {
-            (*backwards)++;
-            q->type = 0;
-            continue;
+        for (size_t i = 0; i < pairs->n; i++)
+            arc_cb(&ab, pairs->v[i].from, pairs->v[i].to, pairs->v[i].weight, pairs->v[i].type,
+                   false);
+        if (ab.pass == 0) {
+            for (size_t i = 1; i <= p->nnodes; i++)
+                ab.at[i] += ab.at[i - 1];
+            if (ab.n && !(ab.arcs = malloc(ab.n * sizeof(*ab.arcs)))) {
+                free(ab.at);
+                return false;
+            }
         }
-        at[to + 1]++;
-        n++;
     }
-    struct ips2_pag_arc *arcs = n ? malloc(n * sizeof(*arcs)) : NULL;
-    if (n && !arcs) {
-        free(at);
-        return false;
-    }
-    for (size_t i = 1; i <= p->nnodes; i++)
-        at[i] += at[i - 1];
-    for (size_t i = 0; i < pairs->n; i++) {
-        const struct pag_pair *q = &pairs->v[i];
-        if (q->type == 0)
-            continue;
-        struct ips2_pag_arc *a = &arcs[at[IPS2_PAG_GID_NODE(q->to)]++];
-        a->from = q->from;
-        a->to = IPS2_PAG_GID_NODE(q->to);
-        a->type = q->type;
-        a->reserved = 0;
-        a->weight = q->weight;
-    }
-    free(at);
-    for (size_t i = 1; i < n; i++) {
+    free(ab.at);
+    struct ips2_pag_arc *arcs = ab.arcs;
+    for (size_t i = 1; i < ab.n; i++) {
         if (arcs[i].to != arcs[i - 1].to || arcs[i].from >= arcs[i - 1].from)
             continue;
         struct ips2_pag_arc a = arcs[i];
@@ -1101,8 +1124,19 @@ static bool make_arcs(struct ips2_pag *p, struct pag_pairs *pairs, size_t *backw
     }
     free(p->arcs);
     p->arcs = arcs;
-    p->narcs = n;
+    p->narcs = ab.n;
+    *backwards = ab.backwards;
     return true;
+}
+
+/* Byte streams and connections of TCP (their keys are a TCP or UDP
+ * descriptor's): they may pair with another machine's. */
+static void ip_flags(const struct pag_builder *b, struct pag_item *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((v[i].cls == PC_BYTES || v[i].cls == PC_CONN) &&
+            bsearch(&v[i].k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
+            v[i].flags |= PI_IP;
 }
 
 struct unpaired {
@@ -1159,22 +1193,15 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     memset(&b->strings, 0, sizeof(b->strings));
     if (!expand_lites(b) || !generations(b))
         b->oom = true;
-    /* byte ranges first: pag_match_items would have paired them first */
-    if (!b->oom && !pag_bytes_match(b->bytes, p, &pairs, &left, &nleft))
-        b->oom = true;
     qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
-    for (int pass = 0; pass < 2; pass++) {
-        struct pag_item *v = pass ? b->items : left;
-        for (size_t i = 0, n = pass ? b->nitems : nleft; i < n; i++)
-            if ((v[i].cls == PC_BYTES || v[i].cls == PC_CONN) &&
-                bsearch(&v[i].k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
-                v[i].flags |= PI_IP;
-    }
+    ip_flags(b, b->items, b->nitems);
     if (!pag_match_items(b->items, b->nitems, false, &pairs))
         b->oom = true;
-    if (!b->oom && !make_arcs(p, &pairs, &backwards))
+    /* the byte ranges pair as byte items would have, before the others */
+    if (!make_arcs(b, &pairs, &left, &nleft, &backwards))
         b->oom = true;
     free(pairs.v);
+    ip_flags(b, left, nleft);
 
     /* what stays unpaired: an end, or a warning (byte ranges sort first) */
     for (size_t i = 0; i < nleft && !b->oom; i++)

@@ -5,10 +5,10 @@
  * A message-heavy trace is mostly sends and receives, and a general
  * pairing item (pag_internal.h, ~112 bytes, sorted with all the others)
  * per range made the builder slow and big.  Here each stream key has its
- * own two arrays: sends of 24 bytes (offset, bytes, node) and receives of
- * 32 (and the call's start).  A range's time is its node's, except where
- * the thread's clock went backwards and the node was moved forward: those
- * few keep the event's own time in a side table (by node).
+ * own two arrays: sends of 32 bytes (offset, bytes, time, node) and
+ * receives of 40 (and the call's start).  A range keeps its event's own
+ * time, so that pairing never reads the nodes: they are far apart in
+ * memory, and reading them cost as much as the rest of the pairing.
  *
  * At the end each stream is paired with the same rule and in the same
  * order as pag_match.c paired byte items: both sides sorted by (offset,
@@ -28,16 +28,18 @@
 
 #include "pag_internal.h"
 
-#define PB_DONE 1u /* a send that paired */
-#define PB_WALL 2u /* its time is in the side table (not its node's) */
+#define PB_DONE  1u /* a send that paired */
+#define PB_MOVED 2u /* its node was moved forward (its thread's clock went back) */
 
 struct pb_src {
     uint64_t off, len;
+    int64_t wall; /* the event's time */
     uint32_t node, flags;
 };
 
 struct pb_dst {
     uint64_t off, len;
+    int64_t wall;
     int64_t ws; /* when its call began; INT64_MIN: unknown */
     uint32_t node, flags;
 };
@@ -50,11 +52,6 @@ struct pb_stream {
     size_t nd, capd;
 };
 
-struct pb_wall {
-    uint32_t node;
-    int64_t wall;
-};
-
 struct pag_bytes {
     struct pb_stream *v;
     size_t n, cap;
@@ -62,8 +59,6 @@ struct pag_bytes {
     size_t mask;
     uint64_t last_key[2];
     uint32_t last_idx[2];
-    struct pb_wall *walls; /* by node, ascending */
-    size_t nwalls, capwalls;
 };
 
 /* ---- arrays that grow without copying ----------------------------------- */
@@ -127,7 +122,6 @@ static void clear(struct pag_bytes *pb)
     }
     free(pb->v);
     free(pb->slot);
-    free(pb->walls);
     memset(pb, 0, sizeof(*pb));
 }
 
@@ -194,30 +188,24 @@ static struct pb_stream *stream(struct pag_bytes *pb, uint64_t key)
 }
 
 bool pag_bytes_add(struct pag_bytes *pb, unsigned side, uint64_t key, uint64_t off, uint64_t len,
-                   uint32_t node, bool own_wall, int64_t wall, int64_t ws)
+                   uint32_t node, bool moved, int64_t wall, int64_t ws)
 {
     struct pb_stream *s = stream(pb, key);
-    uint32_t flags = own_wall ? PB_WALL : 0;
+    uint32_t flags = moved ? PB_MOVED : 0;
 
     if (!s)
         return false;
-    if (own_wall) {
-        struct pb_wall *w = PAG_PUSH(pb->walls, pb->nwalls, pb->capwalls);
-        if (!w)
-            return false;
-        w->node = node;
-        w->wall = wall;
-    }
     if (side == PAG_SRC) {
         struct pb_src *r = VPUSH(s->s, s->ns, s->caps);
         if (!r)
             return false;
-        *r = (struct pb_src){.off = off, .len = len, .node = node, .flags = flags};
+        *r = (struct pb_src){.off = off, .len = len, .wall = wall, .node = node, .flags = flags};
     } else {
         struct pb_dst *r = VPUSH(s->d, s->nd, s->capd);
         if (!r)
             return false;
-        *r = (struct pb_dst){.off = off, .len = len, .ws = ws, .node = node, .flags = flags};
+        *r = (struct pb_dst){
+            .off = off, .len = len, .wall = wall, .ws = ws, .node = node, .flags = flags};
     }
     return true;
 }
@@ -231,60 +219,29 @@ void pag_bytes_truncate(struct pag_bytes *pb, uint32_t node)
         while (s->nd && s->d[s->nd - 1].node >= node)
             s->nd--;
     }
-    while (pb->nwalls && pb->walls[pb->nwalls - 1].node >= node)
-        pb->nwalls--;
 }
 
 /* ---- pairing ------------------------------------------------------------- */
 
-struct ctx {
-    const struct pag_bytes *pb;
-    const struct ips2_pag *p;
-};
-
-static int64_t wall_of(const struct ctx *c, uint32_t node, uint32_t flags)
-{
-    if (flags & PB_WALL) {
-        size_t lo = 0, hi = c->pb->nwalls;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (c->pb->walls[mid].node < node)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < c->pb->nwalls && c->pb->walls[lo].node == node)
-            return c->pb->walls[lo].wall;
-    }
-    return c->p->nodes[node].wall;
-}
-
 /* pag_match.c's order of one side of a group: offset, bytes, time, node. */
-static int cmp_range(const struct ctx *c, uint64_t o1, uint64_t l1, uint32_t n1, uint32_t f1,
-                     uint64_t o2, uint64_t l2, uint32_t n2, uint32_t f2)
-{
-    if (o1 != o2)
-        return o1 < o2 ? -1 : 1;
-    if (l1 != l2)
-        return l1 < l2 ? -1 : 1;
-    int64_t w1 = wall_of(c, n1, f1), w2 = wall_of(c, n2, f2);
-    if (w1 != w2)
-        return w1 < w2 ? -1 : 1;
-    return n1 < n2 ? -1 : n1 > n2;
-}
+#define CMP_RANGE(x, y)                                                                            \
+    ((x)->off != (y)->off     ? ((x)->off < (y)->off ? -1 : 1)                                     \
+     : (x)->len != (y)->len   ? ((x)->len < (y)->len ? -1 : 1)                                     \
+     : (x)->wall != (y)->wall ? ((x)->wall < (y)->wall ? -1 : 1)                                   \
+                              : ((x)->node > (y)->node) - ((x)->node < (y)->node))
 
-static int cmp_src(const void *a, const void *b, void *arg)
+static int cmp_src(const void *a, const void *b)
 {
     const struct pb_src *x = a, *y = b;
 
-    return cmp_range(arg, x->off, x->len, x->node, x->flags, y->off, y->len, y->node, y->flags);
+    return CMP_RANGE(x, y);
 }
 
-static int cmp_dst(const void *a, const void *b, void *arg)
+static int cmp_dst(const void *a, const void *b)
 {
     const struct pb_dst *x = a, *y = b;
 
-    return cmp_range(arg, x->off, x->len, x->node, x->flags, y->off, y->len, y->node, y->flags);
+    return CMP_RANGE(x, y);
 }
 
 /* Whether ranges in this order are strictly ascending by (offset, bytes):
@@ -297,15 +254,15 @@ static int cmp_dst(const void *a, const void *b, void *arg)
                    ((v)[i_ - 1].off == (v)[i_].off && (v)[i_ - 1].len < (v)[i_].len);              \
     } while (0)
 
-static struct pag_item *leftover(struct pag_item **v, size_t *n, size_t *cap, const struct ctx *c,
-                                 unsigned side, uint64_t key, uint64_t off, uint64_t len,
-                                 uint32_t node, uint32_t flags, int64_t ws)
+/* A range that paired with nothing, as the item pag_build.c used to make. */
+static bool leftover(struct pag_item **v, size_t *n, size_t *cap, const struct ips2_pag *p,
+                     unsigned side, uint64_t key, uint64_t off, uint64_t len, uint32_t node,
+                     int64_t wall, int64_t ws)
 {
-    const struct ips2_pag *p = c->p;
     struct pag_item *it = PAG_PUSH(*v, *n, *cap);
 
     if (!it)
-        return NULL;
+        return false;
     memset(it, 0, sizeof(*it));
     it->cls = PC_BYTES;
     it->side = (uint16_t)side;
@@ -314,14 +271,14 @@ static struct pag_item *leftover(struct pag_item **v, size_t *n, size_t *cap, co
     it->k[2] = len;
     it->gid = IPS2_PAG_GID(0, node);
     it->ref = UINT64_MAX;
-    it->wall = wall_of(c, node, flags);
+    it->wall = wall;
     it->ws = side == PAG_DST ? ws : INT64_MIN;
     it->ref_wall = it->ref_ws = INT64_MIN;
     it->thread = p->nodes[node].thread;
     it->prev = node > 0 && p->nodes[node - 1].thread == it->thread ? IPS2_PAG_GID(0, node - 1)
                                                                    : UINT64_MAX;
     it->kind = p->nodes[node].kind;
-    return it;
+    return true;
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -331,86 +288,80 @@ static int cmp_key(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* One stream: its arcs into out, what did not pair into the items. */
-static bool match_stream(const struct ctx *c, struct pb_stream *s, struct pag_pairs *out,
+/* One stream: every arc to fn; on the first pass (left != NULL) what
+ * did not pair into the items. */
+static bool match_stream(const struct ips2_pag *p, struct pb_stream *s, pag_arc_fn *fn, void *arg,
                          struct pag_item **left, size_t *nleft, size_t *capleft)
 {
-    bool sorted;
     size_t j = 0;
 
-    ASCENDING(s->s, s->ns, sorted);
-    if (!sorted)
-        qsort_r(s->s, s->ns, sizeof(*s->s), cmp_src, (void *)c);
-    ASCENDING(s->d, s->nd, sorted);
-    if (!sorted)
-        qsort_r(s->d, s->nd, sizeof(*s->d), cmp_dst, (void *)c);
     for (size_t i = 0; i < s->nd; i++) {
-        struct pb_dst *d = &s->d[i];
+        const struct pb_dst *d = &s->d[i];
         uint64_t a = d->off, e = d->off + d->len;
-        int64_t dw = wall_of(c, d->node, d->flags);
         bool paired = false;
         while (j < s->ns && s->s[j].off + s->s[j].len <= a)
             j++;
         for (size_t m = j; m < s->ns && s->s[m].off < e; m++) {
             struct pb_src *r = &s->s[m];
-            struct pag_pair *q = PAG_PUSH(out->v, out->n, out->cap);
-            if (!q)
-                return false;
-            q->from = IPS2_PAG_GID(0, r->node);
-            q->to = IPS2_PAG_GID(0, d->node);
-            q->weight = pag_weight(wall_of(c, r->node, r->flags), dw, d->ws);
-            q->type = IPS2_PAG_ARC_MESSAGE;
+            /* the nodes' times are the events' unless one was moved */
+            bool forward = !((r->flags | d->flags) & PB_MOVED) && r->wall <= d->wall;
+            fn(arg, IPS2_PAG_GID(0, r->node), IPS2_PAG_GID(0, d->node),
+               pag_weight(r->wall, d->wall, d->ws), IPS2_PAG_ARC_MESSAGE, forward);
             r->flags |= PB_DONE;
             paired = true;
         }
-        if (!paired && !leftover(left, nleft, capleft, c, PAG_DST, s->key, d->off, d->len, d->node,
-                                 d->flags, d->ws))
+        if (!paired && left &&
+            !leftover(left, nleft, capleft, p, PAG_DST, s->key, d->off, d->len, d->node, d->wall,
+                      d->ws))
             return false;
     }
-    for (size_t i = 0; i < s->ns; i++) {
+    for (size_t i = 0; i < s->ns && left; i++) {
         const struct pb_src *r = &s->s[i];
-        if (!(r->flags & PB_DONE) && !leftover(left, nleft, capleft, c, PAG_SRC, s->key, r->off,
-                                               r->len, r->node, r->flags, INT64_MIN))
+        if (!(r->flags & PB_DONE) && !leftover(left, nleft, capleft, p, PAG_SRC, s->key, r->off,
+                                               r->len, r->node, r->wall, INT64_MIN))
             return false;
     }
     return true;
 }
 
-bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, struct pag_pairs *out,
-                     struct pag_item **left, size_t *nleft)
+bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, pag_arc_fn *fn,
+                     void *arg, struct pag_item **left, size_t *nleft)
 {
-    struct ctx c = {pb, p};
     size_t capleft = 0;
-    bool ok = true;
+    bool ok = true, sorted;
 
-    *left = NULL;
-    *nleft = 0;
-    free(pb->slot);
-    pb->slot = NULL;
-    pb->mask = 0;
-    qsort(pb->v, pb->n, sizeof(*pb->v), cmp_key);
-    size_t want = out->n; /* about one arc per receive: grow out once */
-    for (size_t i = 0; i < pb->n; i++)
-        want += pb->v[i].nd;
-    if (want > out->cap) {
-        struct pag_pair *v = realloc(out->v, want * sizeof(*v));
-        if (v) {
-            out->v = v;
-            out->cap = want;
-        }
+    if (pass == 0) {
+        *left = NULL;
+        *nleft = 0;
+        free(pb->slot);
+        pb->slot = NULL;
+        pb->mask = 0;
+        pb->last_key[0] = pb->last_key[1] = 0;
+        qsort(pb->v, pb->n, sizeof(*pb->v), cmp_key);
     }
     for (size_t i = 0; i < pb->n && ok; i++) {
         struct pb_stream *s = &pb->v[i];
-        ok = match_stream(&c, s, out, left, nleft, &capleft);
-        vfree(s->s, s->caps, sizeof(*s->s)); /* free as we go: the arcs take their place */
-        vfree(s->d, s->capd, sizeof(*s->d));
-        s->s = NULL;
-        s->d = NULL;
-        s->ns = s->nd = s->caps = s->capd = 0;
+        if (pass == 0) {
+            ASCENDING(s->s, s->ns, sorted);
+            if (!sorted)
+                qsort(s->s, s->ns, sizeof(*s->s), cmp_src);
+            ASCENDING(s->d, s->nd, sorted);
+            if (!sorted)
+                qsort(s->d, s->nd, sizeof(*s->d), cmp_dst);
+        }
+        ok = match_stream(p, s, fn, arg, pass == 0 ? left : NULL, nleft, &capleft);
+        if (pass != 0) { /* free as we go: the arcs take their place */
+            vfree(s->s, s->caps, sizeof(*s->s));
+            vfree(s->d, s->capd, sizeof(*s->d));
+            s->s = NULL;
+            s->d = NULL;
+            s->ns = s->nd = s->caps = s->capd = 0;
+        }
     }
     /* what did not pair, in pag_match.c's order */
-    if (ok && *nleft > 1)
+    if (pass == 0 && ok && *nleft > 1)
         qsort(*left, *nleft, sizeof(**left), pag_item_cmp);
-    clear(pb);
+    if (pass != 0 || !ok)
+        clear(pb);
     return ok;
 }

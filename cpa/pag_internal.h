@@ -142,21 +142,29 @@ struct pag_bytes;
 struct pag_bytes *pag_bytes_new(void);
 void pag_bytes_free(struct pag_bytes *pb);
 
-/* A send (PAG_SRC) or receive of [off, off + len) of stream key at node;
- * own_wall: the event's time `wall` is not its node's (the node was moved
- * forward); ws: a receive's call start.  false on OOM. */
+/* A send (PAG_SRC) or receive of [off, off + len) of stream key at node,
+ * at time wall (the event's; moved: its node's is later); ws: a
+ * receive's call start.  false on OOM. */
 bool pag_bytes_add(struct pag_bytes *pb, unsigned side, uint64_t key, uint64_t off, uint64_t len,
-                   uint32_t node, bool own_wall, int64_t wall, int64_t ws);
+                   uint32_t node, bool moved, int64_t wall, int64_t ws);
 
 /* Forgets every range of nodes >= node (a dropped thread's). */
 void pag_bytes_truncate(struct pag_bytes *pb, uint32_t node);
 
+/* An arc that pairing made. */
+/* An arc that pairing made; forward: wall(from) <= wall(to) of the nodes
+ * is known (else the caller looks). */
+typedef void pag_arc_fn(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16_t type,
+                        bool forward);
+
 /* Pairs the ranges (p: the part's nodes, part number 0) as pag_match_items
- * pairs byte items, appending the arcs to out in the same order; *left:
- * the ranges that paired with nothing as items in pag_item_cmp order (the
- * caller's; a part's ends and warnings).  Empties pb.  false on OOM. */
-bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, struct pag_pairs *out,
-                     struct pag_item **left, size_t *nleft);
+ * pairs byte items, giving fn each arc in the order pag_match_items would
+ * make them.  Twice: pass 0 also gives *left, the ranges that paired with
+ * nothing as items in pag_item_cmp order (the caller's: ends and
+ * warnings); pass 1 gives the same arcs again (so that the caller can
+ * count before it places) and empties pb.  false on OOM (pb is emptied). */
+bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, pag_arc_fn *fn,
+                     void *arg, struct pag_item **left, size_t *nleft);
 
 /* ---- folding (pag_fold.c) ------------------------------------------------ */
 

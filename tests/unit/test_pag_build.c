@@ -862,6 +862,25 @@ static uint64_t lcg(uint64_t *s)
     return *s >> 33;
 }
 
+static void collect(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16_t type,
+                    bool forward)
+{
+    (void)forward;
+    struct pag_pairs *out = arg;
+
+    if (out->n == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 64;
+        out->v = realloc(out->v, out->cap * sizeof(*out->v));
+        assert_non_null(out->v);
+    }
+    memset(&out->v[out->n], 0, sizeof(out->v[out->n]));
+    out->v[out->n].from = from;
+    out->v[out->n].to = to;
+    out->v[out->n].weight = weight;
+    out->v[out->n].type = type;
+    out->n++;
+}
+
 static void test_bytes_vs_items(void **state)
 {
     (void)state;
@@ -925,7 +944,12 @@ static void test_bytes_vs_items(void **state)
             pag_bytes_truncate(pb, (uint32_t)cut);
             nitems = cut;
         }
-        assert_true(pag_bytes_match(pb, &p, &a, &left, &nleft));
+        assert_true(pag_bytes_match(pb, &p, 0, collect, &a, &left, &nleft));
+        struct pag_pairs again = {0};
+        assert_true(pag_bytes_match(pb, &p, 1, collect, &again, NULL, NULL));
+        assert_int_equal(again.n, a.n);
+        assert_memory_equal(again.v, a.v, a.n * sizeof(*a.v));
+        free(again.v);
         assert_true(pag_match_items(items, nitems, false, &b));
         assert_int_equal(a.n, b.n);
         for (size_t i = 0; i < a.n; i++) {
