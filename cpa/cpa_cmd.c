@@ -118,7 +118,8 @@ static void print_path(const struct ips2_cpa_path *p, struct ips2_cpa_meta **met
 {
     char err[512];
     struct ips2_cpa_profile prof;
-    if (ips2_cpa_profile(p, metas, n, q, level, NULL, 0, 0, &prof, err, sizeof err)) {
+    if (ips2_cpa_profile(p, metas, n, q, level, NULL, IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &prof,
+                         err, sizeof err)) {
         fprintf(stderr, "ips2-cpa: %s\n", err);
         return;
     }

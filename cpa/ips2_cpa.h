@@ -75,6 +75,9 @@ enum ips2_cpa_seg_kind {
     IPS2_CPA_SEG_CPU = 0, /* a CPU arc of one thread; arc types are enum ips2_pag_arc_type */
 };
 
+/* "cpu", "message", "sync", "create", "exit", or "other". */
+const char *ips2_cpa_seg_kind_name(uint16_t kind);
+
 /* One arc of the critical path.  A CPU segment has src == dst (its thread).
  * A dependence segment (kind = IPS2_PAG_ARC_*) goes from src's event at
  * begin to dst's event at end (a source that ended after its destination,
@@ -300,9 +303,16 @@ struct ips2_cpa_profile {
     int64_t begin, end; /* the interval elapsed measures */
 };
 
+/* The whole run, as a phase: t0 = IPS2_CPA_RUN_START, t1 = IPS2_CPA_RUN_END. */
+#define IPS2_CPA_RUN_START INT64_MIN
+#define IPS2_CPA_RUN_END   INT64_MAX
+
 /* Phase [t0, t1): each segment counts in proportion to its wall overlap
- * with it (a zero-width segment: whole if t0 <= begin < t1); t0 = t1 = 0:
- * no phase.  metas[k] is part k's. */
+ * with it (a zero-width segment: whole if t0 <= begin < t1); the whole run:
+ * IPS2_CPA_RUN_START, IPS2_CPA_RUN_END (any other pair is a phase, [0, 0)
+ * an empty one).  metas[k] is part k's.  A path that the engine could not
+ * have made (a negative length, begin after end, lengths adding up past
+ * int64, threads or shares out of range) is refused with an error. */
 int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
                      size_t nmetas, const struct ips2_cpa_query *q, enum ips2_cpa_level level,
                      const struct ips2_cpa_filter *f, int64_t t0, int64_t t1,

@@ -39,6 +39,12 @@ static int add_cpu(struct ips2_cpa_meta *m, size_t *cap, uint32_t t, uint32_t pr
     return 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **out, char *err,
                            size_t errlen)
 {
@@ -100,12 +106,7 @@ int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **ou
             }
         }
         /* In string order, then no procedure. */
-        for (size_t a = 1; a < ntouched; a++)
-            for (size_t b = a; b > 0 && touched[b - 1] > touched[b]; b--) {
-                uint32_t x = touched[b];
-                touched[b] = touched[b - 1];
-                touched[b - 1] = x;
-            }
+        qsort(touched, ntouched, sizeof *touched, cmp_u32);
         for (size_t a = 0; a < ntouched; a++) {
             uint32_t slot = touched[a];
             if (add_cpu(m, &cap, (uint32_t)t, slot == pag->nstrings ? IPS2_PAG_NONE : slot,

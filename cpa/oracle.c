@@ -100,18 +100,37 @@ static int build(struct oracle *o, const struct ips2_cpa_query *q, char *err, si
     return 0;
 }
 
+/* len + weight into node n of p, or -1 with a named error if it does not
+ * fit. */
+static int extend(const struct ips2_pag *p, uint32_t n, int64_t len, int64_t weight, int64_t *out,
+                  char *err, size_t errlen)
+{
+    if (weight > INT64_MAX - len) {
+        const struct ips2_pag_thread *th = &p->threads[p->nodes[n].thread];
+        return cpa_err(err, errlen,
+                       "part %s: node %u (process %d, thread %d): the path length overflows "
+                       "(%lld ns + an arc of %lld ns)",
+                       p->machine ? p->machine : "?", n, (int)p->processes[th->process].pid,
+                       (int)th->tid, (long long)len, (long long)weight);
+    }
+    *out = len + weight;
+    return 0;
+}
+
 /* Node n of part k is ready: pull its best predecessor. */
-static void settle(struct oracle *o, size_t k, uint32_t n)
+static int settle(struct oracle *o, size_t k, uint32_t n, char *err, size_t errlen)
 {
     const struct ips2_pag *p = o->parts[k];
     uint32_t t = p->nodes[n].thread;
     uint8_t f = o->scope[k].tflags[t];
     struct onode *x = &o->node[o->off[k] + n];
     if (!(f & CPA_SCOPE))
-        return;
+        return 0;
     if (n != p->threads[t].first && o->node[o->off[k] + n - 1].reached) {
         x->haspred = 1;
-        x->len = o->node[o->off[k] + n - 1].len + cpa_cpu_weight(&o->scope[k], p, n);
+        if (extend(p, n, o->node[o->off[k] + n - 1].len, cpa_cpu_weight(&o->scope[k], p, n),
+                   &x->len, err, errlen))
+            return -1;
         x->pred = IPS2_PAG_GID(k, n - 1);
         x->arc = UINT32_MAX;
     }
@@ -128,7 +147,9 @@ static void settle(struct oracle *o, size_t k, uint32_t n)
         const struct onode *s = &o->node[gidx(o, a->from)];
         if (!s->reached)
             continue;
-        int64_t len = s->len + a->weight;
+        int64_t len = 0;
+        if (extend(p, n, s->len, a->weight, &len, err, errlen))
+            return -1;
         if (!x->haspred || cpa_better(len, 0, a->from, (uint32_t)i, x->len, x->arc == UINT32_MAX,
                                       x->pred, x->arc == UINT32_MAX ? 0 : x->arc)) {
             x->haspred = 1;
@@ -139,6 +160,7 @@ static void settle(struct oracle *o, size_t k, uint32_t n)
     }
     if (x->haspred || (f & CPA_START))
         x->reached = 1;
+    return 0;
 }
 
 static int walk(struct oracle *o, uint64_t gid, struct ips2_cpa_path *out, char *err, size_t errlen)
@@ -202,7 +224,8 @@ int ips2_cpa_oracle(struct ips2_pag *const *parts, size_t n, const struct ips2_c
             k = g >= o.off[k + 1] ? k + 1 : 0;
         const struct ips2_pag *p = parts[k];
         uint32_t nd = (uint32_t)(g - o.off[k]);
-        settle(&o, k, nd);
+        if (settle(&o, k, nd, err, errlen))
+            goto done;
         const struct onode *x = &o.node[g];
         uint64_t gid = IPS2_PAG_GID(k, nd);
         if (x->reached && (o.scope[k].tflags[p->nodes[nd].thread] & CPA_TERM) &&

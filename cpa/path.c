@@ -30,6 +30,23 @@ int ips2_cpa_mode_parse(const char *name, enum ips2_cpa_mode *mode)
     return -1;
 }
 
+const char *ips2_cpa_seg_kind_name(uint16_t kind)
+{
+    switch (kind) {
+    case IPS2_CPA_SEG_CPU:
+        return "cpu";
+    case IPS2_PAG_ARC_MESSAGE:
+        return "message";
+    case IPS2_PAG_ARC_SYNC:
+        return "sync";
+    case IPS2_PAG_ARC_CREATE:
+        return "create";
+    case IPS2_PAG_ARC_EXIT:
+        return "exit";
+    }
+    return "other";
+}
+
 const char *ips2_cpa_mode_name(enum ips2_cpa_mode mode)
 {
     switch (mode) {

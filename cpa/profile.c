@@ -157,32 +157,31 @@ static void unit_name(const struct ctx *c, enum ips2_cpa_level level, uint32_t p
     }
 }
 
+/* A delay entry's first word: the segment kind's name, messages plural. */
 static const char *arc_word(uint16_t type)
 {
-    switch (type) {
-    case IPS2_PAG_ARC_MESSAGE:
+    if (type == IPS2_PAG_ARC_MESSAGE)
         return "messages";
-    case IPS2_PAG_ARC_SYNC:
-        return "sync";
-    case IPS2_PAG_ARC_CREATE:
-        return "create";
-    case IPS2_PAG_ARC_EXIT:
-        return "exit";
-    }
-    return "arcs";
+    return type == IPS2_CPA_SEG_CPU ? "arcs" : ips2_cpa_seg_kind_name(type);
 }
 
-/* A segment's contribution within [t0, t1). */
+static int has_phase(int64_t t0, int64_t t1)
+{
+    return !(t0 == IPS2_CPA_RUN_START && t1 == IPS2_CPA_RUN_END);
+}
+
+/* A segment's contribution within [t0, t1) (len >= 0; 128-bit spans: a
+ * segment from the wire may reach both ends of int64). */
 static int64_t clip(int64_t len, int64_t b, int64_t e, int64_t t0, int64_t t1)
 {
-    if (t0 == 0 && t1 == 0)
+    if (!has_phase(t0, t1))
         return len;
     if (e <= b)
         return b >= t0 && b < t1 ? len : 0;
     int64_t lo = b > t0 ? b : t0, hi = e < t1 ? e : t1;
     if (hi <= lo)
         return 0;
-    return (int64_t)((__int128)len * (hi - lo) / (e - b));
+    return (int64_t)((__int128)len * ((__int128)hi - lo) / ((__int128)e - b));
 }
 
 static int check_path(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
@@ -191,8 +190,15 @@ static int check_path(const struct ips2_cpa_path *path, struct ips2_cpa_meta *co
     for (size_t k = 0; k < nmetas; k++)
         if (!metas[k] || metas[k]->part != k)
             return cpa_err(err, errlen, "part %zu: no metadata for it", k);
+    __int128 total = 0;
     for (size_t i = 0; i < path->nsegs; i++) {
         const struct ips2_cpa_segment *s = &path->segs[i];
+        total += s->length;
+        if (s->length < 0 || s->begin > s->end || total > INT64_MAX)
+            return cpa_err(err, errlen,
+                           "path segment %zu: length %lld from %lld to %lld (negative, ending "
+                           "before it begins, or the lengths add up past int64)",
+                           i, (long long)s->length, (long long)s->begin, (long long)s->end);
         if (s->src_part >= nmetas || s->dst_part >= nmetas ||
             s->src_thread >= metas[s->src_part]->nthreads ||
             s->dst_thread >= metas[s->dst_part]->nthreads ||
@@ -340,7 +346,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                 out->end = sp->end;
             any = 1;
         }
-    if (any && !(t0 == 0 && t1 == 0)) {
+    if (any && has_phase(t0, t1)) {
         if (out->begin < t0)
             out->begin = t0;
         if (out->end > t1)
@@ -348,7 +354,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         if (out->end < out->begin)
             out->end = out->begin;
     }
-    out->elapsed = out->end - out->begin;
+    out->elapsed = (__int128)out->end - out->begin > INT64_MAX ? INT64_MAX : out->end - out->begin;
     out->ratio = out->elapsed > 0 ? (double)out->length / (double)out->elapsed : 0;
     /* Entries: drop zeros, percentages, order. */
     size_t k = 0;
@@ -399,6 +405,81 @@ void ips2_cpa_imbalance_free(struct ips2_cpa_imbalance *v, size_t n)
     free(v);
 }
 
+/* Per procedure name: its CPU over the threads of the scope that ran it
+ * (one meta cpu entry per thread and procedure), in an open-addressing
+ * table built once (keys point into the metas' strings). */
+struct avg_slot {
+    const char *name; /* NULL: empty */
+    double total;
+    size_t nthreads;
+};
+
+struct avg_table {
+    struct avg_slot *slot;
+    size_t nslot, n;
+};
+
+static struct avg_slot *avg_find(struct avg_table *t, const char *name)
+{
+    size_t h = hash(name) & (t->nslot - 1);
+    while (t->slot[h].name && strcmp(t->slot[h].name, name) != 0)
+        h = (h + 1) & (t->nslot - 1);
+    return &t->slot[h];
+}
+
+static int avg_add(struct avg_table *t, const char *name, double share)
+{
+    if ((t->n + 1) * 2 > t->nslot) {
+        struct avg_table nt = {calloc(t->nslot ? t->nslot * 2 : 64, sizeof *nt.slot),
+                               t->nslot ? t->nslot * 2 : 64, t->n};
+        if (!nt.slot)
+            return -1;
+        for (size_t i = 0; i < t->nslot; i++)
+            if (t->slot[i].name)
+                *avg_find(&nt, t->slot[i].name) = t->slot[i];
+        free(t->slot);
+        *t = nt;
+    }
+    struct avg_slot *s = avg_find(t, name);
+    if (!s->name) {
+        s->name = name;
+        t->n++;
+    }
+    s->total += share;
+    s->nthreads += share > 0;
+    return 0;
+}
+
+/* The table of every procedure's CPU in the threads in scope, clipped to
+ * the phase in proportion to each thread's span. */
+static int avg_build(struct avg_table *t, const struct ctx *c, const struct ips2_cpa_query *q,
+                     int64_t t0, int64_t t1)
+{
+    for (size_t k = 0; k < c->nmetas; k++) {
+        const struct ips2_cpa_meta *mt = c->metas[k];
+        for (size_t j = 0; j < mt->ncpu; j++) {
+            const struct ips2_cpa_proc_cpu *pc = &mt->cpu[j];
+            if (!thread_in(c, (uint32_t)k, pc->thread) ||
+                (q->mode == IPS2_CPA_INTRA && !in_mode_apps(c, q, (uint32_t)k, pc->thread)))
+                continue;
+            const char *pn = pc->proc == IPS2_PAG_NONE ? "(no procedure)" : mt->strings[pc->proc];
+            double share = (double)pc->cpu;
+            if (has_phase(t0, t1)) {
+                const struct ips2_cpa_span *sp = &mt->spans[pc->thread];
+                int64_t lo = sp->begin > t0 ? sp->begin : t0;
+                int64_t hi = sp->end < t1 ? sp->end : t1;
+                share = sp->end > sp->begin ? (hi > lo ? share * (double)((__int128)hi - lo) /
+                                                             (double)((__int128)sp->end - sp->begin)
+                                                       : 0)
+                                            : (sp->begin >= t0 && sp->begin < t1 ? share : 0);
+            }
+            if (avg_add(t, pn, share))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *const *metas,
                        size_t nmetas, const struct ips2_cpa_query *q,
                        const struct ips2_cpa_filter *f, int64_t t0, int64_t t1,
@@ -418,41 +499,24 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         ips2_cpa_profile_free(&prof);
         return cpa_err(err, errlen, "out of memory");
     }
+    struct avg_table avg = {0};
+    if (avg_build(&avg, &c, q, t0, t1)) {
+        free(avg.slot);
+        free(v);
+        ips2_cpa_profile_free(&prof);
+        return cpa_err(err, errlen, "out of memory");
+    }
     size_t m = 0;
     for (size_t i = 0; i < prof.n; i++) {
         const struct ips2_cpa_entry *e = &prof.entries[i];
         if (e->kind != IPS2_CPA_ENTRY_WORK)
             continue;
-        /* the procedure's CPU in each thread of the scope that ran it
-         * (one entry per thread and procedure) */
-        double total = 0;
-        size_t nthreads = 0;
-        for (size_t k = 0; k < nmetas; k++) {
-            const struct ips2_cpa_meta *mt = metas[k];
-            for (size_t j = 0; j < mt->ncpu; j++) {
-                const struct ips2_cpa_proc_cpu *pc = &mt->cpu[j];
-                const char *pn =
-                    pc->proc == IPS2_PAG_NONE ? "(no procedure)" : mt->strings[pc->proc];
-                if (strcmp(pn, e->name) != 0 || !thread_in(&c, (uint32_t)k, pc->thread) ||
-                    (q->mode == IPS2_CPA_INTRA && !in_mode_apps(&c, q, (uint32_t)k, pc->thread)))
-                    continue;
-                double share = (double)pc->cpu;
-                if (!(t0 == 0 && t1 == 0)) {
-                    const struct ips2_cpa_span *sp = &mt->spans[pc->thread];
-                    int64_t lo = sp->begin > t0 ? sp->begin : t0;
-                    int64_t hi = sp->end < t1 ? sp->end : t1;
-                    share =
-                        sp->end > sp->begin
-                            ? (hi > lo ? share * (double)(hi - lo) / (double)(sp->end - sp->begin)
-                                       : 0)
-                            : (sp->begin >= t0 && sp->begin < t1 ? share : 0);
-                }
-                total += share;
-                nthreads += share > 0;
-            }
-        }
+        const struct avg_slot *as = avg.nslot ? avg_find(&avg, e->name) : NULL;
+        double total = as && as->name ? as->total : 0;
+        size_t nthreads = as && as->name ? as->nthreads : 0;
         v[m].proc = strdup(e->name);
         if (!v[m].proc) {
+            free(avg.slot);
             ips2_cpa_imbalance_free(v, m);
             ips2_cpa_profile_free(&prof);
             return cpa_err(err, errlen, "out of memory");
@@ -463,6 +527,7 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         v[m].percent = prof.length > 0 ? 100.0 * (double)v[m].imbalance / (double)prof.length : 0;
         m++;
     }
+    free(avg.slot);
     ips2_cpa_profile_free(&prof);
     qsort(v, m, sizeof *v, cmp_imb);
     *out = v;

@@ -5,6 +5,8 @@
  * segments of a path, with their procedure shares scaled to the weight.
  * Also the part's sanity check every engine entry point runs first.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +23,49 @@ uint32_t cpa_app_index(char *const *strings, size_t nstrings, const uint32_t *ap
     return IPS2_PAG_NONE;
 }
 
+/* "thread T (process PID, thread TID)" of a part whose thread t and its
+ * process are in range. */
+static const char *who(const struct ips2_pag *pag, uint32_t t, char *buf, size_t len)
+{
+    const struct ips2_pag_thread *th = &pag->threads[t];
+    snprintf(buf, len, "thread %u (process %d, thread %d)", t, (int)pag->processes[th->process].pid,
+             (int)th->tid);
+    return buf;
+}
+
+/* The CPU arc into node n (not its thread's first; the thread and its
+ * nodes are in range): time order, and a weight no larger than the wall
+ * time between the two nodes; its shares add up within int64. */
+static int check_cpu_arc(const struct ips2_pag *pag, uint32_t t, uint32_t n, char *err,
+                         size_t errlen)
+{
+    const char *m = pag->machine ? pag->machine : "?";
+    const struct ips2_pag_node *nd = &pag->nodes[n], *pv = &pag->nodes[n - 1];
+    char whob[96];
+    if (nd->wall < pv->wall)
+        return cpa_err(err, errlen,
+                       "part %s: %s: node %u: wall %lld before the previous node's %lld", m,
+                       who(pag, t, whob, sizeof whob), n, (long long)nd->wall, (long long)pv->wall);
+    uint64_t span = (uint64_t)nd->wall - (uint64_t)pv->wall; /* exact: nd->wall >= pv->wall */
+    if ((uint64_t)nd->cpu > span)
+        return cpa_err(err, errlen,
+                       "part %s: %s: node %u: CPU weight %lld, more than the %llu ns of wall "
+                       "time since the thread's previous node",
+                       m, who(pag, t, whob, sizeof whob), n, (long long)nd->cpu,
+                       (unsigned long long)span);
+    __int128 named = 0;
+    for (uint32_t i = pv->shares; i < nd->shares; i++)
+        named += pag->shares[i].cpu > 0 ? pag->shares[i].cpu : 0;
+    if (named > INT64_MAX)
+        return cpa_err(err, errlen, "part %s: %s: node %u: its CPU shares add up past %lld ns", m,
+                       who(pag, t, whob, sizeof whob), n, (long long)INT64_MAX);
+    return 0;
+}
+
 int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t errlen)
 {
     const char *m = pag->machine ? pag->machine : "?";
+    char whob[96];
     if (pag->part >= nparts)
         return cpa_err(err, errlen, "part %s: number %u, but the query has %zu parts", m, pag->part,
                        nparts);
@@ -57,8 +99,15 @@ int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t e
             if (nd->cpu < 0)
                 return cpa_err(err, errlen, "part %s: node %u: negative CPU weight", m,
                                th->first + k);
+            if (k > 0 && check_cpu_arc(pag, t, th->first + k, err, errlen))
+                return -1;
             prev = nd->shares;
         }
+        if (th->count > 1 &&
+            (__int128)pag->nodes[th->first + th->count - 1].wall - pag->nodes[th->first].wall >
+                INT64_MAX)
+            return cpa_err(err, errlen, "part %s: %s: spans more than %lld ns of wall time", m,
+                           who(pag, t, whob, sizeof whob), (long long)INT64_MAX);
     }
     for (size_t i = 0; i < pag->nnodes; i++)
         if (pag->nodes[i].thread >= pag->nthreads)
@@ -75,6 +124,22 @@ int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t e
                            IPS2_PAG_GID_NODE(a->from));
         if (a->weight < 0)
             return cpa_err(err, errlen, "part %s: arc %zu: negative weight", m, i);
+    }
+    /* every source is in range now: local arcs weigh no more than the
+     * wall time between their ends (0 when the source ended later) */
+    for (size_t i = 0; i < pag->narcs; i++) {
+        const struct ips2_pag_arc *a = &pag->arcs[i];
+        if (IPS2_PAG_GID_PART(a->from) != pag->part || a->weight == 0)
+            continue;
+        const struct ips2_pag_node *src = &pag->nodes[IPS2_PAG_GID_NODE(a->from)];
+        const struct ips2_pag_node *dst = &pag->nodes[a->to];
+        if ((__int128)a->weight > (__int128)dst->wall - src->wall)
+            return cpa_err(err, errlen,
+                           "part %s: arc %zu from node %u (%s) to node %u: weight %lld, more "
+                           "than the %lld ns of wall time between its ends",
+                           m, i, IPS2_PAG_GID_NODE(a->from),
+                           who(pag, src->thread, whob, sizeof whob), a->to, (long long)a->weight,
+                           (long long)(dst->wall > src->wall ? dst->wall - src->wall : 0));
     }
     for (size_t i = 0; i < pag->nouts; i++) {
         const struct ips2_pag_out *o = &pag->outs[i];

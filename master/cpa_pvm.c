@@ -23,9 +23,17 @@
  * only this conversation's tags, so the messages of a live run's slaves
  * stay queued for its own event-loop handler.  It blocks while it waits
  * (queries take milliseconds to seconds); a slave's task exit ends the
- * wait with an error, and so does a slave silent for CPA_PVM_TIMEOUT_S.
+ * wait with an error, and so does silence for CPA_PVM_TIMEOUT_S (or
+ * $IPS2_CPA_TIMEOUT_S, read when a set opens and when a query starts): the
+ * error names the machines whose slaves did not answer (those that have
+ * not answered the request or the probe round in flight; during the walk,
+ * a probe finds them), they are killed (SIGKILL through their pvmd, so a
+ * stopped one ends too) and the set is broken, so the next query opens a
+ * new one.  Freeing a set tells its slaves to quit, waits a few seconds
+ * for their exits, and takes the hosts it added out of the VM again.
  */
 #include <pvm3.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +50,10 @@
 extern int pvmmytid;
 
 #define CPA_PVM_TIMEOUT_S 120
-#define CPA_PROBE_MS      20 /* quiet this long during a diffusion: probe the slaves */
+#define CPA_PROBE_MS      20         /* quiet this long during a diffusion: probe the slaves */
+#define CPA_FIND_MS       1000       /* a walk timed out: how long slaves have to answer a probe */
+#define CPA_QUIT_MS       5000       /* freeing a set: how long its slaves have to exit */
+#define CPA_WALK_MAX      (1u << 24) /* chunks of one walk (a part crossing each) */
 #define BLOB_MAX          ((size_t)1 << 40)
 
 struct cpa_pvm {
@@ -51,8 +62,21 @@ struct cpa_pvm {
     int *tids;
     size_t n;
     int32_t next_id;
-    bool broken; /* a slave died: the set cannot run queries */
+    bool broken;   /* a slave died or hung: the set cannot run queries */
+    int timeout_s; /* silence this long: the silent slaves are hung */
+    char **added;  /* hosts this set added to the VM (deleted again on free) */
+    size_t nadded;
 };
+
+/* CPA_PVM_TIMEOUT_S, or $IPS2_CPA_TIMEOUT_S when it is a positive number. */
+static int timeout_of_env(void)
+{
+    const char *v = getenv("IPS2_CPA_TIMEOUT_S");
+    char *end = NULL;
+    long t = v != NULL ? strtol(v, &end, 10) : 0;
+    return v != NULL && end != v && *end == '\0' && t > 0 && t <= 86400 ? (int)t
+                                                                        : CPA_PVM_TIMEOUT_S;
+}
 
 struct status {
     int32_t query; /* 0: none of this query yet */
@@ -104,17 +128,6 @@ static int recv_cpa_within(int ms, int *tag, int *src, char *err, size_t errlen)
     return 0;
 }
 
-/* The next message; -1 with err after CPA_PVM_TIMEOUT_S without one. */
-static int recv_cpa(int *tag, int *src, char *err, size_t errlen)
-{
-    int rc = recv_cpa_within(CPA_PVM_TIMEOUT_S * 1000, tag, src, err, errlen);
-    if (rc == 1) {
-        snprintf(err, errlen, "no answer from the critical-path slaves in %d s", CPA_PVM_TIMEOUT_S);
-        return -1;
-    }
-    return rc;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -144,19 +157,85 @@ static int died(struct cpa_pvm *p)
     return k;
 }
 
+/* The part's machine (from its metadata once loaded) and file, for
+ * messages. */
+static void name_part(const struct cpa_set *s, size_t k, char *buf, size_t len)
+{
+    const char *m = s->metas != NULL && s->metas[k] != NULL ? s->metas[k]->machine : NULL;
+    if (m != NULL && m[0] != '\0')
+        snprintf(buf, len, "%s (%s)", m, s->files[k]);
+    else
+        snprintf(buf, len, "%s", s->files[k]);
+}
+
+/* The slaves marked in silent[] did not answer within the timeout while
+ * the master was `doing` something: err names their machines; they are
+ * killed and the set is broken (the next query opens a new one). */
+static void hung(struct cpa_set *s, const bool *silent, const char *doing, char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    size_t at = (size_t)snprintf(err, errlen, "no answer in %d s from the critical-path slave of",
+                                 p->timeout_s);
+    size_t named = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        if (!silent[k] || p->tids[k] <= 0)
+            continue;
+        char who[1024];
+        name_part(s, k, who, sizeof who);
+        if (at < errlen)
+            at += (size_t)snprintf(err + at, errlen - at, "%s %s", named ? "," : "", who);
+        pvm_sendsig(p->tids[k], SIGKILL); /* a stopped slave too */
+        p->tids[k] = 0;
+        named++;
+    }
+    if (named == 0 && at < errlen)
+        at += (size_t)snprintf(err + at, errlen - at, " any part (all answered a probe)");
+    if (at < errlen)
+        snprintf(err + at, errlen - at, " %s; %s", doing,
+                 named ? "killed it; the next query starts new slaves"
+                       : "the next query starts new slaves");
+    p->broken = true;
+}
+
 void cpa_pvm_free(struct cpa_pvm *p)
 {
     if (p == NULL)
         return;
     if (cpa_pvm_connected() && pvmmytid == p->mytid) { /* not another VM's tasks */
+        size_t left = 0;
         for (size_t i = 0; i < p->n; i++)
             if (p->tids[i] > 0) {
                 pvm_initsend(PvmDataDefault);
                 pvm_send(p->tids[i], IPS2_TAG_QUIT);
+                left++;
             }
+        /* their exits (pvm_vm.c's close expects them gone), a few seconds
+         * at most: a slave that does not quit is killed */
+        double until = now_s() + CPA_QUIT_MS / 1000.0;
+        while (left > 0) {
+            int ms = (int)((until - now_s()) * 1000);
+            int tag = 0, src = 0;
+            char err[256];
+            if (ms <= 0 || recv_cpa_within(ms, &tag, &src, err, sizeof err) != 0)
+                break;
+            if (tag == IPS2_TAG_CPA_TASK_EXIT && died(p) >= 0)
+                left--;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            if (p->tids[i] > 0)
+                pvm_sendsig(p->tids[i], SIGKILL);
+        if (p->nadded > 0 && p->vm == NULL) {
+            int *info = calloc(p->nadded, sizeof *info);
+            if (info != NULL)
+                pvm_delhosts(p->added, (int)p->nadded, info);
+            free(info);
+        }
     }
     if (p->vm != NULL)
         ips2_vm_close(p->vm, NULL);
+    for (size_t i = 0; i < p->nadded; i++)
+        free(p->added[i]);
+    free(p->added);
     free(p->tids);
     free(p);
 }
@@ -178,7 +257,16 @@ static int spawn(struct cpa_pvm *p, size_t k, const char *slave_path, const char
     if (!is_local(host)) {
         char *hosts[] = {(char *)host};
         int info = 0;
-        pvm_addhosts(hosts, 1, &info); /* PvmDupHost if it is there already */
+        /* PvmDupHost if it is there already; one added here is deleted
+         * again when the set is freed */
+        if (pvm_addhosts(hosts, 1, &info) == 1 && info > 0) {
+            char **a = realloc(p->added, (p->nadded + 1) * sizeof *a);
+            if (a != NULL) {
+                p->added = a;
+                if ((a[p->nadded] = strdup(host)) != NULL)
+                    p->nadded++;
+            }
+        }
         where = host;
     }
     int tid = 0;
@@ -191,6 +279,121 @@ static int spawn(struct cpa_pvm *p, size_t k, const char *slave_path, const char
     p->tids[k] = tid;
     pvm_notify(PvmTaskExit, IPS2_TAG_CPA_TASK_EXIT, 1, &tid);
     return 0;
+}
+
+/* One answer (tag `want`) from slave k, its body not yet unpacked: 1 an
+ * answer to this request, 0 another (an older request's), -1 err. */
+typedef int answer_fn(struct cpa_set *s, size_t k, int32_t id, void *arg, char *err, size_t errlen);
+
+/* Receives the answer of every slave to the request `id` (sent to all):
+ * 0, or -1 with err when one fails, dies or (with the others named) keeps
+ * silent for the timeout. */
+static int gather(struct cpa_set *s, int want, int32_t id, const char *doing, answer_fn *fn,
+                  void *arg, char *err, size_t errlen)
+{
+    struct cpa_pvm *p = s->pvm;
+    bool *answered = calloc(s->n ? s->n : 1, sizeof *answered);
+    size_t left = s->n;
+    int rc = 0;
+    if (answered == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    while (rc == 0 && left > 0) {
+        int tag = 0, src = 0;
+        int got = recv_cpa_within(p->timeout_s * 1000, &tag, &src, err, errlen);
+        if (got < 0) {
+            rc = -1;
+        } else if (got == 1) {
+            bool *silent = answered; /* the complement, in place */
+            for (size_t k = 0; k < s->n; k++)
+                silent[k] = !answered[k];
+            hung(s, silent, doing, err, errlen);
+            rc = -1;
+        } else if (tag == IPS2_TAG_CPA_TASK_EXIT) {
+            int k = died(p);
+            if (k >= 0) {
+                snprintf(err, errlen, "the slave of %s died %s", s->files[k], doing);
+                rc = -1;
+            }
+        } else {
+            int k = slave_of(p, src);
+            if (tag != want || k < 0)
+                continue;
+            int r = fn(s, (size_t)k, id, arg, err, errlen);
+            if (r < 0)
+                rc = -1;
+            else if (r == 1 && !answered[k]) {
+                answered[k] = true;
+                left--;
+            }
+        }
+    }
+    free(answered);
+    return rc;
+}
+
+struct load_arg {
+    struct ips2_pag **ends;
+    cpa_view_fn *view;
+    void *view_arg;
+};
+
+/* A LOADED: part k's ends and metadata, seen through the view. */
+static int loaded(struct cpa_set *s, size_t k, int32_t id, void *arg, char *err, size_t errlen)
+{
+    struct load_arg *la = arg;
+    int32_t rid = 0, ok = 0;
+    char *why = NULL;
+    void *eb = NULL, *mb = NULL;
+    size_t en = 0, mn = 0;
+    uint32_t nw = 0;
+    int rc = ips2_upk_i32(&rid);
+    if (rc >= 0)
+        rc = ips2_upk_i32(&ok);
+    if (rc >= 0)
+        rc = ips2_upk_str(&why);
+    if (rc >= 0)
+        rc = ips2_upk_blob(&eb, &en, BLOB_MAX);
+    if (rc >= 0)
+        rc = ips2_upk_blob(&mb, &mn, BLOB_MAX);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&nw);
+    for (uint32_t w = 0; rc >= 0 && w < nw && w < IPS2_CPA_WARN_MAX; w++) {
+        char *line = NULL;
+        if ((rc = ips2_upk_str(&line)) >= 0)
+            cpa_set_warn(s, line);
+        free(line);
+    }
+    if (rid != id) { /* an older load's */
+        free(why);
+        free(eb);
+        free(mb);
+        return 0;
+    }
+    int bad = 0;
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: a bad CPA_LOADED message from its slave", s->files[k]);
+        bad = 1;
+    } else if (!ok) {
+        snprintf(err, errlen, "%s", why && why[0] ? why : "cannot load the part");
+        bad = 1;
+    } else if (ips2_pag_ends_decode(eb, en, s->files[k], &la->ends[k], err, errlen) != 0 ||
+               ips2_cpa_meta_decode(mb, mn, s->files[k], &s->metas[k], err, errlen) != 0) {
+        bad = 1;
+    }
+    free(why);
+    free(eb);
+    free(mb);
+    if (bad)
+        return -1;
+    ips2_pag_set_part(la->ends[k], (uint32_t)k);
+    if (la->view != NULL &&
+        (la->view(la->view_arg, s->files[k], la->ends[k], &s->views[k], err, errlen) != 0 ||
+         cpa_view_pag(la->ends[k], &s->views[k], err, errlen) != 0 ||
+         cpa_view_meta(s->metas[k], &s->views[k], err, errlen) != 0))
+        return -1;
+    return 1;
 }
 
 /* LOAD on every slave, LOADED from every one: ends parts and metas, seen
@@ -211,74 +414,28 @@ static int load_all(struct cpa_set *s, struct ips2_pag **ends, cpa_view_fn *view
             return -1;
         }
     }
-    size_t left = s->n;
-    while (left > 0) {
-        int tag = 0, src = 0;
-        if (recv_cpa(&tag, &src, err, errlen) != 0)
-            return -1;
-        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
-            int k = died(p);
-            if (k >= 0) {
-                snprintf(err, errlen, "the slave of %s died while loading it", s->files[k]);
-                return -1;
-            }
-            continue;
-        }
-        int k = slave_of(p, src);
-        if (tag != IPS2_TAG_CPA_LOADED || k < 0)
-            continue;
-        int32_t rid = 0, ok = 0;
-        char *why = NULL;
-        void *eb = NULL, *mb = NULL;
-        size_t en = 0, mn = 0;
-        uint32_t nw = 0;
-        int rc = ips2_upk_i32(&rid);
-        if (rc >= 0)
-            rc = ips2_upk_i32(&ok);
-        if (rc >= 0)
-            rc = ips2_upk_str(&why);
-        if (rc >= 0)
-            rc = ips2_upk_blob(&eb, &en, BLOB_MAX);
-        if (rc >= 0)
-            rc = ips2_upk_blob(&mb, &mn, BLOB_MAX);
-        if (rc >= 0)
-            rc = ips2_upk_u32(&nw);
-        for (uint32_t w = 0; rc >= 0 && w < nw && w < IPS2_CPA_WARN_MAX; w++) {
-            char *line = NULL;
-            if ((rc = ips2_upk_str(&line)) >= 0)
-                cpa_set_warn(s, line);
-            free(line);
-        }
-        if (rid != id) { /* an older load's */
-            free(why);
-            free(eb);
-            free(mb);
-            continue;
-        }
-        int bad = 0;
-        if (rc < 0) {
-            snprintf(err, errlen, "%s: a bad CPA_LOADED message from its slave", s->files[k]);
-            bad = 1;
-        } else if (!ok) {
-            snprintf(err, errlen, "%s", why && why[0] ? why : "cannot load the part");
-            bad = 1;
-        } else if (ips2_pag_ends_decode(eb, en, s->files[k], &ends[k], err, errlen) != 0 ||
-                   ips2_cpa_meta_decode(mb, mn, s->files[k], &s->metas[k], err, errlen) != 0) {
-            bad = 1;
-        }
+    struct load_arg la = {ends, view, view_arg};
+    return gather(s, IPS2_TAG_CPA_LOADED, id, "while loading its part", loaded, &la, err, errlen);
+}
+
+/* A READY: part k's slave took its cross arcs. */
+static int ready(struct cpa_set *s, size_t k, int32_t id, void *arg, char *err, size_t errlen)
+{
+    (void)arg;
+    int32_t rid = 0, ok = 0;
+    char *why = NULL;
+    if (ips2_upk_i32(&rid) < 0 || ips2_upk_i32(&ok) < 0 || ips2_upk_str(&why) < 0) {
         free(why);
-        free(eb);
-        free(mb);
-        if (bad)
-            return -1;
-        ips2_pag_set_part(ends[k], (uint32_t)k);
-        if (view != NULL && (view(view_arg, s->files[k], ends[k], &s->views[k], err, errlen) != 0 ||
-                             cpa_view_pag(ends[k], &s->views[k], err, errlen) != 0 ||
-                             cpa_view_meta(s->metas[k], &s->views[k], err, errlen) != 0))
-            return -1;
-        left--;
+        snprintf(err, errlen, "%s: a bad CPA_READY message from its slave", s->files[k]);
+        return -1;
     }
-    return 0;
+    if (rid == id && !ok) {
+        snprintf(err, errlen, "%s: %s", s->files[k], why ? why : "cross arcs refused");
+        free(why);
+        return -1;
+    }
+    free(why);
+    return rid == id;
 }
 
 /* Matching, then CROSS on every slave and READY from every one. */
@@ -309,39 +466,8 @@ static int connect_all(struct cpa_set *s, struct ips2_pag **ends, char *err, siz
             return -1;
         }
     }
-    size_t left = s->n;
-    while (left > 0) {
-        int tag = 0, src = 0;
-        if (recv_cpa(&tag, &src, err, errlen) != 0)
-            return -1;
-        if (tag == IPS2_TAG_CPA_TASK_EXIT) {
-            int k = died(p);
-            if (k >= 0) {
-                snprintf(err, errlen, "the slave of %s died", s->files[k]);
-                return -1;
-            }
-            continue;
-        }
-        int k = slave_of(p, src);
-        if (tag != IPS2_TAG_CPA_READY || k < 0)
-            continue;
-        int32_t rid = 0, ok = 0;
-        char *why = NULL;
-        if (ips2_upk_i32(&rid) < 0 || ips2_upk_i32(&ok) < 0 || ips2_upk_str(&why) < 0) {
-            free(why);
-            snprintf(err, errlen, "%s: a bad CPA_READY message from its slave", s->files[k]);
-            return -1;
-        }
-        if (rid == id && !ok) {
-            snprintf(err, errlen, "%s: %s", s->files[k], why ? why : "cross arcs refused");
-            free(why);
-            return -1;
-        }
-        free(why);
-        if (rid == id)
-            left--;
-    }
-    return 0;
+    return gather(s, IPS2_TAG_CPA_READY, id, "while taking its cross arcs", ready, NULL, err,
+                  errlen);
 }
 
 int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *slave_path,
@@ -360,6 +486,7 @@ int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *s
     }
     struct cpa_pvm *p = s->pvm;
     p->n = n;
+    p->timeout_s = timeout_of_env();
     int rc = 0;
     if (!cpa_pvm_connected()) {
         if (!private_vm) {
@@ -445,6 +572,59 @@ static void totals(const struct status *st, size_t n, int32_t q, size_t *reporte
     }
 }
 
+/* A STATUS message's body into *m; *answer: its probe round (0: none). */
+static int unpack_status(struct status *m, uint32_t *answer)
+{
+    char *text = NULL;
+    int urc = ips2_upk_i32(&m->query);
+    if (urc >= 0)
+        urc = ips2_upk_u32(&m->state);
+    if (urc >= 0)
+        urc = ips2_upk_i64(&m->sent);
+    if (urc >= 0)
+        urc = ips2_upk_i64(&m->received);
+    if (urc >= 0)
+        urc = ips2_upk_u32(&m->found);
+    if (urc >= 0)
+        urc = ips2_upk_i64(&m->gid);
+    if (urc >= 0)
+        urc = ips2_upk_i64(&m->length);
+    if (urc >= 0)
+        urc = ips2_upk_str(&text);
+    if (urc >= 0)
+        urc = ips2_upk_u32(answer);
+    snprintf(m->text, sizeof m->text, "%s", text ? text : "");
+    free(text);
+    return urc < 0 ? -1 : 0;
+}
+
+/* Which slaves do not answer a probe of query q within CPA_FIND_MS
+ * (silent[k]); other messages that come meanwhile are dropped (the query
+ * is failing). */
+static void find_silent(struct cpa_set *s, int32_t q, uint32_t round, bool *silent)
+{
+    struct cpa_pvm *p = s->pvm;
+    size_t left = 0;
+    for (size_t k = 0; k < s->n; k++)
+        left += silent[k] = p->tids[k] > 0;
+    send_probe(s, q, round);
+    double until = now_s() + CPA_FIND_MS / 1000.0;
+    while (left > 0) {
+        int ms = (int)((until - now_s()) * 1000), tag = 0, src = 0;
+        char err[256];
+        if (ms <= 0 || recv_cpa_within(ms, &tag, &src, err, sizeof err) != 0)
+            break;
+        int k = slave_of(p, src);
+        struct status m = {0};
+        uint32_t answer = 0;
+        if (tag == IPS2_TAG_CPA_STATUS && k >= 0 && silent[k] && unpack_status(&m, &answer) == 0 &&
+            m.query == q && answer == round) {
+            silent[k] = false;
+            left--;
+        }
+    }
+}
+
 /* The forward diffusion: 1 all done (terminal in *best), 0 stuck or
  * failed (err), -1 lost.  st: the latest STATUS of each slave; probe: the
  * answers to the probe round in flight (ips2_proto.h's termination rule). */
@@ -453,10 +633,13 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
 {
     struct cpa_pvm *p = s->pvm;
     struct status *probe = calloc(s->n ? s->n : 1, sizeof *probe);
+    bool *silent = calloc(s->n ? s->n : 1, sizeof *silent);
     uint32_t round = 0, rounds = 0; /* the probe round in flight (0: none), rounds sent */
     int64_t last_total = -1;        /* sent == received of the last round that found all idle */
     int rc = -1;
-    if (probe == NULL) {
+    if (probe == NULL || silent == NULL) {
+        free(probe);
+        free(silent);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -467,9 +650,13 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
         if (got < 0)
             break;
         if (got == 1) { /* quiet for a while: probe, unless a round is in flight */
-            if (now_s() - heard > CPA_PVM_TIMEOUT_S) {
-                snprintf(err, errlen, "no answer from the critical-path slaves in %d s",
-                         CPA_PVM_TIMEOUT_S);
+            if (now_s() - heard > p->timeout_s) {
+                /* those that have not answered the round in flight */
+                for (size_t i = 0; i < s->n; i++)
+                    silent[i] = round != 0 && probe[i].query != q;
+                if (round == 0)
+                    find_silent(s, q, ++rounds, silent);
+                hung(s, silent, "during the diffusion", err, errlen);
                 break;
             }
             if (round == 0) {
@@ -493,28 +680,8 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
         if (tag != IPS2_TAG_CPA_STATUS || k < 0)
             continue;
         struct status m = {0};
-        char *text = NULL;
         uint32_t answer = 0;
-        int urc = ips2_upk_i32(&m.query);
-        if (urc >= 0)
-            urc = ips2_upk_u32(&m.state);
-        if (urc >= 0)
-            urc = ips2_upk_i64(&m.sent);
-        if (urc >= 0)
-            urc = ips2_upk_i64(&m.received);
-        if (urc >= 0)
-            urc = ips2_upk_u32(&m.found);
-        if (urc >= 0)
-            urc = ips2_upk_i64(&m.gid);
-        if (urc >= 0)
-            urc = ips2_upk_i64(&m.length);
-        if (urc >= 0)
-            urc = ips2_upk_str(&text);
-        if (urc >= 0)
-            urc = ips2_upk_u32(&answer);
-        snprintf(m.text, sizeof m.text, "%s", text ? text : "");
-        free(text);
-        if (urc < 0) {
+        if (unpack_status(&m, &answer) < 0) {
             snprintf(err, errlen, "%s: a bad CPA_STATUS message from its slave", s->files[k]);
             rc = 0;
             break;
@@ -574,6 +741,7 @@ static int forward(struct cpa_set *s, int32_t q, struct status *st, struct statu
         }
     }
     free(probe);
+    free(silent);
     return rc;
 }
 
@@ -605,7 +773,18 @@ static int walk(struct cpa_set *s, int32_t q, uint64_t terminal, struct ips2_cpa
     int rc = 1;
     while (rc == 1 && (last < 0 || got < (size_t)last + 1)) {
         int tag = 0, src = 0;
-        if (recv_cpa(&tag, &src, err, errlen) != 0) {
+        int r = recv_cpa_within(p->timeout_s * 1000, &tag, &src, err, errlen);
+        if (r == 1) {
+            bool *silent = calloc(s->n ? s->n : 1, sizeof *silent);
+            if (silent == NULL) {
+                snprintf(err, errlen, "out of memory");
+            } else {
+                find_silent(s, q, UINT32_MAX, silent);
+                hung(s, silent, "during the walk back", err, errlen);
+            }
+            free(silent);
+        }
+        if (r != 0) {
             rc = -1;
             break;
         }
@@ -632,11 +811,16 @@ static int walk(struct cpa_set *s, int32_t q, uint64_t terminal, struct ips2_cpa
             urc = ips2_upk_blob(&data, &size, BLOB_MAX);
         if (urc >= 0)
             urc = ips2_upk_str(&why);
-        if (urc < 0 || mq != q || seq > (1u << 24)) {
+        if (urc < 0 || mq != q || seq >= CPA_WALK_MAX) {
             free(data);
             free(why);
             if (urc < 0) {
                 snprintf(err, errlen, "a bad CPA_SEGMENTS message");
+                rc = 0;
+            } else if (mq == q) {
+                snprintf(err, errlen,
+                         "the critical path crosses parts more than %u times: not walked back",
+                         CPA_WALK_MAX);
                 rc = 0;
             }
             continue;
@@ -649,8 +833,10 @@ static int walk(struct cpa_set *s, int32_t q, uint64_t terminal, struct ips2_cpa
             break;
         }
         free(why);
-        if (seq >= nchunks) {
-            size_t cap = seq + 16;
+        if (seq >= nchunks) { /* grows geometrically: a chunk per crossing */
+            size_t cap = nchunks ? nchunks * 2 : 64;
+            while (cap <= seq)
+                cap *= 2;
             struct ips2_cpa_path *v = realloc(chunks, cap * sizeof *v);
             if (v == NULL) {
                 free(data);
@@ -693,6 +879,7 @@ int cpa_pvm_run(struct cpa_set *s, const struct ips2_cpa_query *query, struct ip
         return -1;
     }
     int32_t q = ++p->next_id;
+    p->timeout_s = timeout_of_env();
     struct status *st = calloc(s->n ? s->n : 1, sizeof *st), *best = NULL;
     if (st == NULL) {
         snprintf(err, errlen, "out of memory");

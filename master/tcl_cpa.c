@@ -469,10 +469,12 @@ static int QueryApp(Ips2Session *s, Tcl_Interp *interp, struct cp_args *a,
     return Error(interp, "APP", "no application \"%s\" in the session", a->app);
 }
 
+/* The phase's [t0, t1), or the whole run (IPS2_CPA_RUN_START, _END). */
 static int PhaseBounds(Ips2Session *s, Tcl_Interp *interp, const char *phase, int64_t *t0,
                        int64_t *t1)
 {
-    *t0 = *t1 = 0;
+    *t0 = IPS2_CPA_RUN_START;
+    *t1 = IPS2_CPA_RUN_END;
     if (phase == NULL)
         return TCL_OK;
     for (size_t i = 0; i < s->m->nphases; i++)
@@ -523,6 +525,36 @@ static const struct ips2_cpa_path *Path(Ips2Session *s, Tcl_Interp *interp, enum
     }
     c->npaths++;
     return &cp->path;
+}
+
+/* What cp, cp-path and cp-imbalance begin with: the options, the node's
+ * filter (its strings point into nodebuf), the query's application, the
+ * phase's bounds, the query's path and the set that answered it. */
+struct cp_query {
+    struct cp_args a;
+    struct ips2_cpa_filter f;
+    char nodebuf[1024];
+    int64_t t0, t1;
+    struct ips2_cpa_query q;
+    const struct ips2_cpa_path *path;
+    struct cpa_set *set;
+};
+
+static int Prologue(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
+                    const char *allowed, struct cp_query *c)
+{
+    memset(c, 0, sizeof *c);
+    if (ParseArgs(interp, objc, objv, allowed, &c->a) != TCL_OK ||
+        ParseNode(interp, c->a.node, c->nodebuf, sizeof c->nodebuf, &c->f) != TCL_OK ||
+        QueryApp(s, interp, &c->a, &c->f) != TCL_OK ||
+        PhaseBounds(s, interp, c->a.phase, &c->t0, &c->t1) != TCL_OK)
+        return TCL_ERROR;
+    c->f.by_node = c->a.by_node && c->a.level == IPS2_CPA_LEVEL_PROCEDURE;
+    c->q = (struct ips2_cpa_query){.mode = c->a.mode, .app = c->a.app};
+    if ((c->path = Path(s, interp, c->a.pvm, &c->q)) == NULL)
+        return TCL_ERROR;
+    c->set = ((struct Ips2Cpa *)s->cpa)->set;
+    return TCL_OK;
 }
 
 /* --- names of the parts' things ------------------------------------------ */
@@ -580,24 +612,15 @@ static Tcl_Obj *Percent(double v)
 
 static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    struct cp_args a;
-    struct ips2_cpa_filter f;
-    char nodebuf[1024], err[ERR_LEN] = "";
-    int64_t t0, t1;
-    if (ParseArgs(interp, objc, objv, "NODE -mode -app -level -by -phase -pvm ", &a) != TCL_OK ||
-        ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK ||
-        QueryApp(s, interp, &a, &f) != TCL_OK ||
-        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+    struct cp_query c;
+    char err[ERR_LEN] = "";
+    if (Prologue(s, interp, objc, objv, "NODE -mode -app -level -by -phase -pvm ", &c) != TCL_OK)
         return TCL_ERROR;
-    f.by_node = a.by_node && a.level == IPS2_CPA_LEVEL_PROCEDURE;
-    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
-    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
-    if (path == NULL)
-        return TCL_ERROR;
-    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    const struct cp_args *a = &c.a;
+    struct cpa_set *set = c.set;
     struct ips2_cpa_profile prof;
     memset(&prof, 0, sizeof prof);
-    if (ips2_cpa_profile(path, set->metas, set->n, &q, a.level, &f, t0, t1, &prof, err,
+    if (ips2_cpa_profile(c.path, set->metas, set->n, &c.q, a->level, &c.f, c.t0, c.t1, &prof, err,
                          sizeof err) != 0)
         return Error(interp, "PROFILE", "%s", err);
     static const char *const cols[] = {"name", "", "path", "", "time", "ns", "percent", "%", NULL};
@@ -607,11 +630,11 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
         Tcl_Obj *row = Tcl_NewListObj(0, NULL), *p;
         if (e->kind != IPS2_CPA_ENTRY_WORK)
             p = Str("");
-        else if (a.level == IPS2_CPA_LEVEL_MACHINE)
+        else if (a->level == IPS2_CPA_LEVEL_MACHINE)
             p = Tcl_ObjPrintf("machine:%s", e->part < set->n ? set->metas[e->part]->machine : "?");
-        else if (a.level == IPS2_CPA_LEVEL_PROCESS)
+        else if (a->level == IPS2_CPA_LEVEL_PROCESS)
             p = ThreadPath(set, e->part, e->thread, false);
-        else if (a.level == IPS2_CPA_LEVEL_THREAD)
+        else if (a->level == IPS2_CPA_LEVEL_THREAD)
             p = ThreadPath(set, e->part, e->thread, true);
         else
             p = Tcl_ObjPrintf("%s/procedure:%s",
@@ -630,13 +653,13 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     Put(d, "ratio", Tcl_NewDoubleObj(prof.ratio));
     Put(d, "begin", Wide(prof.begin));
     Put(d, "end", Wide(prof.end));
-    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
-    Put(d, "app", Str(a.app));
+    Put(d, "mode", Str(ips2_cpa_mode_name(a->mode)));
+    Put(d, "app", Str(a->app));
     static const char *const levels[] = {"machine", "process", "thread", "procedure"};
-    Put(d, "level", Str(levels[a.level <= IPS2_CPA_LEVEL_PROCEDURE ? a.level : 0]));
-    Put(d, "by", Str(f.by_node ? "node" : "name"));
+    Put(d, "level", Str(levels[a->level <= IPS2_CPA_LEVEL_PROCEDURE ? a->level : 0]));
+    Put(d, "by", Str(c.f.by_node ? "node" : "name"));
     Put(d, "via", Str(((struct Ips2Cpa *)s->cpa)->distributed ? "pvm" : "local"));
-    Put(d, "warnings", Warnings(s->cpa, path));
+    Put(d, "warnings", Warnings(s->cpa, c.path));
     ips2_cpa_profile_free(&prof);
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
@@ -712,43 +735,20 @@ static int ZeroCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 
 /* --- $s cp-path ------------------------------------------------------------ */
 
-static const char *SegKind(uint16_t kind)
-{
-    switch (kind) {
-    case IPS2_CPA_SEG_CPU:
-        return "cpu";
-    case IPS2_PAG_ARC_MESSAGE:
-        return "message";
-    case IPS2_PAG_ARC_SYNC:
-        return "sync";
-    case IPS2_PAG_ARC_CREATE:
-        return "create";
-    case IPS2_PAG_ARC_EXIT:
-        return "exit";
-    default:
-        return "other";
-    }
-}
-
 static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    struct cp_args a;
-    int64_t t0, t1;
-    if (ParseArgs(interp, objc, objv, " -mode -app -phase -pvm ", &a) != TCL_OK ||
-        QueryApp(s, interp, &a, NULL) != TCL_OK ||
-        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+    struct cp_query c;
+    if (Prologue(s, interp, objc, objv, " -mode -app -phase -pvm ", &c) != TCL_OK)
         return TCL_ERROR;
-    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
-    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
-    if (path == NULL)
-        return TCL_ERROR;
-    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    const struct ips2_cpa_path *path = c.path;
+    struct cpa_set *set = c.set;
+    int64_t t0 = c.t0, t1 = c.t1;
     static const char *const cols[] = {"kind", "",       "thread", "",     "from", "ns", "to",
                                        "ns",   "length", "ns",     "what", "",     NULL};
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < path->nsegs; i++) {
         const struct ips2_cpa_segment *g = &path->segs[i];
-        if (t1 > t0 && (g->end < t0 || g->begin >= t1))
+        if (c.a.phase != NULL && (t1 <= t0 || g->end < t0 || g->begin >= t1))
             continue;
         Tcl_Obj *row = Tcl_NewListObj(0, NULL), *what = Tcl_NewListObj(0, NULL);
         if (g->kind == IPS2_CPA_SEG_CPU) {
@@ -765,7 +765,7 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
             Tcl_DecrRefCount(what);
             what = ThreadPath(set, g->src_part, g->src_thread, true);
         }
-        Tcl_ListObjAppendElement(NULL, row, Str(SegKind(g->kind)));
+        Tcl_ListObjAppendElement(NULL, row, Str(ips2_cpa_seg_kind_name(g->kind)));
         Tcl_ListObjAppendElement(NULL, row, ThreadPath(set, g->dst_part, g->dst_thread, true));
         /* a source that ended after its destination: shown as starting at
          * the end (as the slaves send such an arc, slave_cpa.c) */
@@ -779,8 +779,8 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     Put(d, "columns", Columns(cols));
     Put(d, "rows", rows);
     Put(d, "length", Wide(path->length));
-    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
-    Put(d, "app", Str(a.app));
+    Put(d, "mode", Str(ips2_cpa_mode_name(c.a.mode)));
+    Put(d, "app", Str(c.a.app));
     Put(d, "warnings", Warnings(s->cpa, path));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
@@ -790,23 +790,15 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 
 static int ImbalanceCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    struct cp_args a;
-    struct ips2_cpa_filter f;
-    char nodebuf[1024], err[ERR_LEN] = "";
-    int64_t t0, t1;
-    if (ParseArgs(interp, objc, objv, "NODE -mode -app -phase -pvm ", &a) != TCL_OK ||
-        ParseNode(interp, a.node, nodebuf, sizeof nodebuf, &f) != TCL_OK ||
-        QueryApp(s, interp, &a, &f) != TCL_OK ||
-        PhaseBounds(s, interp, a.phase, &t0, &t1) != TCL_OK)
+    struct cp_query c;
+    char err[ERR_LEN] = "";
+    if (Prologue(s, interp, objc, objv, "NODE -mode -app -phase -pvm ", &c) != TCL_OK)
         return TCL_ERROR;
-    struct ips2_cpa_query q = {.mode = a.mode, .app = a.app};
-    const struct ips2_cpa_path *path = Path(s, interp, a.pvm, &q);
-    if (path == NULL)
-        return TCL_ERROR;
-    struct cpa_set *set = ((struct Ips2Cpa *)s->cpa)->set;
+    struct cpa_set *set = c.set;
     struct ips2_cpa_imbalance *v = NULL;
     size_t n = 0;
-    if (ips2_cpa_imbalance(path, set->metas, set->n, &q, &f, t0, t1, &v, &n, err, sizeof err) != 0)
+    if (ips2_cpa_imbalance(c.path, set->metas, set->n, &c.q, &c.f, c.t0, c.t1, &v, &n, err,
+                           sizeof err) != 0)
         return Error(interp, "PROFILE", "%s", err);
     static const char *const cols[] = {"name",      "",   "cp_time", "ns", "avg_time", "ns",
                                        "imbalance", "ns", "percent", "%",  NULL};
@@ -824,10 +816,10 @@ static int ImbalanceCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     Tcl_Obj *d = Tcl_NewDictObj();
     Put(d, "columns", Columns(cols));
     Put(d, "rows", rows);
-    Put(d, "length", Wide(path->length));
-    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
-    Put(d, "app", Str(a.app));
-    Put(d, "warnings", Warnings(s->cpa, path));
+    Put(d, "length", Wide(c.path->length));
+    Put(d, "mode", Str(ips2_cpa_mode_name(c.a.mode)));
+    Put(d, "app", Str(c.a.app));
+    Put(d, "warnings", Warnings(s->cpa, c.path));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -990,8 +982,9 @@ static double Now(void)
 /*
  * ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?
  *   Runs one query on the part files FILES (numbered in that order) and
- *   returns {length L found 0|1 terminal GID segments N cpu_ns C via
- *   local|pvm open_seconds S query_seconds S}: for tests (distributed ==
+ *   returns {length L found 0|1 terminal GID segments N cpu_ns C
+ *   crossings X via local|pvm open_seconds S query_seconds S} (X: the
+ *   path's segments from one part to another): for tests (distributed ==
  *   in-process == oracle) and the benchmark.
  */
 static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -1057,9 +1050,10 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
         cpa_set_free(set);
         return Error(interp, "QUERY", "%s", err);
     }
-    int64_t cpu = 0, sum = 0;
+    int64_t cpu = 0, sum = 0, crossings = 0;
     for (size_t i = 0; i < path.nsegs; i++) {
         sum += path.segs[i].length;
+        crossings += path.segs[i].src_part != path.segs[i].dst_part;
         if (path.segs[i].kind == IPS2_CPA_SEG_CPU)
             cpu += path.segs[i].length;
     }
@@ -1070,6 +1064,7 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     Put(d, "segments", Wide((int64_t)path.nsegs));
     Put(d, "segments_sum", Wide(sum));
     Put(d, "cpu_ns", Wide(cpu));
+    Put(d, "crossings", Wide(crossings));
     Put(d, "via", Str(set->pvm ? "pvm" : "local"));
     Put(d, "open_seconds", Tcl_NewDoubleObj(t1 - t0));
     Put(d, "query_seconds", Tcl_NewDoubleObj(t2 - t1));

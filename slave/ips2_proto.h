@@ -98,8 +98,8 @@ enum ips2_tag {
     IPS2_TAG_CPA_QUERY = 302, /* i32 query, u32 mode (enum ips2_cpa_mode), str app, str zero
                                  procedure ("" none), i32 zero process (0 none), u32 its
                                  part, i32 its pid, str its app: start a worker for the
-                                 query (dropping the previous one), step it, send BATCHes,
-                                 report STATUS */
+                                 query (dropping the previous one), step it, send BATCHes;
+                                 STATUS only when done, failed or probed (CPA_STATUS) */
     IPS2_TAG_CPA_END = 303,   /* i32 query: the query is over, free its worker */
     IPS2_TAG_CPA_PROBE = 304, /* i32 query, u32 round (> 0): answer STATUS now, with this
                                  round (the termination probe, below) */

@@ -431,6 +431,8 @@ int main(int argc, char **argv)
     }
     s.pvmfd = fds[0];
 
+    struct pollfd *pfd = NULL;
+    size_t npfd_cap = 0;
     while (!s.quit) {
         int buf = 0;
         while (!s.quit && (buf = pvm_nrecv(-1, -1)) > 0)
@@ -448,15 +450,27 @@ int main(int argc, char **argv)
                 continue;
             }
         }
-        struct pollfd pfd[2 + 62] = {{s.pvmfd, POLLIN, 0}, {-1, POLLIN, 0}};
-        int timeout = -1, npfd = 2, *all = NULL;
+        /* the pvmd, the runner, and the critical path's direct routes to
+         * peer slaves (slave_cpa.c): pvm_getfds's fds after the first,
+         * as many as there are (pfd grows with them) */
+        int timeout = -1, npfd = 2, *all = NULL, nall = pvm_getfds(&all);
+        size_t need = 2 + (size_t)(nall > 1 ? nall - 1 : 0);
+        if (need > npfd_cap) {
+            struct pollfd *np = realloc(pfd, need * sizeof *np);
+            if (np == NULL) {
+                fprintf(stderr, "ips2slave: out of memory\n");
+                break;
+            }
+            pfd = np;
+            npfd_cap = need;
+        }
+        pfd[0] = (struct pollfd){s.pvmfd, POLLIN, 0};
+        pfd[1] = (struct pollfd){-1, POLLIN, 0};
         if (s.runner != NULL && s.go) {
             pfd[1].fd = slave_runner_fd(s.runner);
             timeout = slave_runner_wait_ms(s.runner);
         }
-        /* the critical path's direct routes to peer slaves (slave_cpa.c) */
-        for (int i = 1, n = pvm_getfds(&all); i < n && npfd < (int)(sizeof pfd / sizeof pfd[0]);
-             i++)
+        for (int i = 1; i < nall; i++)
             pfd[npfd++] = (struct pollfd){all[i], POLLIN, 0};
         if (poll(pfd, (nfds_t)npfd, timeout) < 0 && errno != EINTR)
             break;
@@ -466,6 +480,7 @@ int main(int argc, char **argv)
         }
     }
 
+    free(pfd);
     slave_runner_free(s.runner); /* kills what still runs */
     slave_cpa_free(s.cpa);
     if (s.orphan && (s.cfg.flags & IPS2_CONFIG_HALT_ORPHAN)) {

@@ -294,9 +294,9 @@ static void test_fig4_profiles(void **state)
     both(p, n, &q, &path);
     struct ips2_cpa_profile pr;
 
-    assert_int_equal(
-        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL, 0, 0, &pr, err, sizeof err),
-        0);
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
+                     0);
     assert_int_equal(pr.n, 5);
     assert_string_equal(pr.entries[0].name, "B:201");
     assert_int_equal(pr.entries[0].ns, 50);
@@ -310,9 +310,9 @@ static void test_fig4_profiles(void **state)
     check_100(&pr);
     ips2_cpa_profile_free(&pr);
 
-    assert_int_equal(
-        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_MACHINE, NULL, 0, 0, &pr, err, sizeof err),
-        0);
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_MACHINE, NULL,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
+                     0);
     assert_int_equal(entry(&pr, "m1"), 50);
     assert_int_equal(entry(&pr, "m0"), 17);
     assert_int_equal(entry(&pr, "messages m0->m1"), 2);
@@ -320,8 +320,8 @@ static void test_fig4_profiles(void **state)
     check_100(&pr);
     ips2_cpa_profile_free(&pr);
 
-    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, NULL, 0, 0, &pr,
-                                      err, sizeof err),
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, NULL,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
                      0);
     assert_int_equal(entry(&pr, "work"), 20);
     assert_int_equal(entry(&pr, "serve"), 10);
@@ -332,8 +332,8 @@ static void test_fig4_profiles(void **state)
     /* By node: "(no procedure)" once per thread it ran on (A, C, B: 5,
      * 12, 20), each entry naming its own thread; still 100%. */
     struct ips2_cpa_filter byn = {.by_node = 1};
-    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, &byn, 0, 0, &pr,
-                                      err, sizeof err),
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCEDURE, &byn,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
                      0);
     int64_t nop[3] = {0, 0, 0};
     size_t nnop = 0;
@@ -356,9 +356,9 @@ static void test_fig4_profiles(void **state)
 
     /* Under the node app:B: B's work and the messages into it. */
     struct ips2_cpa_filter f = {.app = "B"};
-    assert_int_equal(
-        ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_THREAD, &f, 0, 0, &pr, err, sizeof err),
-        0);
+    assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_THREAD, &f,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
+                     0);
     assert_int_equal(pr.n, 2);
     assert_int_equal(entry(&pr, "B:201[201]"), 50);
     assert_int_equal(entry(&pr, "messages C:301[301]->B:201[201]"), 2);
@@ -388,7 +388,8 @@ static void test_fig4_profiles(void **state)
      * of it on the path: their average is their path time, no imbalance. */
     struct ips2_cpa_imbalance *im;
     size_t nim;
-    assert_int_equal(ips2_cpa_imbalance(&path, m, n, &q, NULL, 0, 0, &im, &nim, err, sizeof err),
+    assert_int_equal(ips2_cpa_imbalance(&path, m, n, &q, NULL, IPS2_CPA_RUN_START, IPS2_CPA_RUN_END,
+                                        &im, &nim, err, sizeof err),
                      0);
     assert_int_equal(nim, 3);
     assert_string_equal(im[0].proc, "(no procedure)");
@@ -484,12 +485,116 @@ static void test_backward_arc(void **state)
     ips2_cpa_parts_free(p, n);
 }
 
+/* Weights a damaged or crafted part may carry (B1): CPU and local arcs
+ * longer than the wall time they span are refused by the part check,
+ * naming part, thread and node; a cross arc (which no part alone can
+ * bound) that would overflow a path length is a named error of the
+ * diffusion, in the oracle and in the driver, never a wrapped length. */
+static void test_overlong_weights(void **state)
+{
+    (void)state;
+    struct ips2_cpa_path path;
+    struct ips2_cpa_query q = {0};
+    struct ips2_pag **p;
+
+    /* CPU of INT64_MAX ns on arcs of 1 ns of wall time */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    int64_t w1[] = {0, 1, 2}, c1[] = {0, INT64_MAX, INT64_MAX};
+    thread(p[0], "A", 101, 3, w1, c1, NULL, -1, NULL);
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m0: thread 0 (process 101, thread 101): node 1: CPU weight"));
+    assert_int_equal(ips2_cpa_inproc(p, 1, &q, 2, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "node 1: CPU weight"));
+    ips2_cpa_parts_free(p, 1);
+
+    /* walls going back */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    int64_t w2[] = {0, 10, 5}, c2[] = {0, 1, 1};
+    thread(p[0], "A", 101, 3, w2, c2, NULL, -1, NULL);
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "node 2: wall 5 before"));
+    ips2_cpa_parts_free(p, 1);
+
+    /* a thread from INT64_MIN to INT64_MAX: each arc fits, the span does not */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    int64_t w3[] = {INT64_MIN, 0, INT64_MAX}, c3[] = {0, INT64_MAX, INT64_MAX};
+    thread(p[0], "A", 101, 3, w3, c3, NULL, -1, NULL);
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "spans more than"));
+    ips2_cpa_parts_free(p, 1);
+
+    /* a local arc longer than its wall span (and one running backwards
+     * with a weight) */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    int64_t w4[] = {0, 10, 20}, c4[] = {0, 5, 5}, w5[] = {0, 12, 30}, c5[] = {0, 2, 3};
+    thread(p[0], "A", 101, 3, w4, c4, NULL, -1, NULL);
+    thread(p[0], "A", 102, 3, w5, c5, NULL, -1, NULL);
+    arc(p, 0, 1, 0, 4, 21); /* node 1 @10 -> node 4 @12: at most 2 */
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "from node 1 (thread 0 (process 101, thread 101)) to node 4: "
+                                "weight 21, more than the 2 ns"));
+    p[0]->arcs[0].weight = 2;
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), 0);
+    assert_int_equal(path.length, 10); /* 5 + 2 + 3 via the arc; 5 + 5 in thread 0 */
+    ips2_cpa_path_free(&path);
+    arc(p, 0, 5, 0, 1, 1); /* node 5 @30 -> node 1 @10 */
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "weight 1, more than the 0 ns"));
+    ips2_cpa_parts_free(p, 1);
+
+    /* every weight within its wall span, the sum past int64: thread 0 from
+     * INT64_MIN + 1 to -1, a 1 ns arc to thread 1 at 0, thread 1 to
+     * INT64_MAX */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    int64_t w8[] = {INT64_MIN + 1, -1}, c8[] = {0, INT64_MAX - 1}, w9[] = {0, INT64_MAX},
+            c9[] = {0, INT64_MAX};
+    thread(p[0], "A", 101, 2, w8, c8, NULL, -1, NULL);
+    thread(p[0], "A", 102, 2, w9, c9, NULL, -1, NULL);
+    arc(p, 0, 1, 0, 2, 1);
+    assert_int_equal(ips2_cpa_oracle(p, 1, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m0: node 3 (process 102, thread 102): the path length "
+                                "overflows (9223372036854775807 ns + an arc of "
+                                "9223372036854775807 ns)"));
+    assert_int_equal(ips2_cpa_inproc(p, 1, &q, 1, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m0: node 3 (process 102, thread 102): the path length "
+                                "overflows"));
+    ips2_cpa_parts_free(p, 1);
+
+    /* a cross arc of INT64_MAX ns: the check cannot bound it, the sum
+     * overflows */
+    p = calloc(2, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    p[1] = part_new(1, "m1");
+    int64_t w6[] = {0, 10}, c6[] = {0, 10}, w7[] = {0, 20, 30}, c7[] = {0, 5, 5};
+    thread(p[0], "A", 101, 2, w6, c6, NULL, -1, NULL);
+    thread(p[1], "A", 201, 3, w7, c7, NULL, -1, NULL);
+    arc(p, 0, 1, 1, 1, INT64_MAX);
+    assert_int_equal(ips2_cpa_oracle(p, 2, &q, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m1: node 1 (process 201, thread 201): the path length "
+                                "overflows (10 ns + an arc of 9223372036854775807 ns)"));
+    /* the driver's receiving worker refuses the value before adding */
+    assert_int_equal(ips2_cpa_inproc(p, 2, &q, 2, &path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part m1: batch from part 0: value 0: length 10"));
+    ips2_cpa_parts_free(p, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fig4_modes),    cmocka_unit_test(test_fig4_zeroing),
         cmocka_unit_test(test_fig4_profiles), cmocka_unit_test(test_broken),
-        cmocka_unit_test(test_backward_arc),
+        cmocka_unit_test(test_backward_arc),  cmocka_unit_test(test_overlong_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

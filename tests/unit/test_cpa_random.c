@@ -95,8 +95,9 @@ static void check_profiles(const struct ips2_cpa_path *p, struct ips2_cpa_meta *
 {
     for (int lv = 0; lv < 4; lv++) {
         struct ips2_cpa_profile prof;
-        assert_int_equal(ips2_cpa_profile(p, metas, n, q, (enum ips2_cpa_level)lv, NULL, 0, 0,
-                                          &prof, err, sizeof err),
+        assert_int_equal(ips2_cpa_profile(p, metas, n, q, (enum ips2_cpa_level)lv, NULL,
+                                          IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &prof, err,
+                                          sizeof err),
                          0);
         double pct = 0;
         int64_t ns = 0;
@@ -189,8 +190,9 @@ static void run_graph(uint64_t seed, int wire)
             fail_msg("%s: inproc: %s", what, err);
         same_path(&a, &b, what);
         struct ips2_cpa_profile prof;
-        assert_int_equal(ips2_cpa_profile(&a, metas, n, &q, IPS2_CPA_LEVEL_MACHINE, NULL, 0, 0,
-                                          &prof, err, sizeof err),
+        assert_int_equal(ips2_cpa_profile(&a, metas, n, &q, IPS2_CPA_LEVEL_MACHINE, NULL,
+                                          IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &prof, err,
+                                          sizeof err),
                          0);
         check_chain(&a, prof.elapsed, what);
         ips2_cpa_profile_free(&prof);

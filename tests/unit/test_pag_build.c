@@ -577,8 +577,9 @@ static void same_path(struct ips2_pag *u, struct ips2_pag *f, const struct ips2_
     for (int level = IPS2_CPA_LEVEL_MACHINE; level <= IPS2_CPA_LEVEL_PROCEDURE; level++) {
         struct ips2_cpa_profile pr[2];
         for (int k = 0; k < 2; k++)
-            if (ips2_cpa_profile(&path[k], &meta[k], 1, q, (enum ips2_cpa_level)level, NULL, 0, 0,
-                                 &pr[k], err, sizeof(err)) != 0)
+            if (ips2_cpa_profile(&path[k], &meta[k], 1, q, (enum ips2_cpa_level)level, NULL,
+                                 IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr[k], err,
+                                 sizeof(err)) != 0)
                 fail_msg("profile: %s", err);
         assert_int_equal(pr[0].n, pr[1].n);
         assert_int_equal(pr[0].length, pr[1].length);
