@@ -1033,14 +1033,20 @@ static char *dupf(const char *fmt, ...)
     return s;
 }
 
+/* How far the wall times of two threads of a machine may disagree: each
+ * thread converts its timer through its own sync points, and the TSCs of a
+ * virtual machine's CPUs differ by up to a few hundred ns (a release seen
+ * after the acquisition it let in, traces/FORMAT.md §6). */
+#define CLOCK_SLACK_NS 2000
+
 /* Whether an arc from -> to would close a cycle: a source that ended
  * after its destination must have begun its call before, so its thread's
- * previous node must not be later. */
+ * previous node must not be later (beyond the clocks' disagreement). */
 static bool backwards_arc(const struct ips2_pag *p, uint32_t from, uint32_t to)
 {
     return p->nodes[from].wall > p->nodes[to].wall &&
            (from == 0 || p->nodes[from - 1].thread != p->nodes[from].thread ||
-            p->nodes[from - 1].wall > p->nodes[to].wall);
+            p->nodes[from - 1].wall > p->nodes[to].wall + CLOCK_SLACK_NS);
 }
 
 /* The part's arcs (it has none yet), sorted by (to, from) and otherwise
