@@ -158,20 +158,7 @@ static int setup(void **state)
 /* Empties the scratch directory between tests. */
 static int clear(void **state)
 {
-    DIR *d = opendir(scratch_dir);
-    struct dirent *e;
-    char p[600];
-
-    (void)state;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    return 0;
+    return scratch_empty(state);
 }
 
 #define PIPE_KEY 0x1234u
