@@ -19,7 +19,9 @@
  *
  * Samples go to TRACE-DIR/KIND.PID.ext (ips2_external.h), every metric a
  * counter, written when its value changed (and always the first and last
- * time), one write per round.  A collector that cannot work here (no
+ * time), one write per round; a process record comes before a process's
+ * first sample.  A "PID" line for a pid whose process has ended is a new
+ * process under a reused pid: a new record, counters from 0.  A collector that cannot work here (no
  * perf_event_open, no /proc) writes one note "unavailable: WHY" and
  * exits 0.
  */

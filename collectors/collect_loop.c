@@ -89,10 +89,22 @@ static void sample(struct loop *l, struct watched *x, int64_t now)
     record(l, x, now);
 }
 
-static void add(struct loop *l, uint32_t pid)
+/* Starts watching pid (a process record says so, before its samples).
+ * again: the slave started a process under this pid.  If the pid's entry
+ * is closed (its process ended: "end PID", or it could no longer be read),
+ * the system reused the pid for a new process, whose counters start from
+ * 0: a new entry.  An open entry is the same process (its streams in the
+ * trace directory were seen before the slave's line came); a pid only seen
+ * again in the trace directory is the old process's. */
+static void add(struct loop *l, uint32_t pid, bool again)
 {
-    if (find(l, pid) != NULL)
+    struct watched *old = find(l, pid);
+    if (old != NULL && (!again || pid == 0 || old->open))
         return;
+    if (old != NULL) {
+        close_one(l, old);
+        old->pid = UINT32_MAX; /* forgotten: pid is the new process's now */
+    }
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 32;
         struct watched *v = realloc(l->v, cap * sizeof *v);
@@ -108,6 +120,8 @@ static void add(struct loop *l, uint32_t pid)
     if (x->last == NULL)
         return;
     l->n++;
+    if (pid != 0 && ips2_ext_process(l->w, ips2_ext_now(), pid, l->err) != 0)
+        writer_failed(l);
     char why[COLLECT_WHY_MAX] = "";
     if (pid == 0 || l->ops->open_pid == NULL || l->ops->open_pid(l->state, pid, &x->priv, why) == 0)
         x->open = true;
@@ -151,7 +165,7 @@ static void scan_dir(struct loop *l, const char *dir)
         char proc[64];
         snprintf(proc, sizeof proc, "/proc/%u", pid);
         if (pid != 0 && find(l, pid) == NULL && access(proc, F_OK) == 0)
-            add(l, pid);
+            add(l, pid, false);
     }
     closedir(d);
 }
@@ -165,7 +179,7 @@ static void on_inotify(struct loop *l, int fd)
         if (ev->len > 0) {
             uint32_t pid = pid_of_name(ev->name);
             if (pid != 0 && find(l, pid) == NULL)
-                add(l, pid);
+                add(l, pid, false);
         }
         p += sizeof *ev + ev->len;
     }
@@ -180,7 +194,7 @@ static void on_line(struct loop *l, const char *line)
     if (*end != '\0' || pid == 0 || pid > UINT32_MAX)
         return;
     if (!is_end) {
-        add(l, (uint32_t)pid);
+        add(l, (uint32_t)pid, true);
         return;
     }
     struct watched *x = find(l, (uint32_t)pid);
@@ -274,9 +288,9 @@ int collect_main(int argc, char **argv, const struct collect_ops *ops)
         inotify_add_watch(ifd, dir, IN_CREATE | IN_MOVED_TO);
 
     if (ops->machine)
-        add(&l, 0);
+        add(&l, 0, false);
     for (int i = 0; i < npids; i++)
-        add(&l, pids[i]);
+        add(&l, pids[i], false);
     scan_dir(&l, dir);
     if (ips2_ext_flush(l.w, l.err) != 0)
         writer_failed(&l);

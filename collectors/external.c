@@ -28,6 +28,8 @@
 #define REC_METRIC    1
 #define REC_SAMPLE    2
 #define REC_NOTE      3
+#define REC_PROCESS   4
+#define PROCESS_SIZE  16
 #define SAMPLE_SIZE   28
 #define BUF_SIZE      65536
 #define NOTE_RESERVE  (16 + 160) /* room kept for the "bound reached" note */
@@ -306,6 +308,24 @@ int ips2_ext_sample(struct ips2_ext_writer *w, int64_t mono_ns, int metric, uint
     return 0;
 }
 
+int ips2_ext_process(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, char *err)
+{
+    if (pid == 0) {
+        set_err(err, "process: expected a pid > 0");
+        return -1;
+    }
+    int ok = room_for(w, PROCESS_SIZE, NOTE_RESERVE, err);
+    if (ok <= 0)
+        return ok < 0 ? -1 : bound_reached(w, err);
+    unsigned char *p = w->buf + w->used;
+    le16(p, REC_PROCESS);
+    le16(p + 2, PROCESS_SIZE);
+    le32(p + 4, pid);
+    le64(p + 8, (uint64_t)mono_ns);
+    w->used += PROCESS_SIZE;
+    return 0;
+}
+
 int ips2_ext_note(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, const char *text,
                   char *err)
 {
@@ -383,8 +403,64 @@ static void *grow(void *v, size_t *cap, size_t n, size_t each)
     return nv;
 }
 
+/* Process records seen per pid (open addressing; pid 0 never a key). */
+struct procs {
+    struct {
+        uint32_t pid, n;
+    } * v;
+    size_t n, cap; /* cap: 0 or a power of 2 */
+};
+
+static size_t procs_slot(const struct procs *t, uint32_t pid)
+{
+    size_t i = (pid * 2654435761u) & (t->cap - 1);
+    while (t->v[i].pid != 0 && t->v[i].pid != pid)
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static uint32_t procs_get(const struct procs *t, uint32_t pid)
+{
+    if (t->cap == 0 || pid == 0)
+        return 0;
+    size_t i = procs_slot(t, pid);
+    return t->v[i].pid == pid ? t->v[i].n : 0;
+}
+
+/* One more process record for pid; false on OOM. */
+static bool procs_add(struct procs *t, uint32_t pid)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        struct procs bigger = {NULL, 0, t->cap ? 2 * t->cap : 64};
+        bigger.v = calloc(bigger.cap, sizeof *bigger.v);
+        if (bigger.v == NULL)
+            return false;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->v[i].pid != 0)
+                bigger.v[procs_slot(&bigger, t->v[i].pid)] = t->v[i];
+        bigger.n = t->n;
+        free(t->v);
+        *t = bigger;
+    }
+    size_t i = procs_slot(t, pid);
+    if (t->v[i].pid == 0) {
+        t->v[i].pid = pid;
+        t->n++;
+    }
+    t->v[i].n++;
+    return true;
+}
+
+/* A sample's or note's time: >= 0 and on the real-time clock too. */
+static bool time_ok(const struct ips2_ext_data *d, int64_t mono)
+{
+    int64_t real;
+    return mono >= 0 && !__builtin_add_overflow(mono, d->ref_real_ns - d->ref_mono_ns, &real) &&
+           real >= 0;
+}
+
 static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, size_t *cap_s,
-                       size_t *cap_n)
+                       size_t *cap_n, struct procs *procs)
 {
     const unsigned char *p = in->b + at;
     uint16_t type = rd16(p), size = rd16(p + 2);
@@ -396,6 +472,12 @@ static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, 
         if (metric >= d->nmetrics)
             return bad(in, at + 4, "expected a metric declared before (below %zu), found %u",
                        d->nmetrics, metric);
+        int64_t mono = (int64_t)rd64(p + 12);
+        if (!time_ok(d, mono))
+            return bad(in, at + 12,
+                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
+                       "found %lld",
+                       (long long)mono);
         uint64_t bits = rd64(p + 20);
         double v;
         memcpy(&v, &bits, 8);
@@ -405,7 +487,29 @@ static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, 
         if (s == NULL)
             return bad(in, at, "expected memory for samples, out of memory");
         d->samples = s;
-        s[d->nsamples++] = (struct ips2_ext_sample){metric, rd32(p + 8), (int64_t)rd64(p + 12), v};
+        uint32_t pid = rd32(p + 8);
+        s[d->nsamples++] = (struct ips2_ext_sample){.metric = metric,
+                                                    .pid = pid,
+                                                    .proc = procs_get(procs, pid),
+                                                    .mono_ns = mono,
+                                                    .value = v};
+        return 0;
+    }
+    if (type == REC_PROCESS) {
+        if (size != PROCESS_SIZE)
+            return bad(in, at + 2, "expected a process record of %d bytes, found %u", PROCESS_SIZE,
+                       size);
+        uint32_t pid = rd32(p + 4);
+        if (pid == 0)
+            return bad(in, at + 4, "expected a pid > 0, found 0");
+        int64_t mono = (int64_t)rd64(p + 8);
+        if (!time_ok(d, mono))
+            return bad(in, at + 8,
+                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
+                       "found %lld",
+                       (long long)mono);
+        if (!procs_add(procs, pid))
+            return bad(in, at, "expected memory for processes, out of memory");
         return 0;
     }
     if (type == REC_METRIC) {
@@ -455,12 +559,19 @@ static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, 
         n += d->nnotes;
         n->pid = rd32(p + 4);
         n->mono_ns = (int64_t)rd64(p + 8);
+        if (!time_ok(d, n->mono_ns))
+            return bad(in, at + 8,
+                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
+                       "found %lld",
+                       (long long)n->mono_ns);
         if ((n->text = dup_bytes(p + 16, (size_t)size - 16)) == NULL)
             return bad(in, at, "expected memory for a note, out of memory");
         d->nnotes++;
         return 0;
     }
-    return bad(in, at, "expected a record type 1 (metric), 2 (sample) or 3 (note), found %u", type);
+    return bad(in, at,
+               "expected a record type 1 (metric), 2 (sample), 3 (note) or 4 (process), found %u",
+               type);
 }
 
 struct ips2_ext_data *ips2_ext_decode(const void *bytes, size_t size, const char *name, char *err)
@@ -512,10 +623,17 @@ struct ips2_ext_data *ips2_ext_decode(const void *bytes, size_t size, const char
     }
     d->ref_real_ns = (int64_t)rd64(in.b + 16);
     d->ref_mono_ns = (int64_t)rd64(in.b + 24);
+    if (d->ref_real_ns < 0 || d->ref_mono_ns < 0) {
+        bad(&in, d->ref_real_ns < 0 ? 16 : 24, "expected clock readings >= 0, found %lld",
+            (long long)(d->ref_real_ns < 0 ? d->ref_real_ns : d->ref_mono_ns));
+        ips2_ext_free(d);
+        return NULL;
+    }
     d->interval_ns = interval;
     d->writer_pid = rd32(in.b + 40);
 
     size_t at = hsize, cap_s = 0, cap_n = 0;
+    struct procs procs = {NULL, 0, 0};
     while (at < size) {
         if (size - at < 4) {
             d->torn = true;
@@ -530,16 +648,19 @@ struct ips2_ext_data *ips2_ext_decode(const void *bytes, size_t size, const char
             d->torn = true; /* a write cut short by the writer's death */
             break;
         }
-        if (read_record(&in, at, d, &cap_s, &cap_n) < 0)
+        if (read_record(&in, at, d, &cap_s, &cap_n, &procs) < 0)
             break;
         at += rsize;
     }
+    free(procs.v);
     return d;
 }
 
 struct ips2_ext_data *ips2_ext_read(const char *path, char *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named *.ext must not hold the reader up in open()
+     * (its type is checked next; regular files ignore the flag) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         set_err(err, "%s: cannot read: %s", path, strerror(errno));
@@ -548,7 +669,12 @@ struct ips2_ext_data *ips2_ext_read(const char *path, char *err)
         return NULL;
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > READ_MAX_SIZE) {
-        set_err(err, "%s: expected a regular file of at most %u bytes", path, READ_MAX_SIZE);
+        const char *found = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                            : S_ISDIR(st.st_mode) ? "a directory"
+                            : S_ISREG(st.st_mode) ? "a larger file"
+                                                  : "another kind of file";
+        set_err(err, "%s: expected a regular file of at most %u bytes, found %s", path,
+                READ_MAX_SIZE, found);
         close(fd);
         return NULL;
     }

@@ -6,7 +6,9 @@
  * A monitor writes one file into the machine's trace directory (the
  * IPS2_SESSION of the processes it watches), named COLLECTOR.PID.ext.
  * The file holds metric declarations, samples (time, metric, focus,
- * value) and notes (what the monitor could not do).  A focus is a process
+ * value), process records (a process starts being watched: a pid reused
+ * by a new process starts new counters) and notes (what the monitor could
+ * not do).  A focus is a process
  * (its pid) or the machine as a whole (pid 0).  Times are CLOCK_MONOTONIC
  * ns on the monitor's machine; the header keeps the CLOCK_REALTIME -
  * CLOCK_MONOTONIC offset, so the slave puts them on the session's time
@@ -60,6 +62,11 @@ struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
 int ips2_ext_metric(struct ips2_ext_writer *w, const char *name, const char *unit,
                     enum ips2_ext_kind kind, char *err);
 
+/* A process starts being watched: the samples of pid written after this
+ * are a new process's (a pid the system reused for a new process must not
+ * continue the counters of the old one).  pid > 0.  0, or -1 with err. */
+int ips2_ext_process(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, char *err);
+
 /* Buffers a sample / a note (pid 0: the machine).  Returns 0, or -1 with
  * err set when a flush failed.  Past the bound they are dropped (0). */
 int ips2_ext_sample(struct ips2_ext_writer *w, int64_t mono_ns, int metric, uint32_t pid,
@@ -86,7 +93,8 @@ struct ips2_ext_metric_def {
 struct ips2_ext_sample {
     uint32_t metric; /* index into metrics[] */
     uint32_t pid;    /* 0: the machine */
-    int64_t mono_ns;
+    uint32_t proc;   /* process records of pid before it: which process of that pid */
+    int64_t mono_ns; /* >= 0; so is mono_ns + ref_real_ns - ref_mono_ns */
     double value;
 };
 
@@ -98,7 +106,7 @@ struct ips2_ext_note {
 
 struct ips2_ext_data {
     char *collector, *host;
-    int64_t ref_real_ns, ref_mono_ns; /* one instant on both clocks */
+    int64_t ref_real_ns, ref_mono_ns; /* one instant on both clocks, both >= 0 */
     uint64_t interval_ns;
     uint32_t writer_pid;
     struct ips2_ext_metric_def *metrics;
@@ -115,7 +123,8 @@ struct ips2_ext_data {
  * "NAME: byte N: expected ..., found ..." if there was one, else "". */
 struct ips2_ext_data *ips2_ext_decode(const void *bytes, size_t size, const char *name, char *err);
 
-/* Reads and decodes a file (as above; a file that cannot be read: NULL). */
+/* Reads and decodes a file (as above; a file that cannot be read, or is
+ * no regular file (a FIFO: never opened for a blocking read), is NULL). */
 struct ips2_ext_data *ips2_ext_read(const char *path, char *err);
 
 void ips2_ext_free(struct ips2_ext_data *d);

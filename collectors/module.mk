@@ -31,7 +31,8 @@ PROGRAMS  += $(B)/bin/ips2-collect-os $(B)/bin/ips2-collect-hw
 HEADERS   += $(B)/include/ips2_external.h
 
 # The reader takes untrusted files: a fuzz target and its seed corpus
-# (tests/fuzz/corpus-external: a whole file, a torn one, a note).
+# (tests/fuzz/corpus-external: a whole file, a torn one, a note, one with
+# a time near 2^63, one with a pid reused by a new process).
 FUZZ_EXT_BIN := $(B)/fuzz/fuzz_external
 $(FUZZ_EXT_BIN): tests/fuzz/fuzz_external.c collectors/external.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -48,8 +49,12 @@ fuzz-smoke-external: $(FUZZ_EXT_BIN)
 	    { cat $(B)/fuzz/smoke-external.log; echo "fuzz-smoke-external: FAILED"; exit 1; }
 	@echo "fuzz-smoke-external: $$(ls tests/fuzz/corpus-external/* | wc -l) seeds, no crashes"
 
-# Its unit test links the library alone.
+# Its unit test links the slave's reduction library (the reader is
+# compiled into it; the test also reduces the files it writes).
+# slave/module.mk comes later: its names are spelled out here.
 $(B)/obj/tests/unit/test_external.o: CFLAGS_COMMON += -Icollectors
-$(B)/tests/unit/test_external: $(B)/obj/tests/unit/test_external.o $(EXT_LIB)
+$(B)/obj/tests/unit/test_external.o: | $(B)/include/ips2_reductions.h
+$(B)/tests/unit/test_external: $(B)/obj/tests/unit/test_external.o $(B)/lib/libips2slave.a \
+    $(TRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -lcmocka -lm
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lm

@@ -1,7 +1,9 @@
 /*
  * reduce_ext.c - external data files into reductions (see reduce_ext.h).
  *
- * The samples of one (metric, focus) are taken in time order.  A counter
+ * The samples of one (metric, focus, process: a pid reused by a new
+ * process, as the file's process records say, is a new row) are taken in
+ * time order.  A counter
  * of a process counts from the process's start (0), one of the machine
  * from the collector's first sample; each sample's increase over the one
  * before belongs to the sample's time: it goes into the row's value if that
@@ -36,6 +38,8 @@ static int cmp_sample(const void *a, const void *b)
         return x->metric < y->metric ? -1 : 1;
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
     if (x->mono_ns != y->mono_ns)
         return x->mono_ns < y->mono_ns ? -1 : 1;
     return 0;
@@ -58,18 +62,29 @@ static struct ips2_red_ext *new_row(struct red_build *b, struct ext_rows *rows)
     return x;
 }
 
-/* One (metric, focus): samples s[0..n) in time order. */
+/* A sample's session time: its time on the header's real-time clock
+ * (which the reader checked fits) - the session's start; false if that
+ * does not fit either. */
+static bool session_time(const struct ips2_ext_data *d, const struct ips2_ext_sample *s,
+                         int64_t session_start_real, int64_t *t)
+{
+    int64_t real;
+    return !__builtin_add_overflow(s->mono_ns, d->ref_real_ns - d->ref_mono_ns, &real) &&
+           !__builtin_sub_overflow(real, session_start_real, t);
+}
+
+/* One (metric, focus, process of that pid): samples s[0..n) in time order. */
 static void reduce_group(struct red_build *b, struct ext_rows *rows, uint32_t collector,
-                         uint32_t metric, bool gauge, const struct ips2_ext_sample *s, size_t n,
-                         int64_t offset, int64_t start, int64_t end, uint64_t interval)
+                         uint32_t metric, bool gauge, const struct ips2_ext_data *d,
+                         const struct ips2_ext_sample *s, size_t n, int64_t session_start_real,
+                         int64_t start, int64_t end, uint64_t interval)
 {
     /* the increase (counter) or value (gauge) each sample brings, and where */
     double prev = 0;
     bool have_prev = s[0].pid != 0; /* a process counts from 0; the machine from its first */
-    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN, t;
     for (size_t i = 0; i < n; i++) {
-        int64_t t = s[i].mono_ns + offset;
-        if (t >= start && t < end) {
+        if (session_time(d, &s[i], session_start_real, &t) && t >= start && t < end) {
             tmin = t < tmin ? t : tmin;
             tmax = t > tmax ? t : tmax;
         }
@@ -99,24 +114,23 @@ static void reduce_group(struct red_build *b, struct ext_rows *rows, uint32_t co
     }
     double total = 0;
     for (size_t i = 0; i < n; i++) {
-        int64_t t = s[i].mono_ns + offset;
-        double v = s[i].value, d;
+        double v = s[i].value, inc;
         if (gauge) {
-            d = v;
+            inc = v;
         } else {
-            d = have_prev && v >= prev ? v - prev : 0;
+            inc = have_prev && v >= prev ? v - prev : 0;
             have_prev = true;
             prev = v;
         }
-        if (t < start || t >= end)
+        if (!session_time(d, &s[i], session_start_real, &t) || t < start || t >= end)
             continue;
         uint64_t k = red_hgeom_index(&g, t);
-        x->v[k] += d;
+        x->v[k] += inc;
         if (gauge) {
             count[k] += 1;
             total = v;
         } else {
-            total += d;
+            total += inc;
         }
     }
     if (gauge)
@@ -124,7 +138,8 @@ static void reduce_group(struct red_build *b, struct ext_rows *rows, uint32_t co
             if (count[k] > 0)
                 x->v[k] /= count[k];
     free(count);
-    x->value = total > 0 ? (uint64_t)llround(total) : 0;
+    /* a value past 2^64 (a damaged file) is clamped, not undefined */
+    x->value = !(total > 0) ? 0 : total >= 0x1p64 ? UINT64_MAX : (uint64_t)llround(total);
 }
 
 static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *path,
@@ -161,18 +176,17 @@ static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *
                               d->metrics[i].name);
     }
     uint32_t collector = red_str_intern(&b->strings, d->collector);
-    int64_t offset = d->ref_real_ns - d->ref_mono_ns - session_start_real;
     qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
     for (size_t i = 0; i < d->nsamples;) {
         size_t j = i + 1;
         while (j < d->nsamples && d->samples[j].metric == d->samples[i].metric &&
-               d->samples[j].pid == d->samples[i].pid)
+               d->samples[j].pid == d->samples[i].pid && d->samples[j].proc == d->samples[i].proc)
             j++;
         uint32_t m = d->samples[i].metric;
         if (metric[m] >= 0)
             reduce_group(b, rows, collector, (uint32_t)metric[m],
-                         d->metrics[m].kind == IPS2_EXT_GAUGE, d->samples + i, j - i, offset, start,
-                         end, interval);
+                         d->metrics[m].kind == IPS2_EXT_GAUGE, d, d->samples + i, j - i,
+                         session_start_real, start, end, interval);
         i = j;
     }
     free(metric);

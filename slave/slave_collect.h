@@ -9,6 +9,14 @@
  * and stops them after the last process ended, so that their files are
  * complete before the slave reduces.  A collector that cannot be started
  * leaves a file with one note saying why, which the reduction reports.
+ * None can hold the slave up for long: one that misses a deadline or stops
+ * reading its input is asked nothing more and named in such a note; one
+ * that does not end in time is killed with its process group.
+ *
+ * Environment: IPS2_COLLECTOR_ANSWER_MS (default 2000) and
+ * IPS2_COLLECTOR_STOP_MS (default 5000) set the deadlines;
+ * IPS2_COLLECTOR_PATH, directories searched for ips2-collect-KIND before
+ * the slave's own (tests' fake collectors).
  */
 #ifndef IPS2_SLAVE_COLLECT_H
 #define IPS2_SLAVE_COLLECT_H
@@ -34,15 +42,17 @@ int slave_collectors_add(struct slave_collectors *c, const char *kind, int64_t i
 void slave_collectors_start(struct slave_collectors *c);
 
 /* A process started / has exited and is not yet reaped: each running
- * collector samples it one last time (waits for their answers, at most a
- * couple of seconds). */
+ * collector samples it one last time (waits for their answers, at most the
+ * answer deadline; one that misses it is not asked again). */
 void slave_collectors_pid(struct slave_collectors *c, pid_t pid);
 void slave_collectors_final(struct slave_collectors *c, pid_t pid);
 
 /* Whether the set was started and not yet stopped. */
 bool slave_collectors_running(const struct slave_collectors *c);
 
-/* Ends them (end of input, then SIGKILL after a few seconds) and reaps them. */
+/* Ends them (end of input, then SIGKILL of their process groups after the
+ * stop deadline) and reaps them; never blocks past the deadline for one
+ * that lives on. */
 void slave_collectors_stop(struct slave_collectors *c);
 
 /* Stops what runs and frees the set. */

@@ -5,11 +5,14 @@
  *
  * Each input is decoded; every field of what comes back is touched (ASan
  * sees any bad pointer or length), every sample must name a declared
- * metric, and a refusal must name the byte offset within the input.
+ * metric and have a time that fits on the session's clock, and a refusal
+ * must name the byte offset within the input.
  *
  * Seeds (tests/fuzz/corpus-external): files of ips2-collect-os (a short
  * process and the machine), of ips2-collect-hw where perf_event_open is
- * refused (one note), and one cut in the middle of a record.
+ * refused (one note), one cut in the middle of a record, and one whose
+ * last sample's time is near 2^63 (it would overflow on the session's
+ * clock: refused at that field).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < d->nsamples; i++) {
         if (d->samples[i].metric >= d->nmetrics)
             abort();
-        s += d->samples[i].pid + (uint64_t)d->samples[i].mono_ns + (uint64_t)d->samples[i].value;
+        /* every time fits on the session's clock (reduce_ext.c relies on it) */
+        int64_t real;
+        if (d->samples[i].mono_ns < 0 ||
+            __builtin_add_overflow(d->samples[i].mono_ns, d->ref_real_ns - d->ref_mono_ns, &real) ||
+            real < 0)
+            abort();
+        s += d->samples[i].pid + d->samples[i].proc + (uint64_t)d->samples[i].mono_ns +
+             (uint64_t)d->samples[i].value;
     }
     for (size_t i = 0; i < d->nnotes; i++)
         s += strlen(d->notes[i].text) + d->notes[i].pid;

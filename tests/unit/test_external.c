@@ -2,7 +2,11 @@
  * test_external.c - the external data interface (collectors/external.c):
  * what a monitor writes reads back the same; the bound holds and says so;
  * a file cut in the middle of a record (a crash) loses only that record;
- * a bad byte is named by its offset and what came before it stays.
+ * a bad byte is named by its offset and what came before it stays; times
+ * that would not fit on the session's clock are such bad bytes; a FIFO
+ * named *.ext is refused, not waited for; a pid reused by a new process
+ * (process records) reduces to a row per process; a counter past 2^64 is
+ * clamped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ips2_external.h"
+#include "ips2_reductions.h"
 
 #define SAMPLE 28 /* bytes of a sample record */
 
@@ -158,8 +164,8 @@ static void test_corrupt(void **state)
     assert_non_null(d);
     char want[128];
     snprintf(want, sizeof want,
-             "t.ext: byte %zu: expected a record type 1 (metric), 2 (sample) "
-             "or 3 (note), found 9",
+             "t.ext: byte %zu: expected a record type 1 (metric), 2 (sample), "
+             "3 (note) or 4 (process), found 9",
              second);
     assert_string_equal(err, want);
     assert_int_equal(d->nsamples, 2); /* those before it */
@@ -200,12 +206,148 @@ static void test_bad_names(void **state)
     assert_int_equal(ips2_ext_close(w, err), 0);
 }
 
+/* Times past what the session's clock can hold: one error at the field. */
+static void test_huge_times(void **state)
+{
+    char err[IPS2_EXT_ERR_MAX] = "", want[256];
+    char *path = NULL;
+    struct ips2_ext_writer *w = ips2_ext_create(dir, "huge", 1000, 0, &path, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_ext_metric(w, "page_faults", "", IPS2_EXT_COUNTER, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 1000, 0, 42, 1, err), 0);
+    assert_int_equal(ips2_ext_sample(w, INT64_MAX - 10, 0, 42, 2, err), 0);
+    assert_int_equal(ips2_ext_close(w, err), 0);
+    size_t size;
+    unsigned char *b = slurp(path, &size);
+    struct ips2_ext_data *d = ips2_ext_decode(b, size, "t.ext", err);
+    assert_non_null(d);
+    assert_int_equal(d->nsamples, 1); /* the one before it */
+    snprintf(want, sizeof want,
+             "t.ext: byte %zu: expected a time >= 0 that is >= 0 on the header's real-time "
+             "clock too, found %lld",
+             size - SAMPLE + 12, (long long)(INT64_MAX - 10));
+    assert_string_equal(err, want);
+    ips2_ext_free(d);
+    /* a negative time, and a header whose clock reading is negative */
+    for (int i = 0; i < 8; i++)
+        b[size - SAMPLE + 12 + i] = 0xff;
+    d = ips2_ext_decode(b, size, "t.ext", err);
+    assert_non_null(d);
+    assert_non_null(strstr(err, "expected a time >= 0 that is >= 0 on the header's real-time clock "
+                                "too, found -1"));
+    ips2_ext_free(d);
+    b[16 + 7] = 0x80;
+    assert_null(ips2_ext_decode(b, size, "t.ext", err));
+    assert_memory_equal(err, "t.ext: byte 16: expected clock readings >= 0, found -",
+                        strlen("t.ext: byte 16: expected clock readings >= 0, found -"));
+    free(b);
+    unlink(path);
+    free(path);
+}
+
+/* A FIFO named *.ext: refused at once, not waited for (the alarm fails the
+ * test if the reader blocks). */
+static void test_fifo(void **state)
+{
+    char err[IPS2_EXT_ERR_MAX] = "", path[600];
+    snprintf(path, sizeof path, "%s/fifo.ext", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(30);
+    assert_null(ips2_ext_read(path, err));
+    alarm(0);
+    char want[700];
+    snprintf(want, sizeof want,
+             "%s: expected a regular file of at most 1073741824 bytes, found a FIFO", path);
+    assert_string_equal(err, want);
+    unlink(path);
+}
+
+static const struct ips2_red_ext *find_row(const struct ips2_reductions *r, uint32_t pid,
+                                           size_t nth)
+{
+    for (size_t i = 0; i < r->nexts; i++)
+        if (r->exts[i].pid == pid && nth-- == 0)
+            return &r->exts[i];
+    return NULL;
+}
+
+/* A pid reused by a new process: the process records split its samples
+ * into a row per process, each counting from 0.  A counter past 2^64 is
+ * clamped.  A FIFO among the files is a problem; the rest is reduced. */
+static void test_reduce_reused_pid(void **state)
+{
+    char err[IPS2_EXT_ERR_MAX] = "", sub[600], fifo[700], *path = NULL;
+    snprintf(sub, sizeof sub, "%s/reuse", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    struct ips2_ext_writer *w = ips2_ext_create(sub, "os", 1000, 0, &path, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_ext_metric(w, "page_faults", "", IPS2_EXT_COUNTER, err), 0);
+    assert_int_equal(ips2_ext_process(w, 100, 42, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 1000, 0, 42, 10, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 2000, 0, 42, 20, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 3000, 0, 42, 30, err), 0);
+    assert_int_equal(ips2_ext_process(w, 3500, 42, err), 0); /* pid 42 again: a new process */
+    assert_int_equal(ips2_ext_sample(w, 4000, 0, 42, 5, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 5000, 0, 42, 7, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 1000, 0, 43, 3, err), 0); /* no process record */
+    assert_int_equal(ips2_ext_sample(w, 1000, 0, 44, 0, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 2000, 0, 44, 1e30, err), 0);
+    assert_int_equal(ips2_ext_process(w, 0, 0, err), -1); /* the machine is no process */
+    assert_int_equal(ips2_ext_close(w, err), 0);
+
+    struct ips2_ext_data *d = ips2_ext_read(path, err);
+    assert_non_null(d);
+    assert_string_equal(err, "");
+    assert_int_equal(d->nsamples, 8);
+    static const uint32_t procs[] = {1, 1, 1, 2, 2, 0, 0, 0};
+    for (size_t i = 0; i < 8; i++)
+        assert_int_equal(d->samples[i].proc, procs[i]);
+    int64_t shift = d->ref_real_ns - d->ref_mono_ns; /* session time = monotonic time */
+    ips2_ext_free(d);
+
+    struct ips2_reduce_options o = {.machine = "m",
+                                    .session_start_real = shift,
+                                    .phase_start_ns = INT64_MIN,
+                                    .phase_end_ns = INT64_MAX,
+                                    .interval_ns = 1000};
+    for (int round = 0; round < 2; round++) {
+        struct ips2_reductions *r = ips2_reduce_dir(sub, &o, err);
+        assert_non_null(r);
+        const struct ips2_red_ext *a = find_row(r, 42, 0), *b = find_row(r, 42, 1);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_null(find_row(r, 42, 2));
+        assert_int_equal(a->value, 30); /* the first process: 10 + 10 + 10 */
+        assert_int_equal(b->value, 7);  /* the second counts from 0, not on from 30 */
+        assert_int_equal(find_row(r, 43, 0)->value, 3);
+        assert_true(find_row(r, 44, 0)->value == UINT64_MAX);
+        bool named = false;
+        for (size_t i = 0; i < r->nproblems; i++)
+            named |=
+                strstr(r->strings[r->problems[i]], "fifo.ext: expected a regular file") != NULL;
+        assert_int_equal(named, round == 1);
+        ips2_reductions_free(r);
+        /* round 2: a FIFO named *.ext beside it */
+        snprintf(fifo, sizeof fifo, "%s/fifo.ext", sub);
+        if (round == 0) {
+            assert_int_equal(mkfifo(fifo, 0600), 0);
+            alarm(30);
+        }
+    }
+    alarm(0);
+    unlink(fifo);
+    unlink(path);
+    free(path);
+    assert_int_equal(rmdir(sub), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bound),
         cmocka_unit_test(test_torn),       cmocka_unit_test(test_corrupt),
-        cmocka_unit_test(test_bad_names),
+        cmocka_unit_test(test_bad_names),  cmocka_unit_test(test_huge_times),
+        cmocka_unit_test(test_fifo),       cmocka_unit_test(test_reduce_reused_pid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
