@@ -78,6 +78,8 @@ proc ::ips2::gui::main {argv} {
         foreach s [lrange $sessions 1 end] { editor::addReplay $s comparison }
     }
     if {!$State(closed)} { vwait ::ips2::gui::State(closed) }
+    # The query workers (and a private pvmd of theirs) end before we do.
+    query::finish
     return 0
 }
 

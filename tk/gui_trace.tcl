@@ -267,8 +267,7 @@ proc ::ips2::gui::trace::Matches {entry kind thread from to what} {
     set path [{*}$get path]
     if {$path eq ""} {
         if {[regexp {^messages (.+)->(.+)$} $name -> a b]} {
-            return [expr {$kind eq "message" && [string match [EndPattern $a] $what/]
-                          && [string match [EndPattern $b] $thread/]}]
+            return [expr {$kind eq "message" && [EndIs $a $what] && [EndIs $b $thread]}]
         }
         if {[string match "sync*" $name]} { return [expr {$kind eq "sync"}] }
         return [expr {$kind eq "cpu" && $name in $what}]
@@ -279,18 +278,28 @@ proc ::ips2::gui::trace::Matches {entry kind thread from to what} {
         return [expr {[string range $last 10 end] in $what}]
     }
     if {[string match machine:* $path]} {
-        return [string match */$last/* $thread/]
+        return [expr {$last in [lrange [split $thread /] 1 end]}]
     }
-    return [string match $path/* $thread/]
+    return [Under $path $thread]
 }
 
-# EndPattern E: a glob for the thread paths of a message entry's end:
-# "A:PID" (process level) or a machine's name (machine level).
-proc ::ips2::gui::trace::EndPattern {e} {
+# Names are compared as they are, never as patterns: an application,
+# machine or procedure name may hold glob characters or backslashes.
+
+# Under PATH THREAD: THREAD's path is PATH or below it.
+proc ::ips2::gui::trace::Under {path thread} {
+    string equal -length [string length $path/] $path/ $thread/
+}
+
+# EndIs E THREAD: THREAD's path is at a message entry's end E: "A:PID"
+# (process level: app:A/.../process:PID/...) or a machine's name (machine
+# level: .../machine:E/...).
+proc ::ips2::gui::trace::EndIs {e thread} {
+    set parts [split $thread /]
     if {[regexp {^(.+):([0-9]+)$} $e -> app pid]} {
-        return "app:[string map {* \\* ? \\? [ \\[} $app]/*/process:$pid/*"
+        return [expr {[lindex $parts 0] eq "app:$app" && "process:$pid" in [lrange $parts 1 end]}]
     }
-    return "*/machine:[string map {* \\* ? \\? [ \\[} $e]/*"
+    return [expr {"machine:$e" in [lrange $parts 1 end]}]
 }
 
 # openFromRow PANE ROW: the browser for a row of a critical-path table,
