@@ -78,8 +78,6 @@ proc ::ips2::gui::main {argv} {
         foreach s [lrange $sessions 1 end] { editor::addReplay $s comparison }
     }
     if {!$State(closed)} { vwait ::ips2::gui::State(closed) }
-    # The query workers (and a private pvmd of theirs) end before we do.
-    query::finish
     return 0
 }
 
@@ -251,6 +249,9 @@ proc ::ips2::gui::KeyAction {w command} {
 proc ::ips2::gui::quit {} {
     variable State
     closeSession
+    # The query workers (and a private pvmd of theirs) end before we do;
+    # the window's events are served meanwhile (Tk's too: so before destroy).
+    query::finish
     destroy .
     set State(closed) 1
 }
