@@ -176,10 +176,10 @@ static int query(int oracle, int argc, char **argv)
             fprintf(stderr, "ips2-cpa: %s\n", err);
             goto out;
         }
-        ips2_pag_set_part(parts[k], (uint32_t)k);
     }
     /* parts a slave wrote still hold their cross-machine ends */
-    if (ips2_pag_match_ends(parts, nf, err, sizeof err)) {
+    if (ips2_pag_number(parts, nf, err, sizeof err) ||
+        ips2_pag_match_ends(parts, nf, err, sizeof err)) {
         fprintf(stderr, "ips2-cpa: %s\n", err);
         goto out;
     }

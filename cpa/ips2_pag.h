@@ -166,6 +166,14 @@ void ips2_pag_free(struct ips2_pag *pag);
  * every arc from this part's own nodes. */
 void ips2_pag_set_part(struct ips2_pag *pag, uint32_t part);
 
+/* Numbers parts[0..n) 0..n-1.  Parts that already name each other (their
+ * numbers all differ, as in a set ips2-cpa gen wrote) keep their cross
+ * arcs: every global id is mapped to the new numbers; parts that do not
+ * (a slave writes each as part 0, cross arcs come from their ends) are
+ * renumbered one by one.  0, or -1 with err if an arc names a part that
+ * is not in the set. */
+int ips2_pag_number(struct ips2_pag **parts, size_t n, char *err, size_t errlen);
+
 /* The part file (SESSION/pag/MACHINE.pag, or MACHINE.PREFIX.pag for a
  * replayed directory): versioned, crc-checked; the decoder never trusts
  * its input and names the byte offset of the first thing wrong.  Both

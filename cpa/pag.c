@@ -4,6 +4,7 @@
  * part file share (growable arrays, string interning, warnings, adding
  * arcs in order).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,66 @@ void ips2_pag_set_part(struct ips2_pag *pag, uint32_t part)
         if (IPS2_PAG_GID_PART(pag->arcs[i].from) == pag->part)
             pag->arcs[i].from = IPS2_PAG_GID(part, IPS2_PAG_GID_NODE(pag->arcs[i].from));
     pag->part = part;
+}
+
+/* The new number of old part number `old`, or -1. */
+static long new_number(struct ips2_pag *const *parts, const uint32_t *order, size_t n, uint32_t old)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* order: indices of parts sorted by old number */
+        size_t mid = (lo + hi) / 2;
+        if (parts[order[mid]]->part < old)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && parts[order[lo]]->part == old ? (long)order[lo] : -1;
+}
+
+static int cmp_old(const void *a, const void *b, void *arg)
+{
+    struct ips2_pag *const *parts = arg;
+    uint32_t x = parts[*(const uint32_t *)a]->part, y = parts[*(const uint32_t *)b]->part;
+    return x < y ? -1 : x > y;
+}
+
+int ips2_pag_number(struct ips2_pag **parts, size_t n, char *err, size_t errlen)
+{
+    uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, n, sizeof(*order), cmp_old, parts);
+    bool distinct = true;
+    for (size_t i = 1; i < n && distinct; i++)
+        distinct = parts[order[i - 1]]->part != parts[order[i]]->part;
+    if (!distinct) {
+        free(order);
+        for (size_t i = 0; i < n; i++)
+            ips2_pag_set_part(parts[i], (uint32_t)i);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct ips2_pag *p = parts[i];
+        for (size_t a = 0; a < p->narcs + p->nouts; a++) {
+            uint64_t *gid = a < p->narcs ? &p->arcs[a].from : &p->outs[a - p->narcs].to;
+            long k = new_number(parts, order, n, IPS2_PAG_GID_PART(*gid));
+            if (k < 0) {
+                snprintf(err, errlen, "%s: an arc names part %u, which is not among the %zu given",
+                         p->trace_dir ? p->trace_dir : "part", IPS2_PAG_GID_PART(*gid), n);
+                free(order);
+                return -1;
+            }
+            *gid = IPS2_PAG_GID((uint32_t)k, IPS2_PAG_GID_NODE(*gid));
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        parts[i]->part = (uint32_t)i;
+    free(order);
+    return 0;
 }
 
 bool pag_grow(void **v, size_t *cap, size_t n, size_t elem)

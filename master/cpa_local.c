@@ -82,12 +82,16 @@ int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_a
         cpa_set_free(s);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (ips2_pag_read(files[i], &s->parts[i], err, errlen) != 0) {
             cpa_set_free(s);
             return -1;
         }
-        ips2_pag_set_part(s->parts[i], (uint32_t)i);
+    if (ips2_pag_number(s->parts, n, err, errlen) != 0) {
+        cpa_set_free(s);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
         if (view != NULL &&
             (view(view_arg, files[i], s->parts[i], &s->views[i], err, errlen) != 0 ||
              cpa_view_pag(s->parts[i], &s->views[i], err, errlen) != 0)) {
