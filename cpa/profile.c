@@ -246,8 +246,8 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         const struct ips2_cpa_segment *s = &path->segs[i];
         int64_t len = clip(s->length, s->begin, s->end, t0, t1);
         out->length += len;
-        if (len == 0 && s->length != 0)
-            continue;
+        if (len == 0 && (s->length != 0 || (has_phase(t0, t1) && (s->end < t0 || s->begin >= t1))))
+            continue; /* outside the phase */
         struct ips2_cpa_entry proto = {0};
         if (s->kind == IPS2_CPA_SEG_CPU) {
             if (!thread_in(&c, s->dst_part, s->dst_thread))
@@ -356,11 +356,14 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
     }
     out->elapsed = (__int128)out->end - out->begin > INT64_MAX ? INT64_MAX : out->end - out->begin;
     out->ratio = out->elapsed > 0 ? (double)out->length / (double)out->elapsed : 0;
-    /* Entries: drop zeros, percentages, order. */
+    /* Entries: drop work that took no time (a delay of 0 ns stays: the
+     * path crossed there, its message reached a receiver that was not
+     * waiting yet or was ended before its sender's call returned),
+     * percentages, order. */
     size_t k = 0;
     for (size_t i = 0; i < a.n; i++) {
         free(a.key[i]);
-        if (a.e[i].ns == 0) {
+        if (a.e[i].ns == 0 && a.e[i].kind == IPS2_CPA_ENTRY_WORK) {
             free(a.e[i].name);
             continue;
         }

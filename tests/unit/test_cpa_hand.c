@@ -474,6 +474,24 @@ static void test_backward_arc(void **state)
     assert_int_equal(last->from, IPS2_PAG_GID(1, 3));
     assert_int_equal(last->begin, 55);
     assert_int_equal(last->end, 55);
+    /* the profile lists the crossing, at 0 ns; a phase before it does not */
+    struct ips2_cpa_meta *m[2];
+    metas_of(p, n, m);
+    struct ips2_cpa_profile pr;
+    const int64_t phases[2][2] = {{IPS2_CPA_RUN_START, IPS2_CPA_RUN_END}, {0, 50}};
+    for (int ph = 0; ph < 2; ph++) {
+        assert_int_equal(ips2_cpa_profile(&path, m, n, &q, IPS2_CPA_LEVEL_PROCESS, NULL,
+                                          phases[ph][0], phases[ph][1], &pr, err, sizeof err),
+                         0);
+        int zero_delays = 0;
+        for (size_t i = 0; i < pr.n; i++)
+            zero_delays += pr.entries[i].kind == IPS2_CPA_ENTRY_DELAY && pr.entries[i].ns == 0 &&
+                           strstr(pr.entries[i].name, "->C:") != NULL;
+        assert_int_equal(zero_delays, ph == 0 ? 1 : 0);
+        ips2_cpa_profile_free(&pr);
+    }
+    for (size_t k = 0; k < n; k++)
+        ips2_cpa_meta_free(m[k]);
     void *data;
     size_t size;
     assert_int_equal(ips2_cpa_path_encode(&path, &data, &size, err, sizeof err), 0);
