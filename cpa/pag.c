@@ -120,66 +120,6 @@ bool pag_grow(void **v, size_t *cap, size_t n, size_t elem)
     return true;
 }
 
-/* ---- strings ------------------------------------------------------------ */
-
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 14695981039346656037ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static bool rehash(struct pag_strings *s)
-{
-    size_t mask = s->mask ? s->mask * 2 + 1 : 255;
-    uint32_t *slot = calloc(mask + 1, sizeof(*slot));
-
-    if (!slot)
-        return false;
-    for (size_t i = 0; i < s->n; i++) {
-        size_t j = (size_t)fnv(s->v[i]) & mask;
-        while (slot[j])
-            j = (j + 1) & mask;
-        slot[j] = (uint32_t)i + 1;
-    }
-    free(s->slot);
-    s->slot = slot;
-    s->mask = mask;
-    return true;
-}
-
-uint32_t pag_str_intern(struct pag_strings *s, const char *str)
-{
-    if ((s->n + 1) * 2 > s->mask + 1 && !rehash(s))
-        return IPS2_PAG_NONE;
-    size_t j = (size_t)fnv(str) & s->mask;
-    for (; s->slot[j]; j = (j + 1) & s->mask)
-        if (!strcmp(s->v[s->slot[j] - 1], str))
-            return s->slot[j] - 1;
-    if (s->n >= IPS2_PAG_NONE - 1)
-        return IPS2_PAG_NONE;
-    char *copy = strdup(str);
-    char **p = copy ? PAG_PUSH(s->v, s->n, s->cap) : NULL;
-    if (!p) {
-        free(copy);
-        return IPS2_PAG_NONE;
-    }
-    *p = copy;
-    s->slot[j] = (uint32_t)s->n;
-    return (uint32_t)s->n - 1;
-}
-
-void pag_str_free(struct pag_strings *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    free(s->slot);
-    memset(s, 0, sizeof(*s));
-}
-
 /* ---- warnings, threads, arcs -------------------------------------------- */
 
 bool pag_add_warning(struct ips2_pag *pag, char *line)

@@ -44,7 +44,7 @@ struct pag_lite {
 struct pag_builder {
     struct ips2_pag *p;
     size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares;
-    struct pag_strings strings;
+    struct ips2_strtab strings;
     struct pag_item *items;
     size_t nitems, cap_items;
     struct pag_lite *lites;
@@ -89,7 +89,7 @@ struct pag_builder {
 
 static uint32_t str(struct pag_builder *b, const char *s)
 {
-    uint32_t i = pag_str_intern(&b->strings, s ? s : "");
+    uint32_t i = ips2_strtab_intern(&b->strings, s ? s : "");
     if (i == IPS2_PAG_NONE)
         b->oom = true;
     return i;
@@ -121,7 +121,7 @@ void pag_builder_free(struct pag_builder *b)
     if (!b)
         return;
     ips2_pag_free(b->p);
-    pag_str_free(&b->strings);
+    ips2_strtab_free(&b->strings);
     free(b->items);
     free(b->lites);
     pag_bytes_free(b->bytes);
@@ -1193,10 +1193,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     if (b->in_image)
         pag_image_end(b, 0, -1, 0);
     /* the strings go to the part (warnings name applications) */
-    p->strings = b->strings.v;
-    p->nstrings = b->strings.n;
-    free(b->strings.slot);
-    memset(&b->strings, 0, sizeof(b->strings));
+    p->strings = ips2_strtab_release(&b->strings, &p->nstrings);
     if (!expand_lites(b) || !generations(b))
         b->oom = true;
     qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);

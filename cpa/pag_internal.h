@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ips2_pag.h"
+#include "ips2_strtab.h"
 
 /* Pairing classes; ips2_pag_end.role = class * 2 + (destination side). */
 enum pag_class {
@@ -86,18 +87,6 @@ struct pag_pairs {
 bool pag_grow(void **v, size_t *cap, size_t n, size_t elem);
 #define PAG_PUSH(arr, n, cap)                                                                      \
     ((n) < (cap) || pag_grow((void **)&(arr), &(cap), (n), sizeof(*(arr))) ? &(arr)[(n)++] : NULL)
-
-/* ---- strings ------------------------------------------------------------ */
-
-struct pag_strings {
-    char **v;
-    size_t n, cap;
-    uint32_t *slot; /* index + 1; 0 empty */
-    size_t mask;
-};
-/* Index of s, added if new; IPS2_PAG_NONE when out of memory. */
-uint32_t pag_str_intern(struct pag_strings *s, const char *str);
-void pag_str_free(struct pag_strings *s);
 
 /* ---- matching (pag_match.c) -------------------------------------------- */
 

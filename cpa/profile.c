@@ -11,91 +11,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ips2_strtab.h"
+
 #include "cpa_internal.h"
 
-/* ---- a small string-keyed table of entries ------------------------------ */
+/* ---- a table of entries by key ------------------------------------------ */
 
 struct acc {
+    struct ips2_strtab keys; /* entry i has key keys.v[i] */
     struct ips2_cpa_entry *e;
-    char **key;
-    size_t n, cap;
-    uint32_t *slot; /* index + 1 */
-    size_t nslot;
+    size_t cap;
 };
-
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 static void acc_free(struct acc *a)
 {
-    for (size_t i = 0; i < a->n; i++) {
+    for (size_t i = 0; i < a->keys.n; i++)
         free(a->e[i].name);
-        free(a->key[i]);
-    }
     free(a->e);
-    free(a->key);
-    free(a->slot);
+    ips2_strtab_free(&a->keys);
     memset(a, 0, sizeof *a);
-}
-
-static int acc_rehash(struct acc *a, size_t nslot)
-{
-    uint32_t *s = calloc(nslot, sizeof *s);
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < a->n; i++) {
-        size_t h = hash(a->key[i]) & (nslot - 1);
-        while (s[h])
-            h = (h + 1) & (nslot - 1);
-        s[h] = (uint32_t)(i + 1);
-    }
-    free(a->slot);
-    a->slot = s;
-    a->nslot = nslot;
-    return 0;
 }
 
 /* The entry of key (made with name and *proto if new). */
 static struct ips2_cpa_entry *acc_get(struct acc *a, const char *key, const char *name,
                                       const struct ips2_cpa_entry *proto)
 {
-    if ((a->n + 1) * 2 > a->nslot && acc_rehash(a, a->nslot ? a->nslot * 2 : 64))
-        return NULL;
-    size_t h = hash(key) & (a->nslot - 1);
-    while (a->slot[h]) {
-        if (strcmp(a->key[a->slot[h] - 1], key) == 0)
-            return &a->e[a->slot[h] - 1];
-        h = (h + 1) & (a->nslot - 1);
-    }
-    if (a->n == a->cap) {
+    uint32_t i = ips2_strtab_find(&a->keys, key);
+    if (i != IPS2_STRTAB_NONE)
+        return &a->e[i];
+    if (a->keys.n == a->cap) {
         size_t c = a->cap ? a->cap * 2 : 32;
         struct ips2_cpa_entry *ne = realloc(a->e, c * sizeof *ne);
         if (!ne)
             return NULL;
         a->e = ne;
-        char **nk = realloc(a->key, c * sizeof *nk);
-        if (!nk)
-            return NULL;
-        a->key = nk;
         a->cap = c;
     }
-    char *k = strdup(key), *nm = strdup(name);
-    if (!k || !nm) {
-        free(k);
+    char *nm = strdup(name);
+    if (!nm || (i = ips2_strtab_intern(&a->keys, key)) == IPS2_STRTAB_NONE) {
         free(nm);
         return NULL;
     }
-    a->e[a->n] = *proto;
-    a->e[a->n].name = nm;
-    a->e[a->n].ns = 0;
-    a->key[a->n] = k;
-    a->slot[h] = (uint32_t)(a->n + 1);
-    return &a->e[a->n++];
+    a->e[i] = *proto;
+    a->e[i].name = nm;
+    a->e[i].ns = 0;
+    return &a->e[i];
 }
 
 /* ---- names and filters -------------------------------------------------- */
@@ -361,8 +321,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
      * waiting yet or was ended before its sender's call returned),
      * percentages, order. */
     size_t k = 0;
-    for (size_t i = 0; i < a.n; i++) {
-        free(a.key[i]);
+    for (size_t i = 0; i < a.keys.n; i++) {
         if (a.e[i].ns == 0 && a.e[i].kind == IPS2_CPA_ENTRY_WORK) {
             free(a.e[i].name);
             continue;
@@ -370,8 +329,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         a.e[i].percent = out->length > 0 ? 100.0 * (double)a.e[i].ns / (double)out->length : 0;
         a.e[k++] = a.e[i];
     }
-    free(a.key);
-    free(a.slot);
+    ips2_strtab_free(&a.keys);
     qsort(a.e, k, sizeof *a.e, cmp_entry);
     out->entries = a.e;
     out->n = k;
@@ -409,47 +367,40 @@ void ips2_cpa_imbalance_free(struct ips2_cpa_imbalance *v, size_t n)
 }
 
 /* Per procedure name: its CPU over the threads of the scope that ran it
- * (one meta cpu entry per thread and procedure), in an open-addressing
- * table built once (keys point into the metas' strings). */
-struct avg_slot {
-    const char *name; /* NULL: empty */
-    double total;
-    size_t nthreads;
-};
-
+ * (one meta cpu entry per thread and procedure), in a table built once. */
 struct avg_table {
-    struct avg_slot *slot;
-    size_t nslot, n;
+    struct ips2_strtab names; /* procedure i is names.v[i] */
+    struct avg_sum {
+        double total;
+        size_t nthreads;
+    } * sum;
+    size_t cap;
 };
 
-static struct avg_slot *avg_find(struct avg_table *t, const char *name)
+static void avg_free(struct avg_table *t)
 {
-    size_t h = hash(name) & (t->nslot - 1);
-    while (t->slot[h].name && strcmp(t->slot[h].name, name) != 0)
-        h = (h + 1) & (t->nslot - 1);
-    return &t->slot[h];
+    ips2_strtab_free(&t->names);
+    free(t->sum);
 }
 
 static int avg_add(struct avg_table *t, const char *name, double share)
 {
-    if ((t->n + 1) * 2 > t->nslot) {
-        struct avg_table nt = {calloc(t->nslot ? t->nslot * 2 : 64, sizeof *nt.slot),
-                               t->nslot ? t->nslot * 2 : 64, t->n};
-        if (!nt.slot)
+    if (t->names.n == t->cap) {
+        size_t c = t->cap ? t->cap * 2 : 64;
+        struct avg_sum *ns = realloc(t->sum, c * sizeof *ns);
+        if (!ns)
             return -1;
-        for (size_t i = 0; i < t->nslot; i++)
-            if (t->slot[i].name)
-                *avg_find(&nt, t->slot[i].name) = t->slot[i];
-        free(t->slot);
-        *t = nt;
+        t->sum = ns;
+        t->cap = c;
     }
-    struct avg_slot *s = avg_find(t, name);
-    if (!s->name) {
-        s->name = name;
-        t->n++;
-    }
-    s->total += share;
-    s->nthreads += share > 0;
+    size_t n = t->names.n;
+    uint32_t i = ips2_strtab_intern(&t->names, name);
+    if (i == IPS2_STRTAB_NONE)
+        return -1;
+    if (i == n)
+        t->sum[i] = (struct avg_sum){0, 0};
+    t->sum[i].total += share;
+    t->sum[i].nthreads += share > 0;
     return 0;
 }
 
@@ -504,7 +455,7 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
     }
     struct avg_table avg = {0};
     if (avg_build(&avg, &c, q, t0, t1)) {
-        free(avg.slot);
+        avg_free(&avg);
         free(v);
         ips2_cpa_profile_free(&prof);
         return cpa_err(err, errlen, "out of memory");
@@ -514,12 +465,12 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         const struct ips2_cpa_entry *e = &prof.entries[i];
         if (e->kind != IPS2_CPA_ENTRY_WORK)
             continue;
-        const struct avg_slot *as = avg.nslot ? avg_find(&avg, e->name) : NULL;
-        double total = as && as->name ? as->total : 0;
-        size_t nthreads = as && as->name ? as->nthreads : 0;
+        uint32_t k = ips2_strtab_find(&avg.names, e->name);
+        double total = k != IPS2_STRTAB_NONE ? avg.sum[k].total : 0;
+        size_t nthreads = k != IPS2_STRTAB_NONE ? avg.sum[k].nthreads : 0;
         v[m].proc = strdup(e->name);
         if (!v[m].proc) {
-            free(avg.slot);
+            avg_free(&avg);
             ips2_cpa_imbalance_free(v, m);
             ips2_cpa_profile_free(&prof);
             return cpa_err(err, errlen, "out of memory");
@@ -530,7 +481,7 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         v[m].percent = prof.length > 0 ? 100.0 * (double)v[m].imbalance / (double)prof.length : 0;
         m++;
     }
-    free(avg.slot);
+    avg_free(&avg);
     ips2_cpa_profile_free(&prof);
     qsort(v, m, sizeof *v, cmp_imb);
     *out = v;

@@ -4,7 +4,7 @@
 # position-independent so that the master's Tcl extension can link it.
 
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
-              slave/reduce_raw.c slave/reduce_stream.c slave/reduce_strings.c \
+              slave/reduce_raw.c slave/reduce_stream.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
               slave/reduce_ext.c collectors/external.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)

@@ -249,7 +249,7 @@ static uint32_t name_of(void *arg, uint64_t addr)
         snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
         name = buf;
     }
-    uint32_t s = red_str_intern(&im->b->strings, name);
+    uint32_t s = ips2_strtab_intern(&im->b->strings, name);
     if (s == IPS2_RED_NONE)
         im->b->oom = true;
     if ((im->n + 1) * 2 > im->mask + 1) { /* grow the cache; on OOM just don't cache */
@@ -458,8 +458,8 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
         image_free(&im);
         return;
     }
-    p->app = red_str_intern(&b->strings, app_or(&h, have_h));
-    p->exe = red_str_intern(&b->strings, have_h ? h.exe : "");
+    p->app = ips2_strtab_intern(&b->strings, app_or(&h, have_h));
+    p->exe = ips2_strtab_intern(&b->strings, have_h ? h.exe : "");
     p->command = IPS2_RED_NONE;
     p->pid = ss->v[first].pid;
     p->ppid = have_h ? h.ppid : 0;
@@ -538,10 +538,10 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
         p->exit_status = status;
     } else if (have_thread_stream) {
         const char *why = damaged ? "no exit recorded: trace damaged" : "no exit recorded: killed?";
-        p->problem = red_str_intern(&b->strings, why);
+        p->problem = ips2_strtab_intern(&b->strings, why);
         red_build_problem(b, "process %u (%s): %s", p->pid, app_or(&h, have_h), why);
     } else {
-        p->problem = red_str_intern(&b->strings, "no thread streams");
+        p->problem = ips2_strtab_intern(&b->strings, "no thread streams");
         red_build_problem(b, "process %u (%s): no thread streams", p->pid, app_or(&h, have_h));
     }
     image_free(&im);
@@ -571,8 +571,8 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     }
     uint64_t interval = o.interval_ns ? o.interval_ns : 100000000ull;
     int64_t offset = machine_offset(&ss, host, sizeof(host)) - o.session_start_real;
-    b.r->machine = red_str_intern(&b.strings, o.machine ? o.machine : "");
-    b.r->host = red_str_intern(&b.strings, host);
+    b.r->machine = ips2_strtab_intern(&b.strings, o.machine ? o.machine : "");
+    b.r->host = ips2_strtab_intern(&b.strings, host);
     b.r->phase_start_ns = o.phase_start_ns;
     b.r->phase_end_ns = o.phase_end_ns;
     b.r->interval_ns = interval;

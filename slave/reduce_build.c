@@ -35,7 +35,7 @@ void red_build_problem(struct red_build *b, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    uint32_t s = red_str_intern(&b->strings, msg);
+    uint32_t s = ips2_strtab_intern(&b->strings, msg);
     if (s == IPS2_RED_NONE) {
         b->oom = true;
         return;
@@ -50,9 +50,6 @@ void red_build_problem(struct red_build *b, const char *fmt, ...)
 
 bool red_build_finish(struct red_build *b)
 {
-    b->r->strings = b->strings.v;
-    b->r->nstrings = b->strings.n;
-    free(b->strings.slot);
-    memset(&b->strings, 0, sizeof(b->strings));
+    b->r->strings = ips2_strtab_release(&b->strings, &b->r->nstrings);
     return !b->oom;
 }

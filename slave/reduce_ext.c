@@ -175,7 +175,7 @@ static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *
             red_build_problem(b, "%s: metric \"%s\" is not one ips2 knows: ignored", path,
                               d->metrics[i].name);
     }
-    uint32_t collector = red_str_intern(&b->strings, d->collector);
+    uint32_t collector = ips2_strtab_intern(&b->strings, d->collector);
     qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
     for (size_t i = 0; i < d->nsamples;) {
         size_t j = i + 1;

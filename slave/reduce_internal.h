@@ -13,26 +13,14 @@
 
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
+#include "ips2_strtab.h"
 #include "reduce_thread.h"
-
-/* ---- reduce_strings.c: interning ------------------------------------- */
-
-struct red_strings {
-    char **v;
-    size_t n, cap;
-    uint32_t *slot; /* index + 1, 0 = empty */
-    size_t mask;
-};
-
-/* Index of s, added if new; IPS2_RED_NONE when out of memory. */
-uint32_t red_str_intern(struct red_strings *s, const char *str);
-void red_str_free(struct red_strings *s);
 
 /* ---- reduce_build.c: the reductions being built ---------------------- */
 
 struct red_build {
     struct ips2_reductions *r;
-    struct red_strings strings;
+    struct ips2_strtab strings;
     size_t cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists, cap_objects, cap_problems;
     bool oom;
 };
