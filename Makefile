@@ -27,6 +27,7 @@ SETUP_STAMP := $(B)/.setup-done
 .PHONY: all setup check demo bench fuzz install clean format
 all:
 
+include tests/fuzz/fuzz.mk
 include traces/module.mk
 include instr/module.mk
 include collectors/module.mk

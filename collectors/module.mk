@@ -33,21 +33,8 @@ HEADERS   += $(B)/include/ips2_external.h
 # The reader takes untrusted files: a fuzz target and its seed corpus
 # (tests/fuzz/corpus-external: a whole file, a torn one, a note, one with
 # a time near 2^63, one with a pid reused by a new process).
-FUZZ_EXT_BIN := $(B)/fuzz/fuzz_external
-$(FUZZ_EXT_BIN): tests/fuzz/fuzz_external.c collectors/external.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Icollectors -o $@ tests/fuzz/fuzz_external.c collectors/external.c -lm
-
-.PHONY: fuzz-external fuzz-smoke-external
-fuzz: fuzz-external
-fuzz-external: $(FUZZ_EXT_BIN)
-	@sh tests/fuzz/run-fuzz $(FUZZ_EXT_BIN) $(FUZZ_TIME) tests/fuzz/corpus-external
-fuzz-smoke: fuzz-smoke-external
-fuzz-smoke-external: $(FUZZ_EXT_BIN)
-	@$(FUZZ_EXT_BIN) tests/fuzz/corpus-external/* >$(B)/fuzz/smoke-external.log 2>&1 || \
-	    { cat $(B)/fuzz/smoke-external.log; echo "fuzz-smoke-external: FAILED"; exit 1; }
-	@echo "fuzz-smoke-external: $$(ls tests/fuzz/corpus-external/* | wc -l) seeds, no crashes"
+$(eval $(call fuzz_target,external,collectors/external.c,-Icollectors,-lm,\
+                          tests/fuzz/corpus-external))
 
 # Its unit test links the slave's reduction library (the reader is
 # compiled into it; the test also reduces the files it writes).

@@ -22,20 +22,7 @@ $(CPA_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
-FUZZ_CPA_BIN := $(B)/fuzz/fuzz_cpa
-$(FUZZ_CPA_BIN): tests/fuzz/fuzz_cpa.c cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c \
-                 cpa/cpa_internal.h cpa/ips2_cpa.h | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Itraces -Icpa -o $@ tests/fuzz/fuzz_cpa.c cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c
-
-.PHONY: fuzz-cpa fuzz-cpa-smoke
-fuzz: fuzz-cpa
-fuzz-cpa: $(FUZZ_CPA_BIN)
-	@sh tests/fuzz/run-fuzz $(FUZZ_CPA_BIN) $(FUZZ_TIME) tests/fuzz/corpus-cpa
-fuzz-smoke: fuzz-cpa-smoke
-fuzz-cpa-smoke: $(FUZZ_CPA_BIN)
-	@$(FUZZ_CPA_BIN) tests/fuzz/corpus-cpa/* >$(B)/fuzz/smoke-cpa.log 2>&1 || \
-	    { cat $(B)/fuzz/smoke-cpa.log; echo "fuzz-cpa-smoke: FAILED"; exit 1; }
+$(eval $(call fuzz_target,cpa,cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c cpa/cpa_internal.h \
+                          cpa/ips2_cpa.h,-Itraces -Icpa,,tests/fuzz/corpus-cpa))
 
 bench: $(B)/bin/ips2-cpa

@@ -42,21 +42,8 @@ $(PAG_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB) $(CPA_LIB)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
 
 # The part file's decoders (cpa/pag_file.c) have their own fuzz target.
-FUZZ_PAG_BIN := $(B)/fuzz/fuzz_pag
-$(FUZZ_PAG_BIN): tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h \
-                 | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Itraces -Icpa -o $@ tests/fuzz/fuzz_pag.c $(CPA_PAG_SRCS) $(TRACE_SRCS) -lelf -lz
-
-.PHONY: fuzz-pag fuzz-pag-smoke
-fuzz: fuzz-pag
-fuzz-pag: $(FUZZ_PAG_BIN)
-	@sh tests/fuzz/run-fuzz $(FUZZ_PAG_BIN) $(FUZZ_TIME) tests/fuzz/corpus-pag
-fuzz-smoke: fuzz-pag-smoke
-fuzz-pag-smoke: $(FUZZ_PAG_BIN)
-	@$(FUZZ_PAG_BIN) tests/fuzz/corpus-pag/* >$(B)/fuzz/smoke-pag.log 2>&1 || \
-	    { cat $(B)/fuzz/smoke-pag.log; echo "fuzz-pag-smoke: FAILED"; exit 1; }
+$(eval $(call fuzz_target,pag,$(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h,\
+                          -Itraces -Icpa,-lelf -lz,tests/fuzz/corpus-pag))
 
 # The engine's program, tests, fuzz target and benchmark (helper E).
 include cpa/engine.mk

@@ -19,40 +19,21 @@ TEST_BINS += $(UNIT_BINS)
 check: all $(TEST_BINS)
 	@B=$(B) IPS2_BUILD=$(abspath $(B)) sh tests/run-all
 
-FUZZ_TIME ?= 300
-FUZZ_BIN  := $(B)/fuzz/fuzz_reader
-$(FUZZ_BIN): tests/fuzz/fuzz_reader.c $(TRACE_SRCS) | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Itraces -o $@ tests/fuzz/fuzz_reader.c $(TRACE_SRCS) -lelf -lz
+# Fuzz targets (tests/fuzz/fuzz.mk): the trace reader, and the reductions
+# decoder (slave/reductions.c).
+$(eval $(call fuzz_target,reader,$(TRACE_SRCS),-Itraces,-lelf -lz,tests/fuzz/corpus))
+$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c,-Itraces -Islave,-lz,\
+                          tests/fuzz/corpus-reductions))
 
-# The reductions decoder (slave/reductions.c) has its own target and corpus.
-FUZZ_RED_BIN := $(B)/fuzz/fuzz_reductions
-$(FUZZ_RED_BIN): tests/fuzz/fuzz_reductions.c slave/reductions.c slave/metrics.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -Itraces -Islave -o $@ tests/fuzz/fuzz_reductions.c slave/reductions.c slave/metrics.c -lz
-
-fuzz: $(FUZZ_BIN) $(FUZZ_RED_BIN)
-	@sh tests/fuzz/run-fuzz $(FUZZ_BIN) $(FUZZ_TIME)
-	@sh tests/fuzz/run-fuzz $(FUZZ_RED_BIN) $(FUZZ_TIME) tests/fuzz/corpus-reductions
-
-# The seed corpus is committed; `make fuzz-corpus` regenerates it (the
-# generator is deterministic).  `make fuzz-smoke` runs the fuzz target once
-# over every seed, without fuzzing: quick enough for `make check`.
+# The reader's seed corpus is committed; `make fuzz-corpus` regenerates it
+# (the generator is deterministic).
 CORPUS_GEN := $(B)/fuzz/make-corpus
 $(CORPUS_GEN): $(B)/obj/tests/fuzz/make-corpus.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TRACE_LIBS)
 
-.PHONY: fuzz-corpus fuzz-smoke
+.PHONY: fuzz-corpus
 fuzz-corpus: $(CORPUS_GEN)
 	rm -f tests/fuzz/corpus/*
 	$(CORPUS_GEN) tests/fuzz/corpus
 
-fuzz-smoke: $(FUZZ_BIN) $(FUZZ_RED_BIN)
-	@$(FUZZ_BIN) tests/fuzz/corpus/* >$(B)/fuzz/smoke.log 2>&1 || \
-	    { cat $(B)/fuzz/smoke.log; echo "fuzz-smoke: FAILED"; exit 1; }
-	@$(FUZZ_RED_BIN) tests/fuzz/corpus-reductions/* >$(B)/fuzz/smoke-reductions.log 2>&1 || \
-	    { cat $(B)/fuzz/smoke-reductions.log; echo "fuzz-smoke: FAILED"; exit 1; }
-	@echo "fuzz-smoke: $$(ls tests/fuzz/corpus/* tests/fuzz/corpus-reductions/* | wc -l) seeds, no crashes"
