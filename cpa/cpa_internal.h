@@ -36,6 +36,10 @@ int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t e
 
 /* Weight of the CPU arc into node n (0 for a thread's first node). */
 int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n);
+/* len + weight as the path length into node n of pag, or -1 with a named
+ * error if it does not fit (the part check cannot bound cross arcs). */
+int cpa_extend(const struct ips2_pag *pag, uint32_t n, int64_t len, int64_t weight, int64_t *out,
+               char *err, size_t errlen);
 
 /* Appends to p the CPU segment into node n (its thread's previous node to
  * n), with its shares scaled to its weight. */

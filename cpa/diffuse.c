@@ -222,23 +222,6 @@ static int add_value(struct ips2_cpa_batch *b, const struct ips2_cpa_value *v)
     return 0;
 }
 
-/* len + weight into node m, or -1 with a named error if it does not fit
- * (a part whose weights the check could not bound: cross arcs). */
-static int extend(const struct ips2_pag *pag, uint32_t m, int64_t len, int64_t weight, int64_t *out,
-                  char *err, size_t errlen)
-{
-    if (weight > INT64_MAX - len) {
-        const struct ips2_pag_thread *th = &pag->threads[pag->nodes[m].thread];
-        return cpa_err(err, errlen,
-                       "part %s: node %u (process %d, thread %d): the path length overflows "
-                       "(%lld ns + an arc of %lld ns)",
-                       pag->machine ? pag->machine : "?", m, (int)pag->processes[th->process].pid,
-                       (int)th->tid, (long long)len, (long long)weight);
-    }
-    *out = len + weight;
-    return 0;
-}
-
 static int process(struct ips2_cpa_worker *w, uint32_t n, char *err, size_t errlen)
 {
     const struct ips2_pag *pag = w->pag;
@@ -249,8 +232,8 @@ static int process(struct ips2_cpa_worker *w, uint32_t n, char *err, size_t errl
     int64_t len = 0;
     if (f & CPA_SCOPE) {
         if (n != pag->threads[t].first && (w->st[n - 1].rem & CPA_REACHED_BIT)) {
-            if (extend(pag, n, w->st[n - 1].len, cpa_cpu_weight(&w->scope, pag, n), &len, err,
-                       errlen))
+            if (cpa_extend(pag, n, w->st[n - 1].len, cpa_cpu_weight(&w->scope, pag, n), &len, err,
+                           errlen))
                 return -1;
             fold(w, n, len, 1, IPS2_PAG_GID(w->part, n - 1), 0);
         }
@@ -279,7 +262,7 @@ static int process(struct ips2_cpa_worker *w, uint32_t n, char *err, size_t errl
         if (IPS2_PAG_GID_NODE(a->from) != n)
             break;
         if (reached && (w->scope.tflags[pag->nodes[a->to].thread] & CPA_SCOPE)) {
-            if (extend(pag, a->to, s->len, a->weight, &len, err, errlen))
+            if (cpa_extend(pag, a->to, s->len, a->weight, &len, err, errlen))
                 return -1;
             fold(w, a->to, len, 0, gid, w->lout[c]);
         }

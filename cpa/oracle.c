@@ -100,23 +100,6 @@ static int build(struct oracle *o, const struct ips2_cpa_query *q, char *err, si
     return 0;
 }
 
-/* len + weight into node n of p, or -1 with a named error if it does not
- * fit. */
-static int extend(const struct ips2_pag *p, uint32_t n, int64_t len, int64_t weight, int64_t *out,
-                  char *err, size_t errlen)
-{
-    if (weight > INT64_MAX - len) {
-        const struct ips2_pag_thread *th = &p->threads[p->nodes[n].thread];
-        return cpa_err(err, errlen,
-                       "part %s: node %u (process %d, thread %d): the path length overflows "
-                       "(%lld ns + an arc of %lld ns)",
-                       p->machine ? p->machine : "?", n, (int)p->processes[th->process].pid,
-                       (int)th->tid, (long long)len, (long long)weight);
-    }
-    *out = len + weight;
-    return 0;
-}
-
 /* Node n of part k is ready: pull its best predecessor. */
 static int settle(struct oracle *o, size_t k, uint32_t n, char *err, size_t errlen)
 {
@@ -128,8 +111,8 @@ static int settle(struct oracle *o, size_t k, uint32_t n, char *err, size_t errl
         return 0;
     if (n != p->threads[t].first && o->node[o->off[k] + n - 1].reached) {
         x->haspred = 1;
-        if (extend(p, n, o->node[o->off[k] + n - 1].len, cpa_cpu_weight(&o->scope[k], p, n),
-                   &x->len, err, errlen))
+        if (cpa_extend(p, n, o->node[o->off[k] + n - 1].len, cpa_cpu_weight(&o->scope[k], p, n),
+                       &x->len, err, errlen))
             return -1;
         x->pred = IPS2_PAG_GID(k, n - 1);
         x->arc = UINT32_MAX;
@@ -148,7 +131,7 @@ static int settle(struct oracle *o, size_t k, uint32_t n, char *err, size_t errl
         if (!s->reached)
             continue;
         int64_t len = 0;
-        if (extend(p, n, s->len, a->weight, &len, err, errlen))
+        if (cpa_extend(p, n, s->len, a->weight, &len, err, errlen))
             return -1;
         if (!x->haspred || cpa_better(len, 0, a->from, (uint32_t)i, x->len, x->arc == UINT32_MAX,
                                       x->pred, x->arc == UINT32_MAX ? 0 : x->arc)) {

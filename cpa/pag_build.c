@@ -90,7 +90,7 @@ struct pag_builder {
 static uint32_t str(struct pag_builder *b, const char *s)
 {
     uint32_t i = ips2_strtab_intern(&b->strings, s ? s : "");
-    if (i == IPS2_PAG_NONE)
+    if (i == IPS2_STRTAB_NONE)
         b->oom = true;
     return i;
 }
@@ -1080,12 +1080,48 @@ static void arc_cb(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16
         ab->n++;
         return;
     }
+    /* the weight was taken from the events' times; a node moved forward
+     * (its thread's timer went back) can leave less time between the
+     * nodes: never more than that (ips2_pag.h) */
+    int64_t gap = p->nodes[t].wall > p->nodes[f].wall ? p->nodes[t].wall - p->nodes[f].wall : 0;
     struct ips2_pag_arc *a = &ab->arcs[ab->at[t]++];
     a->from = from;
     a->to = t;
     a->type = type;
     a->reserved = 0;
-    a->weight = weight;
+    a->weight = weight < gap ? weight : gap;
+}
+
+static int cmp_arc_from(const void *x, const void *y)
+{
+    const struct ips2_pag_arc *a = x, *b = y;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
+    if (a->type != b->type)
+        return a->type < b->type ? -1 : 1;
+    return a->weight < b->weight ? -1 : a->weight > b->weight;
+}
+
+/* Orders the arcs of each destination by source: insertion (stable) for
+ * the usual few, qsort for a long run (one receive overlapping many
+ * sends), where equal arcs are interchangeable. */
+static void sort_by_source(struct ips2_pag_arc *arcs, size_t n)
+{
+    for (size_t s = 0, e; s < n; s = e) {
+        for (e = s + 1; e < n && arcs[e].to == arcs[s].to;)
+            e++;
+        if (e - s > 32) {
+            qsort(arcs + s, e - s, sizeof(*arcs), cmp_arc_from);
+            continue;
+        }
+        for (size_t i = s + 1; i < e; i++) {
+            struct ips2_pag_arc a = arcs[i];
+            size_t j = i;
+            for (; j > s && arcs[j - 1].from > a.from; j--)
+                arcs[j] = arcs[j - 1];
+            arcs[j] = a;
+        }
+    }
 }
 
 /* Pairs the byte ranges (and gives *left what they left) and makes the
@@ -1118,18 +1154,9 @@ static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, stru
         }
     }
     free(ab.at);
-    struct ips2_pag_arc *arcs = ab.arcs;
-    for (size_t i = 1; i < ab.n; i++) {
-        if (arcs[i].to != arcs[i - 1].to || arcs[i].from >= arcs[i - 1].from)
-            continue;
-        struct ips2_pag_arc a = arcs[i];
-        size_t j = i;
-        for (; j > 0 && arcs[j - 1].to == a.to && arcs[j - 1].from > a.from; j--)
-            arcs[j] = arcs[j - 1];
-        arcs[j] = a;
-    }
+    sort_by_source(ab.arcs, ab.n);
     free(p->arcs);
-    p->arcs = arcs;
+    p->arcs = ab.arcs;
     p->narcs = ab.n;
     *backwards = ab.backwards;
     return true;

@@ -132,6 +132,17 @@ static int has_phase(int64_t t0, int64_t t1)
 
 /* A segment's contribution within [t0, t1) (len >= 0; 128-bit spans: a
  * segment from the wire may reach both ends of int64). */
+/* Whether [b, e] meets the phase [t0, t1) as clip() counts it (a
+ * zero-width one at b). */
+static int in_phase(int64_t b, int64_t e, int64_t t0, int64_t t1)
+{
+    if (!has_phase(t0, t1))
+        return 1;
+    if (e <= b)
+        return b >= t0 && b < t1;
+    return (e < t1 ? e : t1) > (b > t0 ? b : t0);
+}
+
 static int64_t clip(int64_t len, int64_t b, int64_t e, int64_t t0, int64_t t1)
 {
     if (!has_phase(t0, t1))
@@ -206,7 +217,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         const struct ips2_cpa_segment *s = &path->segs[i];
         int64_t len = clip(s->length, s->begin, s->end, t0, t1);
         out->length += len;
-        if (len == 0 && (s->length != 0 || (has_phase(t0, t1) && (s->end < t0 || s->begin >= t1))))
+        if (len == 0 && (s->length != 0 || !in_phase(s->begin, s->end, t0, t1)))
             continue; /* outside the phase */
         struct ips2_cpa_entry proto = {0};
         if (s->kind == IPS2_CPA_SEG_CPU) {

@@ -250,6 +250,21 @@ int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, ui
     return nd->cpu - (int64_t)((__int128)nd->cpu * zeroed / all);
 }
 
+int cpa_extend(const struct ips2_pag *pag, uint32_t n, int64_t len, int64_t weight, int64_t *out,
+               char *err, size_t errlen)
+{
+    if (weight > INT64_MAX - len) {
+        const struct ips2_pag_thread *th = &pag->threads[pag->nodes[n].thread];
+        return cpa_err(err, errlen,
+                       "part %s: node %u (process %d, thread %d): the path length overflows "
+                       "(%lld ns + an arc of %lld ns)",
+                       pag->machine ? pag->machine : "?", n, (int)pag->processes[th->process].pid,
+                       (int)th->tid, (long long)len, (long long)weight);
+    }
+    *out = len + weight;
+    return 0;
+}
+
 void cpa_split(int64_t total, const int64_t *w, int64_t *out, size_t n)
 {
     if (n == 0)

@@ -228,6 +228,36 @@ static void test_send_ends_late(void **state)
     ips2_pag_free(g);
 }
 
+/* A thread whose timer goes back: its node is moved forward to the
+ * previous one's time, and an arc from it never weighs more than the time
+ * between its nodes (the engine refuses a part where one does). */
+static void test_timer_back(void **state)
+{
+    (void)state;
+    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
+    EV(a, IPS2_EV_LOCK_RELEASE, 1050, 0x5000, 1);
+    EV(a, IPS2_EV_SEND, 1000, 3, PIPE_KEY, 0, 100, 0, 990, 2); /* its timer went back */
+    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
+    EV(b, IPS2_EV_RECV, 1100, 4, PIPE_KEY, 0, 100, 0, 900, 1);
+    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(b);
+
+    char err[256];
+    struct ips2_pag *g = reduce();
+    long s0 = node_of(g, 10, 10, IPS2_EV_SEND, 0), r0 = node_of(g, 20, 20, IPS2_EV_RECV, 0);
+    int64_t w = arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE);
+    assert_true(w >= 0);
+    assert_true(w <= g->nodes[r0].wall - g->nodes[s0].wall);
+    struct ips2_cpa_query q = {.mode = IPS2_CPA_GLOBAL};
+    struct ips2_cpa_path path;
+    if (ips2_cpa_oracle(&g, 1, &q, &path, err, sizeof(err)) != 0)
+        fail_msg("oracle: %s", err);
+    ips2_cpa_path_free(&path);
+    ips2_pag_free(g);
+}
+
 /* Unpaired: a pipe's receive is a warning naming process and event; a TCP
  * stream's (its chan says TCP) and a PVM message's are ends. */
 static void test_unpaired(void **state)
@@ -974,6 +1004,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_bytes, clear),
         cmocka_unit_test_setup(test_send_ends_late, clear),
+        cmocka_unit_test_setup(test_timer_back, clear),
         cmocka_unit_test_setup(test_unpaired, clear),
         cmocka_unit_test_setup(test_sync, clear),
         cmocka_unit_test_setup(test_barrier, clear),
