@@ -460,6 +460,8 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
     }
     p->app = ips2_strtab_intern(&b->strings, app_or(&h, have_h));
     p->exe = ips2_strtab_intern(&b->strings, have_h ? h.exe : "");
+    if (p->app == IPS2_RED_NONE || p->exe == IPS2_RED_NONE)
+        b->oom = true; /* both are given: NONE here is out of memory */
     p->command = IPS2_RED_NONE;
     p->pid = ss->v[first].pid;
     p->ppid = have_h ? h.ppid : 0;
