@@ -575,6 +575,11 @@ static int validate(const struct ips2_reductions *r, char *err)
             ips2_set_error(err, "external data row %zu: bad collector, metric or width", i);
             return -1;
         }
+        if (x->process != IPS2_RED_NONE && (x->pid == 0 || x->process >= r->nprocesses ||
+                                            r->processes[x->process].pid != x->pid)) {
+            ips2_set_error(err, "external data row %zu: bad process", i);
+            return -1;
+        }
     }
     return 0;
 bad_arrays:
@@ -825,18 +830,20 @@ static int node_ext(struct ips2_node *n, uint32_t slot, uint32_t row)
     return 0;
 }
 
-/* The application of pid on the slot's machine: its process rows', or
- * for the active run the manifest's; -1 if none. */
-static int ext_app(const struct ips2_model *m, uint32_t slot, uint32_t pid, const char *machine)
+/* The application of a process's external row: that of the process row
+ * the reduction gave it (a pid reused by another application's process
+ * is two rows, each its own process's), or, for a pid no process row has,
+ * in the active run the manifest's; -1 if none. */
+static int ext_app(const struct ips2_model *m, uint32_t slot, const struct ips2_red_ext *x,
+                   const char *machine)
 {
     const struct ips2_red_slot *s = &m->slots[slot];
-    for (size_t p = 0; p < s->r->nprocesses; p++)
-        if (s->r->processes[p].pid == pid && s->app_of[p] >= 0)
-            return s->app_of[p];
+    if (x->process != IPS2_RED_NONE)
+        return s->app_of[x->process];
     if (s->source != NULL && s->source[0] != 0)
         return -1;
     for (size_t i = 0; i < m->npinfo; i++)
-        if (m->pinfo[i].pid == pid && strcmp(m->pinfo[i].machine, machine) == 0)
+        if (m->pinfo[i].pid == x->pid && strcmp(m->pinfo[i].machine, machine) == 0)
             return ips2_model_app_index(m, m->pinfo[i].app);
     return -1;
 }
@@ -872,7 +879,7 @@ static int index_exts(struct ips2_model *m)
                 }
                 continue;
             }
-            int app = ext_app(m, s, x->pid, machine);
+            int app = ext_app(m, s, x, machine);
             if (app < 0)
                 continue;
             struct ips2_node *pn;

@@ -122,10 +122,17 @@ struct ips2_red_object {
  * the collector's first sample), for a gauge its last value; the histogram
  * (on the session's grid: start a multiple of width, like the threads')
  * holds, per bucket, the increase whose sample fell in it (a gauge: the
- * mean of its samples), so the buckets of a counter add up to value. */
+ * mean of its samples), so the buckets of a counter add up to value.
+ * process says whose row it is when a pid was reused (by another
+ * application's process, or the same one's): the reduction gives each
+ * process the collector watched the process row of that pid whose
+ * [start_ns, end_ns] its samples' span overlaps most (or lies nearest
+ * to), no row to two of them (slave/reduce_ext.c). */
 struct ips2_red_ext {
     uint32_t collector; /* string: the collector's name ("os", "hw", ...) */
     uint32_t pid;       /* the process, or 0 for the machine as a whole */
+    uint32_t process;   /* index into processes[] (its pid is pid), or IPS2_RED_NONE: the
+                           machine (pid 0), or a process without a row (not traced) */
     uint32_t metric;    /* enum ips2_metric */
     uint32_t gauge;     /* 0 counter, 1 gauge */
     uint64_t value;
@@ -160,7 +167,7 @@ struct ips2_reductions {
     size_t nobjects;
     uint32_t *problems; /* strings: what went wrong on this machine */
     size_t nproblems;
-    struct ips2_red_ext *exts; /* external data, by collector, pid, metric */
+    struct ips2_red_ext *exts; /* external data, by collector, pid, process, metric */
     size_t nexts;
 };
 

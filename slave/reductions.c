@@ -5,7 +5,8 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (2; version 1, without the external data, is read too)
+ *   8   u32 version (3; 2, whose external rows name no process row, and 1,
+ *       without the external data, are read too)
  *   12  u32 crc32 (zlib) of every byte from offset 16 to the end, checked
  *       after the structure, so that a truncation is named where it is
  *   16  u32 metrics per row (IPS2_M_COUNT when written; fewer are read
@@ -25,9 +26,11 @@
  *               f64 v[nbuckets]
  *       object  u32 thread kind, u64 id waits wait_ns spin_ns
  *       problem u32 string
- *   then (version 2) the external data: u32 count, and per row
- *       ext     u32 collector pid metric gauge, u64 value, i64 start,
- *               u64 width, u32 nbuckets, f64 v[nbuckets]
+ *   then (versions 2, 3) the external data: u32 count, and per row
+ *       ext     u32 collector pid process metric gauge, u64 value,
+ *               i64 start, u64 width, u32 nbuckets, f64 v[nbuckets]
+ *       (version 2 has no process: a row of pid P > 0 is read as the
+ *       first process row of pid P's, as the master took it then)
  *
  * The decoder trusts nothing: every count is checked against the bytes
  * left before anything is allocated, every index against its table, every
@@ -44,11 +47,12 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-#define RED_MAGIC          "IPS2RED"
-#define RED_VERSION        2
-#define RED_VERSION_NO_EXT 1
-#define CRC_FROM           16
-#define NCOUNTS            8
+#define RED_MAGIC           "IPS2RED"
+#define RED_VERSION         3
+#define RED_VERSION_NO_PROC 2
+#define RED_VERSION_NO_EXT  1
+#define CRC_FROM            16
+#define NCOUNTS             8
 
 /* ---- encoding -------------------------------------------------------- */
 
@@ -86,7 +90,8 @@ static void putf64(struct out *o, double v)
 #define ARC_SIZE     (12 + 16)
 #define HIST_SIZE    (12 + 16 + 4)
 #define OBJECT_SIZE  (8 + 32)
-#define EXT_SIZE     (16 + 8 + 16 + 4)
+#define EXT_SIZE     (20 + 8 + 16 + 4)
+#define EXT_SIZE_V2  (EXT_SIZE - 4)
 #define HEAD_SIZE    100
 
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
@@ -202,6 +207,7 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
         const struct ips2_red_ext *x = &r->exts[i];
         put32(&o, x->collector);
         put32(&o, x->pid);
+        put32(&o, x->process);
         put32(&o, x->metric);
         put32(&o, x->gauge);
         put64(&o, x->value);
@@ -347,9 +353,9 @@ static int decode_head(struct in *in, uint32_t counts[NCOUNTS])
         return bad(in, in->size, "expected a %d-byte header, found end of data", HEAD_SIZE);
     in->pos = 8;
     uint32_t version = get32(in);
-    if (version != RED_VERSION && version != RED_VERSION_NO_EXT)
-        return bad(in, 8, "expected version %d or %d, found %u", RED_VERSION_NO_EXT, RED_VERSION,
-                   version);
+    if (version != RED_VERSION && version != RED_VERSION_NO_PROC && version != RED_VERSION_NO_EXT)
+        return bad(in, 8, "expected version %d, %d or %d, found %u", RED_VERSION_NO_EXT,
+                   RED_VERSION_NO_PROC, RED_VERSION, version);
     in->version = version;
     in->pos += 4; /* the crc, checked at the end */
     in->mcount = get32(in);
@@ -642,28 +648,55 @@ static int get_buckets(struct in *in, uint64_t *width, uint32_t *nbuckets, doubl
     return 0;
 }
 
+/* The process row of an external row (at offset at: its process field,
+ * or for version 2 its pid): pid 0 has none; otherwise the row must be
+ * pid's (version 2: the first of pid's, or none). */
+static int ext_process(struct in *in, struct ips2_red_ext *x, size_t at)
+{
+    const struct ips2_reductions *r = in->r;
+
+    if (in->version == RED_VERSION_NO_PROC) {
+        x->process = IPS2_RED_NONE;
+        for (size_t p = 0; x->pid != 0 && p < r->nprocesses && x->process == IPS2_RED_NONE; p++)
+            if (r->processes[p].pid == x->pid)
+                x->process = (uint32_t)p;
+        return 0;
+    }
+    if (get_idx(in, &x->process, r->nprocesses, true, "a process") < 0)
+        return -1;
+    if (x->pid == 0 && x->process != IPS2_RED_NONE)
+        return bad(in, at, "expected none (the machine's row), found process %u", x->process);
+    if (x->process != IPS2_RED_NONE && r->processes[x->process].pid != x->pid)
+        return bad(in, at, "expected a process of pid %u, found process %u of pid %u", x->pid,
+                   x->process, r->processes[x->process].pid);
+    return 0;
+}
+
 static int decode_exts(struct in *in)
 {
     struct ips2_reductions *r = in->r;
+    int size = in->version == RED_VERSION_NO_PROC ? EXT_SIZE_V2 : EXT_SIZE;
 
     if (in->version == RED_VERSION_NO_EXT)
         return 0;
     if (left(in) < 4)
         return bad(in, in->pos, "expected the count of external data rows, found end of data");
     uint32_t n = get32(in);
-    if (room(in, n, EXT_SIZE, "external data rows") < 0)
+    if (room(in, n, (size_t)size, "external data rows") < 0)
         return -1;
     ALLOC(exts, n);
     for (uint32_t i = 0; i < n; i++) {
         struct ips2_red_ext *x = &r->exts[i];
-        if (left(in) < EXT_SIZE)
+        if (left(in) < (size_t)size)
             return bad(in, in->pos,
                        "expected external data row %u of at least %d bytes, found only %zu "
                        "bytes left",
-                       i, EXT_SIZE, left(in));
+                       i, size, left(in));
         if (get_str(in, &x->collector, false, "the collector") < 0)
             return -1;
         x->pid = get32(in);
+        if (ext_process(in, x, in->pos) < 0)
+            return -1;
         if (get_idx(in, &x->metric, in->mcount, false, "a metric") < 0)
             return -1;
         size_t at = in->pos;

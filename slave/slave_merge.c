@@ -8,8 +8,10 @@
  * Processes are taken in source order; a process's threads, a thread's
  * procedure rows stay contiguous as ips2_reductions.h requires, and every
  * thread and procedure index of arcs, histograms and objects is mapped
- * through the tables built while copying them.  Rows that point outside
- * their source (which a decoded source never does) are dropped.
+ * through the tables built while copying them, and so is the process row
+ * of an external data row (a row of a process not kept goes with it).
+ * Rows that point outside their source (which a decoded source never
+ * does) are dropped.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -86,7 +88,7 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
 {
     struct ips2_reductions *out = &b->m->r;
     const struct ips2_reductions *in = src->r;
-    uint32_t *tmap = NULL, *pmap = NULL, *apps = NULL;
+    uint32_t *tmap = NULL, *pmap = NULL, *apps = NULL, *prmap = NULL;
     uint32_t offset = (uint32_t)out->nstrings;
 
     for (size_t i = 0; i < in->nstrings; i++) {
@@ -96,8 +98,11 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
     tmap = malloc((in->nthreads + 1) * sizeof *tmap);
     pmap = malloc((in->nprocs + 1) * sizeof *pmap);
     apps = malloc((in->nstrings + 1) * sizeof *apps); /* renamed application strings */
-    if (tmap == NULL || pmap == NULL || apps == NULL)
+    prmap = malloc((in->nprocesses + 1) * sizeof *prmap);
+    if (tmap == NULL || pmap == NULL || apps == NULL || prmap == NULL)
         goto oom;
+    for (size_t i = 0; i < in->nprocesses; i++)
+        prmap[i] = IPS2_RED_NONE;
     for (size_t i = 0; i < in->nthreads; i++)
         tmap[i] = IPS2_RED_NONE;
     for (size_t i = 0; i < in->nprocs; i++)
@@ -125,6 +130,7 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         np.problem = map_string(p->problem, offset, in->nstrings);
         np.first_thread = (uint32_t)out->nthreads;
         uint32_t newp = (uint32_t)out->nprocesses;
+        prmap[pi] = newp;
         GROW(out->processes, out->nprocesses, b->cap_processes);
         out->processes[out->nprocesses++] = np;
 
@@ -191,12 +197,12 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
     }
     for (size_t i = 0; i < in->nexts; i++) {
         struct ips2_red_ext x = in->exts[i];
-        bool keep = x.pid == 0 && src->machine;
-        for (size_t pi = 0; x.pid != 0 && !keep && pi < in->nprocesses; pi++)
-            keep = in->processes[pi].pid == x.pid && in->processes[pi].app < in->nstrings &&
-                   wanted(src, in->strings[in->processes[pi].app]);
+        bool keep = x.pid == 0 ? src->machine
+                               : x.process < in->nprocesses && prmap[x.process] != IPS2_RED_NONE;
         if (!keep || x.collector >= in->nstrings)
             continue;
+        if (x.pid != 0)
+            x.process = prmap[x.process];
         x.collector += offset;
         GROW(out->exts, out->nexts, b->cap_exts);
         out->exts[out->nexts++] = x; /* v borrowed */
@@ -206,11 +212,13 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
     free(tmap);
     free(pmap);
     free(apps);
+    free(prmap);
     return 0;
 oom:
     free(tmap);
     free(pmap);
     free(apps);
+    free(prmap);
     return -1;
 }
 

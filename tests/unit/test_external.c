@@ -5,7 +5,8 @@
  * a bad byte is named by its offset and what came before it stays; times
  * that would not fit on the session's clock are such bad bytes; a FIFO
  * named *.ext is refused, not waited for; a pid reused by a new process
- * (process records) reduces to a row per process; a counter past 2^64 is
+ * (process records) reduces to a row per process, each naming its own
+ * process row of the reductions (or none); a counter past 2^64 is
  * clamped.
  */
 #include <setjmp.h>
@@ -24,7 +25,10 @@
 #include <unistd.h>
 
 #include "ips2_external.h"
+#include "ips2_reader.h"
+#include "ips2_record.h"
 #include "ips2_reductions.h"
+#include "ips2_writer.h"
 
 #define SAMPLE 28 /* bytes of a sample record */
 
@@ -341,13 +345,137 @@ static void test_reduce_reused_pid(void **state)
     assert_int_equal(rmdir(sub), 0);
 }
 
+/* A traced process pid (one thread) whose events are at session times
+ * t0..t1 (timer: CLOCK_MONOTONIC, real - monotonic = shift). */
+static void write_process(const char *d, uint32_t pid, int64_t t0, int64_t t1, int64_t shift)
+{
+    struct ips2_file_header h;
+    char path[700], err[IPS2_ERR_MAX];
+    uint64_t x = (uint64_t)t0;
+
+    ips2_header_init(&h, IPS2_ENC_RAW, IPS2_STREAM_THREAD);
+    h.cpu_method = IPS2_CPU_EXACT;
+    h.cpu_param = 1000;
+    h.timer = IPS2_TIMER_MONOTONIC;
+    h.features = IPS2_FEAT_PROC_EVENTS;
+    h.pid = h.tid = pid;
+    h.ppid = 1;
+    h.tsc_hz = 1000000000;
+    h.ref_real_ns = shift;
+    h.sync_records = 4096;
+    snprintf(h.host, sizeof h.host, "testhost");
+    snprintf(h.app, sizeof h.app, "app");
+    snprintf(h.exe, sizeof h.exe, "/bin/app");
+    snprintf(path, sizeof path, "%s/%u.0.%u.raw", d, pid, pid);
+    struct ips2_writer *w = ips2_writer_create(path, &h, err);
+    if (w == NULL)
+        fail_msg("%s", err);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, (uint64_t)t0, 1, 0, 0, &x, 1), 0);
+    x = 1;
+    assert_int_equal(
+        ips2_writer_emit(w, IPS2_EV_PROC_START, (uint64_t)t0, 1, 0, IPS2_START_INITIAL, &x, 1), 0);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_ENTER, (uint64_t)t0, 1, 0, 0x1000, NULL, 0), 0);
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_EXIT, (uint64_t)t1, 1, 10, 0x1000, NULL, 0), 0);
+    x = 0;
+    assert_int_equal(
+        ips2_writer_emit(w, IPS2_EV_PROC_EXIT, (uint64_t)t1, 1, 10, IPS2_EXIT_RETURN, &x, 1), 0);
+    if (ips2_writer_close(w, err) != 0)
+        fail_msg("%s", err);
+}
+
+/* The row of a process of the collector names the process row of the
+ * reductions its samples' span falls on: pid 42 was traced (events at
+ * 1000..3000); the collector saw it from 500 (before its first event) to
+ * 3100 (its zombie), then a new untraced process under pid 42 (no row of
+ * its own: none, not the traced one's).  Pid 43 was sampled only after its
+ * last event (a short process): still its row, the nearest.  The rows say
+ * so through a reductions file too. */
+static void test_reduce_rows_name_their_process(void **state)
+{
+    char err[IPS2_EXT_ERR_MAX] = "", sub[600], *path = NULL;
+    snprintf(sub, sizeof sub, "%s/owner", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    struct ips2_ext_writer *w = ips2_ext_create(sub, "os", 1000, 0, &path, err);
+    assert_non_null(w);
+    assert_int_equal(ips2_ext_metric(w, "page_faults", "", IPS2_EXT_COUNTER, err), 0);
+    assert_int_equal(ips2_ext_metric(w, "ctx_switches", "", IPS2_EXT_COUNTER, err), 1);
+    assert_int_equal(ips2_ext_process(w, 400, 42, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 500, 0, 42, 1, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 2000, 0, 42, 4, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 3100, 1, 42, 2, err), 0);
+    assert_int_equal(ips2_ext_process(w, 9000, 42, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 9000, 0, 42, 50, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 9500, 0, 42, 70, err), 0);
+    assert_int_equal(ips2_ext_process(w, 6000, 43, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 6000, 0, 43, 8, err), 0);
+    assert_int_equal(ips2_ext_sample(w, 7000, 0, 0, 100, err), 0);
+    assert_int_equal(ips2_ext_close(w, err), 0);
+    struct ips2_ext_data *d = ips2_ext_read(path, err);
+    assert_non_null(d);
+    int64_t shift = d->ref_real_ns - d->ref_mono_ns; /* session time = monotonic time */
+    ips2_ext_free(d);
+    write_process(sub, 42, 1000, 3000, shift);
+    write_process(sub, 43, 4000, 5000, shift);
+
+    struct ips2_reduce_options o = {.machine = "m",
+                                    .session_start_real = shift,
+                                    .phase_start_ns = INT64_MIN,
+                                    .phase_end_ns = INT64_MAX,
+                                    .interval_ns = 1000};
+    struct ips2_reductions *r = ips2_reduce_dir(sub, &o, err);
+    assert_non_null(r);
+    assert_int_equal(r->nprocesses, 2);
+    uint32_t p42 = r->processes[0].pid == 42 ? 0 : 1, p43 = 1 - p42;
+    assert_int_equal(r->processes[p42].start_ns, 1000);
+    assert_int_equal(r->processes[p42].end_ns, 3000);
+    size_t bytes;
+    void *enc = ips2_reductions_encode(r, &bytes);
+    assert_non_null(enc);
+    struct ips2_reductions *back = ips2_reductions_decode(enc, bytes, "owner.red", err);
+    if (back == NULL)
+        fail_msg("%s", err);
+    for (int round = 0; round < 2; round++) {
+        const struct ips2_reductions *x = round ? back : r;
+        assert_int_equal(x->nexts, 5);
+        for (size_t i = 0; i < x->nexts; i++) {
+            const struct ips2_red_ext *e = &x->exts[i];
+            uint32_t want = e->pid == 43                                       ? p43
+                            : e->pid == 42 && (e->value == 4 || e->value == 2) ? p42
+                                                                               : IPS2_RED_NONE;
+            if (e->process != want)
+                fail_msg("row %zu (pid %u, value %llu): process %u, expected %u", i, e->pid,
+                         (unsigned long long)e->value, e->process, want);
+        }
+    }
+    ips2_reductions_free(back);
+    free(enc);
+    ips2_reductions_free(r);
+    DIR *dd = opendir(sub);
+    struct dirent *e;
+    char p[1400];
+    while (dd && (e = readdir(dd)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", sub, e->d_name);
+            unlink(p);
+        }
+    if (dd)
+        closedir(dd);
+    free(path);
+    assert_int_equal(rmdir(sub), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bound),
-        cmocka_unit_test(test_torn),       cmocka_unit_test(test_corrupt),
-        cmocka_unit_test(test_bad_names),  cmocka_unit_test(test_huge_times),
-        cmocka_unit_test(test_fifo),       cmocka_unit_test(test_reduce_reused_pid),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bound),
+        cmocka_unit_test(test_torn),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_bad_names),
+        cmocka_unit_test(test_huge_times),
+        cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_reduce_reused_pid),
+        cmocka_unit_test(test_reduce_rows_name_their_process),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,8 @@
  * test_model.c - the master's session model (master/model.c): trees built
  * from reductions made in memory with known values, node lookup by path,
  * sums over every level, processes known only from the manifest, exec
- * images and pid reuse, comparison-mode shifts, and reductions that are
+ * images and pid reuse, external data rows of a reused pid on their own
+ * processes' nodes, comparison-mode shifts, and reductions that are
  * refused because an index is out of range.
  */
 #include <setjmp.h>
@@ -189,6 +190,71 @@ static void test_exec_images_and_pid_reuse(void **state)
     ips2_model_free(m);
 }
 
+/* An external data row of the reductions (collector "os", one bucket). */
+static void add_ext(struct ips2_reductions *r, uint32_t pid, uint32_t process, uint64_t value)
+{
+    struct ips2_red_ext *x;
+
+    r->exts = rb_grow(r->exts, r->nexts, sizeof(*x));
+    x = &r->exts[r->nexts++];
+    x->collector = rb_str(r, "os");
+    x->pid = pid;
+    x->process = process;
+    x->metric = IPS2_M_MINOR_FAULTS;
+    x->value = value;
+    x->width_ns = 100;
+    x->nbuckets = 1;
+    x->v = malloc(sizeof(double));
+    assert_non_null(x->v);
+    x->v[0] = (double)value;
+}
+
+/* A pid reused: process 7 of A, later process 7 of B (and of A again),
+ * each with its own collector row: each process node shows its own
+ * counters, the machine's row is on the collector node only. */
+static void test_ext_rows_of_a_reused_pid(void **state)
+{
+    struct ips2_model *m = ips2_model_new();
+    struct ips2_reductions *r = rb_new("m1", 100);
+    char err[IPS2_ERR_MAX];
+
+    (void)state;
+    assert_int_equal(ips2_model_add_app(m, "A", IPS2_MODE_ACTIVE, "", err), 0);
+    assert_int_equal(ips2_model_add_app(m, "B", IPS2_MODE_ACTIVE, "", err), 0);
+    rb_process(r, "A", 7, 0, 100);
+    rb_thread(r, 7, 0, 100, 50);
+    rb_process(r, "B", 7, 200, 300);
+    rb_thread(r, 7, 200, 300, 60);
+    rb_process(r, "A", 7, 400, 500);
+    rb_thread(r, 7, 400, 500, 70);
+    add_ext(r, 7, 1, 30); /* B's first: a pid lookup would give it to A */
+    add_ext(r, 7, 0, 10);
+    add_ext(r, 7, 2, 5);
+    add_ext(r, 0, IPS2_RED_NONE, 1000);
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    assert_int_equal(ips2_model_index(m, err), 0);
+    assert_int_equal(ips2_model_find(m, "app:A/machine:m1/process:7")->m[IPS2_M_MINOR_FAULTS], 15);
+    assert_int_equal(ips2_model_find(m, "app:B/machine:m1/process:7")->m[IPS2_M_MINOR_FAULTS], 30);
+    assert_int_equal(ips2_model_find(m, "machine:m1/process:7")->m[IPS2_M_MINOR_FAULTS], 15);
+    assert_int_equal(ips2_model_find(m, "machine:m1/process:7@B")->m[IPS2_M_MINOR_FAULTS], 30);
+    assert_int_equal(ips2_model_find(m, "app:B")->m[IPS2_M_MINOR_FAULTS], 30);
+    assert_int_equal(ips2_model_find(m, "machine:m1")->m[IPS2_M_MINOR_FAULTS], 45);
+    assert_int_equal(ips2_model_find(m, "machine:m1/collector:os")->m[IPS2_M_MINOR_FAULTS], 1000);
+    assert_int_equal(ips2_model_find(m, "app:B/machine:m1/collector:os")->m[IPS2_M_MINOR_FAULTS],
+                     1000);
+    ips2_model_free(m);
+
+    /* a row naming a process of another pid is refused */
+    m = ips2_model_new();
+    r = rb_new("m1", 100);
+    rb_process(r, "A", 7, 0, 100);
+    rb_thread(r, 7, 0, 100, 50);
+    add_ext(r, 8, 0, 1);
+    assert_int_equal(ips2_model_add_reductions(m, r, err), -1);
+    assert_non_null(strstr(err, "external data row 0: bad process"));
+    ips2_model_free(m);
+}
+
 static void test_comparison_shift(void **state)
 {
     struct ips2_model *m = ips2_model_new();
@@ -285,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_sums_over_levels),
         cmocka_unit_test(test_manifest_process_without_data),
         cmocka_unit_test(test_exec_images_and_pid_reuse),
+        cmocka_unit_test(test_ext_rows_of_a_reused_pid),
         cmocka_unit_test(test_comparison_shift),
         cmocka_unit_test(test_bad_reductions_refused),
         cmocka_unit_test(test_problems_once),

@@ -21,12 +21,12 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-/* Layout constants of the version 1 file (slave/reductions.c). */
+/* Layout constants of the version 3 file (slave/reductions.c). */
 #define HEAD         100
 #define PROCESS_SIZE 60
 #define THREAD_SIZE  (40 + 8 * IPS2_M_COUNT)
 #define PROC_SIZE    (24 + 8 * IPS2_M_COUNT)
-#define EXT_SIZE     44
+#define EXT_SIZE     48
 #define EXTS_BYTES   (4 + 2 * EXT_SIZE + 3 * 8) /* the count, two rows, their buckets */
 
 static char *strs[] = {"m1", "host", "app", "/bin/app", "main", "work", "no exit recorded"};
@@ -113,8 +113,9 @@ static struct ips2_reductions *sample(void)
     r.nobjects = 1;
     r.problems = problems;
     r.nproblems = 1;
-    exts[0] = (struct ips2_red_ext){S_WORK, 10, IPS2_M_MINOR_FAULTS, 0, 4000, 0, 100, 2, x0};
-    exts[1] = (struct ips2_red_ext){S_MAIN, 0, IPS2_M_CTX_SWITCHES, 1, 77, -100, 100, 1, x1};
+    exts[0] = (struct ips2_red_ext){S_WORK, 10, 0, IPS2_M_MINOR_FAULTS, 0, 4000, 0, 100, 2, x0};
+    exts[1] = (struct ips2_red_ext){S_MAIN, 0, IPS2_RED_NONE, IPS2_M_CTX_SWITCHES, 1, 77, -100, 100,
+                                    1,      x1};
     r.exts = exts;
     r.nexts = 2;
     return &r;
@@ -177,6 +178,7 @@ static void test_round_trip(void **state)
         const struct ips2_red_ext *x = &a->exts[i], *y = &b->exts[i];
         assert_int_equal(y->collector, x->collector);
         assert_int_equal(y->pid, x->pid);
+        assert_int_equal(y->process, x->process);
         assert_int_equal(y->metric, x->metric);
         assert_int_equal(y->gauge, x->gauge);
         assert_int_equal(y->value, x->value);
@@ -274,8 +276,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 3);
-    refused(c, size, 8, "version 1 or 2, found 3");
+    put32(c + 8, 4);
+    refused(c, size, 8, "version 1, 2 or 3, found 4");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -333,19 +335,29 @@ static void test_corrupt_fields(void **state)
     refused(c, size, at_exts - 4, "a problem: a string index below 7, found 7");
     FRESH();
     put32(c + at_exts, 1000); /* external data rows */
-    refused(c, size, at_exts + 4, "1000 external data rows of at least 44 bytes each");
+    refused(c, size, at_exts + 4, "1000 external data rows of at least 48 bytes each");
     FRESH();
     put32(c + at_exts + 4, 99); /* row 0's collector */
     refused(c, size, at_exts + 4, "the collector: a string index below 7, found 99");
     FRESH();
-    put32(c + at_exts + 4 + 8, IPS2_M_COUNT); /* row 0's metric */
-    refused(c, size, at_exts + 4 + 8, "a metric below");
+    put32(c + at_exts + 4 + 8, 2); /* row 0's process */
+    refused(c, size, at_exts + 4 + 8, "a process below 2 or none, found 2");
     FRESH();
-    put32(c + at_exts + 4 + 12, 2); /* row 0: neither counter nor gauge */
-    refused(c, size, at_exts + 4 + 12, "0 (counter) or 1 (gauge), found 2");
+    put32(c + at_exts + 4 + 8, 1); /* row 0 (pid 10) given process 1 (pid 11) */
+    refused(c, size, at_exts + 4 + 8, "a process of pid 10, found process 1 of pid 11");
     FRESH();
-    memset(c + at_exts + 4 + 32, 0, 8); /* row 0's width */
-    refused(c, size, at_exts + 4 + 32, "a bucket width of 1 to");
+    put32(c + at_exts + 4 + EXT_SIZE + 2 * 8 + 8, 0); /* row 1 (the machine) given process 0 */
+    refused(c, size, at_exts + 4 + EXT_SIZE + 2 * 8 + 8,
+            "none (the machine's row), found process 0");
+    FRESH();
+    put32(c + at_exts + 4 + 12, IPS2_M_COUNT); /* row 0's metric */
+    refused(c, size, at_exts + 4 + 12, "a metric below");
+    FRESH();
+    put32(c + at_exts + 4 + 16, 2); /* row 0: neither counter nor gauge */
+    refused(c, size, at_exts + 4 + 16, "0 (counter) or 1 (gauge), found 2");
+    FRESH();
+    memset(c + at_exts + 4 + 36, 0, 8); /* row 0's width */
+    refused(c, size, at_exts + 4 + 36, "a bucket width of 1 to");
     FRESH();
     c[at_procs + 12] ^= 1; /* an inclusive time: well-formed but altered */
     refused(c, size, 12, "crc32");
@@ -384,6 +396,40 @@ static void test_version_1(void **state)
     free(buf);
 }
 
+/* A version 2 file (external rows without their process) still reads:
+ * a process's row is its pid's first process row, the machine's none. */
+static void test_version_2(void **state)
+{
+    struct ips2_reductions r = *sample();
+    char err[IPS2_ERR_MAX] = "";
+    size_t size;
+
+    r.exts[0].process = IPS2_RED_NONE; /* whatever is written is cut out */
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    r.exts[0].process = 0;
+    /* drop each row's process field: rows start after the count */
+    const size_t at = size - EXTS_BYTES + 4, row1 = at + EXT_SIZE + 2 * 8;
+    memmove(buf + row1 + 8, buf + row1 + 12, size - (row1 + 12));
+    memmove(buf + at + 8, buf + at + 12, size - 4 - (at + 12));
+    size -= 8;
+    put32(buf + 8, 2);
+    uint32_t crc = (uint32_t)crc32_z(0L, buf + 16, size - 16);
+    memcpy(buf + 12, &crc, 4);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "v2.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->nexts, 2);
+    assert_int_equal(b->exts[0].pid, 10);
+    assert_int_equal(b->exts[0].process, 0);
+    assert_int_equal(b->exts[0].metric, IPS2_M_MINOR_FAULTS);
+    assert_int_equal(b->exts[0].value, 4000);
+    assert_int_equal(b->exts[1].process, IPS2_RED_NONE);
+    assert_int_equal(b->exts[1].value, 77);
+    ips2_reductions_free(b);
+    free(buf);
+}
+
 static void test_metric_names(void **state)
 {
     assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
@@ -403,9 +449,13 @@ static void test_metric_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),           cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_truncated_everywhere), cmocka_unit_test(test_corrupt_fields),
-        cmocka_unit_test(test_metric_names),         cmocka_unit_test(test_version_1),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_truncated_everywhere),
+        cmocka_unit_test(test_corrupt_fields),
+        cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_version_1),
+        cmocka_unit_test(test_version_2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

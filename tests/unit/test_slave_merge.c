@@ -2,7 +2,8 @@
  * test_slave_merge.c - merging the reductions of an active session and a
  * replayed one into one machine's (slave/slave_merge.c): two sources built
  * in memory with known rows; the result keeps the wanted applications,
- * renames them, and keeps every index pointing at the same row it did.
+ * renames them, and keeps every index pointing at the same row it did
+ * (an external data row's process too).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,6 +176,56 @@ static void merge_filters_and_renames(void **state)
     slave_merge_free(m);
 }
 
+/* External data rows follow their own process row: pid 100 is a process
+ * of A in the active source and of B in the old one (not kept); the old
+ * C's row points at C's new index; the machine's row stays the active
+ * source's only. */
+static void merge_ext_rows_follow_their_process(void **state)
+{
+    (void)state;
+    static const char *const active_apps[] = {"A"};
+    static const char *const old_apps[] = {"B", "C"};
+    static const char *const keep[] = {"C"};
+    struct src a, o;
+    make_src(&a, active_apps, 1, 100);
+    make_src(&o, old_apps, 2, 100);
+    a.strings[a.r.nstrings++] = "os";
+    o.strings[o.r.nstrings++] = "os";
+    double v[4][1] = {{1}, {9}, {2}, {3}};
+    struct ips2_red_ext ax[2] = {
+        {5, 100, 0, IPS2_M_MINOR_FAULTS, 0, 1, 0, 100, 1, v[0]},
+        {5, 0, IPS2_RED_NONE, IPS2_M_MINOR_FAULTS, 0, 9, 0, 100, 1, v[1]},
+    };
+    struct ips2_red_ext ox[3] = {
+        {6, 100, 0, IPS2_M_MINOR_FAULTS, 0, 2, 0, 100, 1, v[2]},
+        {6, 101, 1, IPS2_M_MINOR_FAULTS, 0, 3, 0, 100, 1, v[3]},
+        {6, 0, IPS2_RED_NONE, IPS2_M_MINOR_FAULTS, 0, 99, 0, 100, 1, v[1]},
+    };
+    a.r.exts = ax;
+    a.r.nexts = 2;
+    o.r.exts = ox;
+    o.r.nexts = 3;
+    struct slave_merge_src srcs[] = {
+        {.r = &a.r, .machine = true},
+        {.r = &o.r, .apps = keep, .napps = 1, .prefix = "old-"},
+    };
+    struct ips2_reductions *m = slave_merge(srcs, 2, "alpha", "localhost", NULL, 0);
+    assert_non_null(m);
+    assert_int_equal(m->nprocesses, 2);
+    assert_string_equal(STR(m, m->processes[1].app), "old-C");
+    assert_int_equal(m->nexts, 3);
+    assert_int_equal(m->exts[0].value, 1);
+    assert_int_equal(m->exts[0].process, 0);
+    assert_int_equal(m->exts[1].value, 9);
+    assert_int_equal(m->exts[1].process, IPS2_RED_NONE);
+    assert_int_equal(m->exts[2].value, 3);
+    assert_int_equal(m->exts[2].pid, 101);
+    assert_int_equal(m->exts[2].process, 1);
+    for (size_t i = 0; i < m->nexts; i++)
+        assert_string_equal(STR(m, m->exts[i].collector), "os");
+    slave_merge_free(m);
+}
+
 static void merge_of_nothing(void **state)
 {
     (void)state;
@@ -190,6 +241,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(merge_filters_and_renames),
+        cmocka_unit_test(merge_ext_rows_follow_their_process),
         cmocka_unit_test(merge_of_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
