@@ -283,8 +283,12 @@ static void reduce_group(struct red_build *b, struct ext_rows *rows, uint32_t co
             if (count[k] > 0)
                 x->v[k] /= count[k];
     free(count);
-    /* a value past 2^64 (a damaged file) is clamped, not undefined */
-    x->value = !(total > 0) ? 0 : total >= 0x1p64 ? UINT64_MAX : (uint64_t)llround(total);
+    /* a value past 2^64 (a damaged file) is clamped, not undefined; llround()
+     * only reaches 2^63 - 1, and above 2^63 a double is an integer anyway */
+    x->value = !(total > 0)      ? 0
+               : total >= 0x1p64 ? UINT64_MAX
+               : total >= 0x1p63 ? (uint64_t)total
+                                 : (uint64_t)llround(total);
 }
 
 static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *path,
