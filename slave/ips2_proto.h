@@ -59,11 +59,11 @@ enum ips2_tag {
                                old manifest lists, each of which should have a trace */
     IPS2_TAG_GO = 103,      /* empty: start the processes, then reduce */
     /* 104: unused (a merged phase reduction per machine, before REDUCE) */
-    IPS2_TAG_QUIT = 105,   /* empty */
-    IPS2_TAG_REDUCE = 106, /* i32 query (> 0), str trace dir, i64 session start
-                              (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
-                              ns: reduce that one directory (ips2_reduce_dir) for the
-                              phase and send REDUCTIONS, or QUERY_FAILED */
+    IPS2_TAG_QUIT = 105,      /* empty */
+    IPS2_TAG_REDUCE = 106,    /* i32 query (> 0), str trace dir, i64 session start
+                                 (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
+                                 ns: reduce that one directory (ips2_reduce_dir) for the
+                                 phase and send REDUCTIONS, or QUERY_FAILED */
     IPS2_TAG_COLLECTOR = 107, /* str kind ("os", "hw"), i64 interval ms: before GO, a
                                  collector to run beside the processes (ips2-collect-KIND,
                                  collectors/collect.h), from just before the first one
@@ -112,18 +112,18 @@ enum ips2_tag {
                                  (seq) to the master and, unless the walk is done, WALK
                                  (seq + 1) to the slave of the next node's part */
     /* 350-369: slave to master */
-    IPS2_TAG_CPA_LOADED = 350,   /* i32 id, i32 ok, str error, blob ends (ips2_pag_ends_encode),
-                                    blob meta (ips2_cpa_meta_encode), u32 nwarnings (at most
-                                    IPS2_CPA_WARN_MAX), nwarnings x str: the part's warnings */
-    IPS2_TAG_CPA_READY = 351,    /* i32 id, i32 ok, str error: the cross arcs are in */
-    IPS2_TAG_CPA_STATUS = 352,   /* i32 query, u32 state (enum ips2_cpa_state), i64 batches
-                                    sent, i64 batches received, u32 found, i64 candidate gid,
-                                    i64 candidate length, str text (failed: why; blocked: the
-                                    first waiting node), u32 probe round (0: not an answer to
-                                    PROBE): sent when the slave's worker becomes done, when
-                                    it failed, and in answer to PROBE */
-    IPS2_TAG_CPA_SEGMENTS = 353, /* i32 query, u32 seq, u32 done, blob path chunk
-                                    (ips2_cpa_path_encode), str error ("" ok) */
+    IPS2_TAG_CPA_LOADED = 350,    /* i32 id, i32 ok, str error, blob ends (ips2_pag_ends_encode),
+                                     blob meta (ips2_cpa_meta_encode), u32 nwarnings (at most
+                                     IPS2_CPA_WARN_MAX), nwarnings x str: the part's warnings */
+    IPS2_TAG_CPA_READY = 351,     /* i32 id, i32 ok, str error: the cross arcs are in */
+    IPS2_TAG_CPA_STATUS = 352,    /* i32 query, u32 state (enum ips2_cpa_state), i64 batches
+                                     sent, i64 batches received, u32 found, i64 candidate gid,
+                                     i64 candidate length, str text (failed: why; blocked: the
+                                     first waiting node), u32 probe round (0: not an answer to
+                                     PROBE): sent when the slave's worker becomes done, when
+                                     it failed, and in answer to PROBE */
+    IPS2_TAG_CPA_SEGMENTS = 353,  /* i32 query, u32 seq, u32 done, blob path chunk
+                                     (ips2_cpa_path_encode), str error ("" ok) */
     IPS2_TAG_CPA_TASK_EXIT = 390, /* PvmTaskExit of a slave the critical path spawned:
                                      body i32 tid */
     IPS2_TAG_CPA_LAST = 399,

@@ -45,12 +45,12 @@ enum ips2_metric {
     IPS2_M_PAGE_FAULTS,  /* from collectors: all page faults (minor + major) */
     IPS2_M_CTX_SWITCHES, /* from collectors: all context switches (voluntary + involuntary) */
     /* from collectors (collectors/README.md): on process rows of exts[] only */
-    IPS2_M_MINOR_FAULTS,    /* page faults served without I/O */
-    IPS2_M_MAJOR_FAULTS,    /* page faults that read from disk */
-    IPS2_M_CTX_VOL,         /* context switches waiting for something (blocking) */
-    IPS2_M_CTX_INVOL,       /* context switches by preemption */
-    IPS2_M_INSTRUCTIONS,    /* instructions retired, user mode */
-    IPS2_M_CYCLES,          /* CPU cycles, user mode */
+    IPS2_M_MINOR_FAULTS, /* page faults served without I/O */
+    IPS2_M_MAJOR_FAULTS, /* page faults that read from disk */
+    IPS2_M_CTX_VOL,      /* context switches waiting for something (blocking) */
+    IPS2_M_CTX_INVOL,    /* context switches by preemption */
+    IPS2_M_INSTRUCTIONS, /* instructions retired, user mode */
+    IPS2_M_CYCLES,       /* CPU cycles, user mode */
     IPS2_M_COUNT,
 };
 
