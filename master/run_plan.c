@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "tcl_util.h"
 
 /* --- dict helpers ---------------------------------------------------------- */
 
@@ -236,15 +237,9 @@ static int plan_applications(struct run *run, Tcl_Obj *workload)
 /* Reads a replayed session's manifest through ips2::manifest::read. */
 static Tcl_Obj *read_manifest(Tcl_Interp *interp, Tcl_Obj *dir)
 {
-    Tcl_Obj *cmd[2];
-    cmd[0] = Tcl_NewStringObj("::ips2::manifest::read", -1);
-    cmd[1] = Tcl_ObjPrintf("%s/manifest.tcl", Tcl_GetString(dir));
-    Tcl_IncrRefCount(cmd[0]);
-    Tcl_IncrRefCount(cmd[1]);
-    int rc = Tcl_EvalObjv(interp, 2, cmd, TCL_EVAL_GLOBAL);
-    Tcl_DecrRefCount(cmd[0]);
-    Tcl_DecrRefCount(cmd[1]);
-    if (rc != TCL_OK)
+    Tcl_Obj *cmd[2] = {Ips2Str("::ips2::manifest::read"),
+                       Tcl_ObjPrintf("%s/manifest.tcl", Tcl_GetString(dir))};
+    if (Ips2EvalWords(interp, 2, cmd) != TCL_OK)
         return NULL;
     Tcl_Obj *m = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(m);
@@ -445,14 +440,7 @@ int Ips2RunPlan(struct run *run, Tcl_Obj *workload)
     if (replays != NULL && Tcl_ListObjGetElements(interp, replays, &n, &rv) != TCL_OK)
         return TCL_ERROR;
     if (n > 0) {
-        Tcl_Obj *req[3] = {Tcl_NewStringObj("package", -1), Tcl_NewStringObj("require", -1),
-                           Tcl_NewStringObj("ips2::manifest", -1)};
-        for (int i = 0; i < 3; i++)
-            Tcl_IncrRefCount(req[i]);
-        int rc = Tcl_EvalObjv(interp, 3, req, TCL_EVAL_GLOBAL);
-        for (int i = 0; i < 3; i++)
-            Tcl_DecrRefCount(req[i]);
-        if (rc != TCL_OK)
+        if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK)
             return TCL_ERROR;
     }
     for (Tcl_Size i = 0; i < n; i++)
@@ -515,21 +503,14 @@ int Ips2RunMakeSession(struct run *run)
                                                Tcl_GetString(run->session)));
         return TCL_ERROR;
     }
-    Tcl_Obj *cmd[6];
-    cmd[0] = Tcl_NewStringObj("file", -1);
-    cmd[1] = Tcl_NewStringObj("mkdir", -1);
-    cmd[2] = run->session;
-    cmd[3] = Tcl_ObjPrintf("%s/traces", Tcl_GetString(run->session));
-    cmd[4] = Tcl_ObjPrintf("%s/output", Tcl_GetString(run->session));
-    cmd[5] = Tcl_ObjPrintf("%s/reductions", Tcl_GetString(run->session));
-    for (int i = 0; i < 6; i++)
-        Tcl_IncrRefCount(cmd[i]);
-    int rc = Tcl_EvalObjv(interp, 6, cmd, TCL_EVAL_GLOBAL);
-    for (int i = 0; i < 6; i++)
-        Tcl_DecrRefCount(cmd[i]);
-    if (rc != TCL_OK)
-        return TCL_ERROR;
-    return TCL_OK;
+    const char *session = Tcl_GetString(run->session);
+    Tcl_Obj *cmd[6] = {Ips2Str("file"),
+                       Ips2Str("mkdir"),
+                       run->session,
+                       Tcl_ObjPrintf("%s/traces", session),
+                       Tcl_ObjPrintf("%s/output", session),
+                       Tcl_ObjPrintf("%s/reductions", session)};
+    return Ips2EvalWords(interp, 6, cmd);
 }
 
 void Ips2RunProblem(struct run *run, const char *machine, const char *fmt, ...)
@@ -618,15 +599,9 @@ int Ips2RunWriteManifest(struct run *run)
     PUT("phases", Tcl_NewDictObj());
 #undef PUT
 
-    Tcl_Obj *cmd[3];
-    cmd[0] = Tcl_NewStringObj("::ips2::manifest::write", -1);
-    cmd[1] = Tcl_ObjPrintf("%s/manifest.tcl", Tcl_GetString(run->session));
-    cmd[2] = m;
-    Tcl_IncrRefCount(cmd[0]);
-    Tcl_IncrRefCount(cmd[1]);
-    int rc = Tcl_EvalObjv(interp, 3, cmd, TCL_EVAL_GLOBAL);
-    Tcl_DecrRefCount(cmd[0]);
-    Tcl_DecrRefCount(cmd[1]);
+    Tcl_Obj *cmd[3] = {Ips2Str("::ips2::manifest::write"),
+                       Tcl_ObjPrintf("%s/manifest.tcl", Tcl_GetString(run->session)), m};
+    int rc = Ips2EvalWords(interp, 3, cmd);
     Tcl_DecrRefCount(m);
     return rc;
 }

@@ -29,6 +29,7 @@
 #include "cpa.h"
 #include "ips2_reader.h" /* ips2_kind_name */
 #include "tcl_cpa.h"
+#include "tcl_util.h"
 
 #define ERR_LEN 1024
 
@@ -45,19 +46,9 @@ struct Ips2Cpa {
     size_t npaths;
 };
 
-static Tcl_Obj *Str(const char *s)
-{
-    return Tcl_NewStringObj(s ? s : "", -1);
-}
-
 static Tcl_Obj *Wide(int64_t v)
 {
     return Tcl_NewWideIntObj((Tcl_WideInt)v);
-}
-
-static void Put(Tcl_Obj *d, const char *k, Tcl_Obj *v)
-{
-    Tcl_DictObjPut(NULL, d, Str(k), v);
 }
 
 static int Error(Tcl_Interp *interp, const char *code, const char *fmt, const char *a)
@@ -568,11 +559,11 @@ static const char *MetaString(const struct ips2_cpa_meta *m, uint32_t i)
 static Tcl_Obj *ThreadPath(struct cpa_set *set, uint32_t part, uint32_t thread, bool with_thread)
 {
     if (part >= set->n || set->metas[part] == NULL || thread >= set->metas[part]->nthreads)
-        return Str("");
+        return Ips2Str("");
     const struct ips2_cpa_meta *m = set->metas[part];
     const struct ips2_pag_thread *t = &m->threads[thread];
     if (t->process >= m->nprocesses)
-        return Str("");
+        return Ips2Str("");
     const struct ips2_pag_process *p = &m->processes[t->process];
     const char *app = p->app < m->napps ? MetaString(m, m->apps[p->app]) : "?";
     if (with_thread)
@@ -586,8 +577,8 @@ static Tcl_Obj *Columns(const char *const *spec)
     Tcl_Obj *cols = Tcl_NewListObj(0, NULL);
     for (int i = 0; spec[i] != NULL; i += 2) {
         Tcl_Obj *c = Tcl_NewListObj(0, NULL);
-        Tcl_ListObjAppendElement(NULL, c, Str(spec[i]));
-        Tcl_ListObjAppendElement(NULL, c, Str(spec[i + 1]));
+        Tcl_ListObjAppendElement(NULL, c, Ips2Str(spec[i]));
+        Tcl_ListObjAppendElement(NULL, c, Ips2Str(spec[i + 1]));
         Tcl_ListObjAppendElement(NULL, cols, c);
     }
     return cols;
@@ -597,9 +588,9 @@ static Tcl_Obj *Warnings(struct Ips2Cpa *c, const struct ips2_cpa_path *p)
 {
     Tcl_Obj *w = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < c->set->nwarnings; i++)
-        Tcl_ListObjAppendElement(NULL, w, Str(c->set->warnings[i]));
+        Tcl_ListObjAppendElement(NULL, w, Ips2Str(c->set->warnings[i]));
     for (size_t i = 0; p != NULL && i < p->nwarnings; i++)
-        Tcl_ListObjAppendElement(NULL, w, Str(p->warnings[i]));
+        Tcl_ListObjAppendElement(NULL, w, Ips2Str(p->warnings[i]));
     return w;
 }
 
@@ -629,7 +620,7 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
         const struct ips2_cpa_entry *e = &prof.entries[i];
         Tcl_Obj *row = Tcl_NewListObj(0, NULL), *p;
         if (e->kind != IPS2_CPA_ENTRY_WORK)
-            p = Str("");
+            p = Ips2Str("");
         else if (a->level == IPS2_CPA_LEVEL_MACHINE)
             p = Tcl_ObjPrintf("machine:%s", e->part < set->n ? set->metas[e->part]->machine : "?");
         else if (a->level == IPS2_CPA_LEVEL_PROCESS)
@@ -639,27 +630,27 @@ static int CpCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
         else
             p = Tcl_ObjPrintf("%s/procedure:%s",
                               Tcl_GetString(ThreadPath(set, e->part, e->thread, true)), e->name);
-        Tcl_ListObjAppendElement(NULL, row, Str(e->name));
+        Tcl_ListObjAppendElement(NULL, row, Ips2Str(e->name));
         Tcl_ListObjAppendElement(NULL, row, p);
         Tcl_ListObjAppendElement(NULL, row, Wide(e->ns));
         Tcl_ListObjAppendElement(NULL, row, Percent(e->percent));
         Tcl_ListObjAppendElement(NULL, rows, row);
     }
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "columns", Columns(cols));
-    Put(d, "rows", rows);
-    Put(d, "length", Wide(prof.length));
-    Put(d, "elapsed", Wide(prof.elapsed));
-    Put(d, "ratio", Tcl_NewDoubleObj(prof.ratio));
-    Put(d, "begin", Wide(prof.begin));
-    Put(d, "end", Wide(prof.end));
-    Put(d, "mode", Str(ips2_cpa_mode_name(a->mode)));
-    Put(d, "app", Str(a->app));
+    Ips2Put(d, "columns", Columns(cols));
+    Ips2Put(d, "rows", rows);
+    Ips2Put(d, "length", Wide(prof.length));
+    Ips2Put(d, "elapsed", Wide(prof.elapsed));
+    Ips2Put(d, "ratio", Tcl_NewDoubleObj(prof.ratio));
+    Ips2Put(d, "begin", Wide(prof.begin));
+    Ips2Put(d, "end", Wide(prof.end));
+    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(a->mode)));
+    Ips2Put(d, "app", Ips2Str(a->app));
     static const char *const levels[] = {"machine", "process", "thread", "procedure"};
-    Put(d, "level", Str(levels[a->level <= IPS2_CPA_LEVEL_PROCEDURE ? a->level : 0]));
-    Put(d, "by", Str(c.f.by_node ? "node" : "name"));
-    Put(d, "via", Str(((struct Ips2Cpa *)s->cpa)->distributed ? "pvm" : "local"));
-    Put(d, "warnings", Warnings(s->cpa, c.path));
+    Ips2Put(d, "level", Ips2Str(levels[a->level <= IPS2_CPA_LEVEL_PROCEDURE ? a->level : 0]));
+    Ips2Put(d, "by", Ips2Str(c.f.by_node ? "node" : "name"));
+    Ips2Put(d, "via", Ips2Str(((struct Ips2Cpa *)s->cpa)->distributed ? "pvm" : "local"));
+    Ips2Put(d, "warnings", Warnings(s->cpa, c.path));
     ips2_cpa_profile_free(&prof);
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
@@ -719,16 +710,16 @@ static int ZeroCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     if (p1 == NULL)
         return TCL_ERROR;
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "length", Wide(length));
-    Put(d, "new_length", Wide(p1->length));
-    Put(d, "saved", Wide(length - p1->length));
-    Put(d, "percent",
-        Percent(length > 0 ? 100.0 * (double)(length - p1->length) / (double)length : 0.0));
-    Put(d, "mode", Str(ips2_cpa_mode_name(a.mode)));
-    Put(d, "app", Str(a.app));
-    Put(d, "procedure", Str(a.procedure));
-    Put(d, "process", Str(a.process));
-    Put(d, "warnings", Warnings(s->cpa, p1));
+    Ips2Put(d, "length", Wide(length));
+    Ips2Put(d, "new_length", Wide(p1->length));
+    Ips2Put(d, "saved", Wide(length - p1->length));
+    Ips2Put(d, "percent",
+            Percent(length > 0 ? 100.0 * (double)(length - p1->length) / (double)length : 0.0));
+    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(a.mode)));
+    Ips2Put(d, "app", Ips2Str(a.app));
+    Ips2Put(d, "procedure", Ips2Str(a.procedure));
+    Ips2Put(d, "process", Ips2Str(a.process));
+    Ips2Put(d, "warnings", Warnings(s->cpa, p1));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -759,13 +750,13 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
                 const struct ips2_cpa_share *sh = &path->shares[g->first_share + k];
                 Tcl_ListObjAppendElement(
                     NULL, what,
-                    Str(sh->proc == IPS2_PAG_NONE ? "(none)" : MetaString(m, sh->proc)));
+                    Ips2Str(sh->proc == IPS2_PAG_NONE ? "(none)" : MetaString(m, sh->proc)));
             }
         } else {
             Tcl_DecrRefCount(what);
             what = ThreadPath(set, g->src_part, g->src_thread, true);
         }
-        Tcl_ListObjAppendElement(NULL, row, Str(ips2_cpa_seg_kind_name(g->kind)));
+        Tcl_ListObjAppendElement(NULL, row, Ips2Str(ips2_cpa_seg_kind_name(g->kind)));
         Tcl_ListObjAppendElement(NULL, row, ThreadPath(set, g->dst_part, g->dst_thread, true));
         /* a source that ended after its destination: shown as starting at
          * the end (as the slaves send such an arc, slave_cpa.c) */
@@ -776,12 +767,12 @@ static int PathCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         Tcl_ListObjAppendElement(NULL, rows, row);
     }
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "columns", Columns(cols));
-    Put(d, "rows", rows);
-    Put(d, "length", Wide(path->length));
-    Put(d, "mode", Str(ips2_cpa_mode_name(c.a.mode)));
-    Put(d, "app", Str(c.a.app));
-    Put(d, "warnings", Warnings(s->cpa, path));
+    Ips2Put(d, "columns", Columns(cols));
+    Ips2Put(d, "rows", rows);
+    Ips2Put(d, "length", Wide(path->length));
+    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(c.a.mode)));
+    Ips2Put(d, "app", Ips2Str(c.a.app));
+    Ips2Put(d, "warnings", Warnings(s->cpa, path));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -805,7 +796,7 @@ static int ImbalanceCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < n; i++) {
         Tcl_Obj *row = Tcl_NewListObj(0, NULL);
-        Tcl_ListObjAppendElement(NULL, row, Str(v[i].proc));
+        Tcl_ListObjAppendElement(NULL, row, Ips2Str(v[i].proc));
         Tcl_ListObjAppendElement(NULL, row, Wide(v[i].cp));
         Tcl_ListObjAppendElement(NULL, row, Wide(v[i].avg));
         Tcl_ListObjAppendElement(NULL, row, Wide(v[i].imbalance));
@@ -814,12 +805,12 @@ static int ImbalanceCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     }
     ips2_cpa_imbalance_free(v, n);
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "columns", Columns(cols));
-    Put(d, "rows", rows);
-    Put(d, "length", Wide(c.path->length));
-    Put(d, "mode", Str(ips2_cpa_mode_name(c.a.mode)));
-    Put(d, "app", Str(c.a.app));
-    Put(d, "warnings", Warnings(s->cpa, c.path));
+    Ips2Put(d, "columns", Columns(cols));
+    Ips2Put(d, "rows", rows);
+    Ips2Put(d, "length", Wide(c.path->length));
+    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(c.a.mode)));
+    Ips2Put(d, "app", Ips2Str(c.a.app));
+    Ips2Put(d, "warnings", Warnings(s->cpa, c.path));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -900,11 +891,11 @@ static int TimelineCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *co
                 Tcl_Obj *e = Tcl_NewListObj(0, NULL);
                 Tcl_ListObjAppendElement(NULL, e, Wide(lane[k][t]));
                 Tcl_ListObjAppendElement(NULL, e, Wide(nd->wall));
-                Tcl_ListObjAppendElement(NULL, e, Str(NodeKind(nd->kind)));
+                Tcl_ListObjAppendElement(NULL, e, Ips2Str(NodeKind(nd->kind)));
                 Tcl_ListObjAppendElement(NULL, e,
-                                         Str(nd->proc != IPS2_PAG_NONE && nd->proc < p->nstrings
-                                                 ? p->strings[nd->proc]
-                                                 : ""));
+                                         Ips2Str(nd->proc != IPS2_PAG_NONE && nd->proc < p->nstrings
+                                                     ? p->strings[nd->proc]
+                                                     : ""));
                 Tcl_ListObjAppendElement(NULL, events, e);
                 nevents++;
             }
@@ -937,7 +928,7 @@ static int TimelineCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *co
             Tcl_ListObjAppendElement(NULL, e, Wide(from->wall));
             Tcl_ListObjAppendElement(NULL, e, Wide(tl));
             Tcl_ListObjAppendElement(NULL, e, Wide(to->wall));
-            Tcl_ListObjAppendElement(NULL, e, Str(ar->type <= 4 ? types[ar->type] : "other"));
+            Tcl_ListObjAppendElement(NULL, e, Ips2Str(ar->type <= 4 ? types[ar->type] : "other"));
             Tcl_ListObjAppendElement(NULL, arcs, e);
             nevents++;
         }
@@ -946,12 +937,12 @@ static int TimelineCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *co
         free(lane[k]);
     free(lane);
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "lanes", lanes);
-    Put(d, "events", events);
-    Put(d, "arcs", arcs);
-    Put(d, "truncated", Tcl_NewBooleanObj(truncated));
-    Put(d, "from", Wide(a.from));
-    Put(d, "to", Wide(a.to));
+    Ips2Put(d, "lanes", lanes);
+    Ips2Put(d, "events", events);
+    Ips2Put(d, "arcs", arcs);
+    Ips2Put(d, "truncated", Tcl_NewBooleanObj(truncated));
+    Ips2Put(d, "from", Wide(a.from));
+    Ips2Put(d, "to", Wide(a.to));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -1058,17 +1049,17 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
             cpu += path.segs[i].length;
     }
     Tcl_Obj *d = Tcl_NewDictObj();
-    Put(d, "length", Wide(path.length));
-    Put(d, "found", Tcl_NewIntObj(path.found));
-    Put(d, "terminal", Wide((int64_t)path.terminal));
-    Put(d, "segments", Wide((int64_t)path.nsegs));
-    Put(d, "segments_sum", Wide(sum));
-    Put(d, "cpu_ns", Wide(cpu));
-    Put(d, "crossings", Wide(crossings));
-    Put(d, "via", Str(set->pvm ? "pvm" : "local"));
-    Put(d, "open_seconds", Tcl_NewDoubleObj(t1 - t0));
-    Put(d, "query_seconds", Tcl_NewDoubleObj(t2 - t1));
-    Put(d, "warnings", Wide((int64_t)set->nwarnings));
+    Ips2Put(d, "length", Wide(path.length));
+    Ips2Put(d, "found", Tcl_NewIntObj(path.found));
+    Ips2Put(d, "terminal", Wide((int64_t)path.terminal));
+    Ips2Put(d, "segments", Wide((int64_t)path.nsegs));
+    Ips2Put(d, "segments_sum", Wide(sum));
+    Ips2Put(d, "cpu_ns", Wide(cpu));
+    Ips2Put(d, "crossings", Wide(crossings));
+    Ips2Put(d, "via", Ips2Str(set->pvm ? "pvm" : "local"));
+    Ips2Put(d, "open_seconds", Tcl_NewDoubleObj(t1 - t0));
+    Ips2Put(d, "query_seconds", Tcl_NewDoubleObj(t2 - t1));
+    Ips2Put(d, "warnings", Wide((int64_t)set->nwarnings));
     ips2_cpa_path_free(&path);
     cpa_set_free(set);
     Tcl_SetObjResult(interp, d);

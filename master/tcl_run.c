@@ -54,6 +54,7 @@
 #include "run.h"         /* with tcl.h, before ips2_master.h */
 #include "ips2_master.h"
 #include "tcl_run.h"
+#include "tcl_util.h"
 
 #define ASSOC_KEY "ips2::run"
 
@@ -70,16 +71,6 @@ static void OnEnded(void *arg, int slave);
 static void QueryAnswer(struct run *run, int query, void *data, size_t size, const char *why);
 
 /* --- helpers --------------------------------------------------------------- */
-
-static Tcl_Obj *Str(const char *s)
-{
-    return Tcl_NewStringObj(s ? s : "", -1);
-}
-
-static void Put(Tcl_Obj *d, const char *k, Tcl_Obj *v)
-{
-    Tcl_DictObjPut(NULL, d, Str(k), v);
-}
 
 static void Release(Tcl_Obj **o)
 {
@@ -190,8 +181,8 @@ static void OnHello(void *arg, int slave, const char *host, int pid, int64_t off
     m->offset = offset;
     m->has_offset = true;
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "host", Str(host));
-    Put(kv, "pid", Tcl_NewIntObj(pid));
+    Ips2Put(kv, "host", Ips2Str(host));
+    Ips2Put(kv, "pid", Tcl_NewIntObj(pid));
     Progress(run, m->name, "hello", kv);
 }
 
@@ -204,9 +195,9 @@ static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
         return;
     p->pid = pid;
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "app", Str(app));
-    Put(kv, "index", Tcl_NewIntObj(index));
-    Put(kv, "pid", Tcl_NewIntObj(pid));
+    Ips2Put(kv, "app", Ips2Str(app));
+    Ips2Put(kv, "index", Tcl_NewIntObj(index));
+    Ips2Put(kv, "pid", Tcl_NewIntObj(pid));
     Progress(run, m->name, "started", kv);
 }
 
@@ -228,27 +219,27 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
         snprintf(who, sizeof who, "%s.%d", app, index);
     switch (how) {
     case IPS2_PROC_EXITED:
-        Tcl_ListObjAppendElement(NULL, status, Str("exited"));
+        Tcl_ListObjAppendElement(NULL, status, Ips2Str("exited"));
         Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
         if (code != 0)
             Ips2RunProblem(run, m->name, "%s exited with status %d", who, code);
         break;
     case IPS2_PROC_SIGNALED: {
         const char *abbrev = sigabbrev_np(code);
-        Tcl_ListObjAppendElement(NULL, status, Str("signal"));
+        Tcl_ListObjAppendElement(NULL, status, Ips2Str("signal"));
         Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
         Ips2RunProblem(run, m->name, "%s killed by signal %d (SIG%s)", who, code,
                        abbrev ? abbrev : "?");
         break;
     }
     case IPS2_PROC_FAILED:
-        Tcl_ListObjAppendElement(NULL, status, Str("failed"));
-        Tcl_ListObjAppendElement(NULL, status, Str(text));
+        Tcl_ListObjAppendElement(NULL, status, Ips2Str("failed"));
+        Tcl_ListObjAppendElement(NULL, status, Ips2Str(text));
         Ips2RunProblem(run, m->name, "%s did not start: %s", who, text);
         break;
     default: {
         const char *abbrev = sigabbrev_np(code);
-        Tcl_ListObjAppendElement(NULL, status, Str("timeout"));
+        Tcl_ListObjAppendElement(NULL, status, Ips2Str("timeout"));
         Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
         break;
     }
@@ -257,10 +248,10 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
     p->status = status;
     Tcl_IncrRefCount(status);
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "app", Str(app));
-    Put(kv, "index", Tcl_NewIntObj(index));
-    Put(kv, "pid", Tcl_NewIntObj(pid));
-    Put(kv, "status", status);
+    Ips2Put(kv, "app", Ips2Str(app));
+    Ips2Put(kv, "index", Tcl_NewIntObj(index));
+    Ips2Put(kv, "pid", Tcl_NewIntObj(pid));
+    Ips2Put(kv, "status", status);
     Progress(run, m->name, "exited", kv);
 }
 
@@ -272,9 +263,9 @@ static void OnProgress(void *arg, int slave, const char *stage, int64_t done, in
         return;
     snprintf(m->stage, sizeof m->stage, "%s", stage);
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "stage", Str(stage));
-    Put(kv, "done", Tcl_NewWideIntObj(done));
-    Put(kv, "total", Tcl_NewWideIntObj(total));
+    Ips2Put(kv, "stage", Ips2Str(stage));
+    Ips2Put(kv, "done", Tcl_NewWideIntObj(done));
+    Ips2Put(kv, "total", Tcl_NewWideIntObj(total));
     Progress(run, m->name, "stage", kv);
 }
 
@@ -286,7 +277,7 @@ static void OnProblem(void *arg, int slave, const char *text)
         return;
     Ips2RunProblem(run, m->name, "%s", text);
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "text", Str(text));
+    Ips2Put(kv, "text", Ips2Str(text));
     Progress(run, m->name, "problem", kv);
 }
 
@@ -339,7 +330,7 @@ static void OnReductions(void *arg, int slave, int query, void *data, size_t siz
     }
     free(data);
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "bytes", Tcl_NewWideIntObj((Tcl_WideInt)size));
+    Ips2Put(kv, "bytes", Tcl_NewWideIntObj((Tcl_WideInt)size));
     Progress(run, m->name, "reductions", kv);
 }
 
@@ -369,7 +360,7 @@ static void OnDone(void *arg, int slave, int query, int ok)
     if (m == NULL || query != 0)
         return;
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "ok", Tcl_NewIntObj(ok));
+    Ips2Put(kv, "ok", Tcl_NewIntObj(ok));
     Progress(run, m->name, "done", kv);
     MachineOver(run, m, ok ? M_DONE : M_FAILED);
 }
@@ -382,8 +373,8 @@ static void OnDied(void *arg, int slave, const char *why)
         return;
     Ips2RunProblem(run, m->name, "slave died while %s (%s)", m->stage, why);
     Tcl_Obj *kv = Tcl_NewDictObj();
-    Put(kv, "stage", Str(m->stage));
-    Put(kv, "text", Str(why));
+    Ips2Put(kv, "stage", Ips2Str(m->stage));
+    Ips2Put(kv, "text", Ips2Str(why));
     Progress(run, m->name, "died", kv);
     MachineOver(run, m, M_FAILED);
 }
@@ -409,8 +400,8 @@ static void Progress(struct run *run, const char *machine, const char *event, Tc
     Tcl_IncrRefCount(kv);
     if (run->progress_cmd != NULL) {
         Tcl_Obj *ev = Tcl_NewDictObj();
-        Put(ev, "machine", Str(machine));
-        Put(ev, "event", Str(event));
+        Ips2Put(ev, "machine", Ips2Str(machine));
+        Ips2Put(ev, "event", Ips2Str(event));
         Tcl_DictSearch s;
         Tcl_Obj *k, *v;
         int done;
@@ -434,22 +425,22 @@ static Tcl_Obj *ResultDict(struct run *run)
 {
     static const char *const states[] = {"planned", "running", "done", "failed"};
     Tcl_Obj *d = Tcl_NewDictObj(), *machines = Tcl_NewDictObj();
-    Put(d, "session", run->session);
-    Put(d, "problems", run->problems);
-    Put(d, "notes", run->notes);
+    Ips2Put(d, "session", run->session);
+    Ips2Put(d, "problems", run->problems);
+    Ips2Put(d, "notes", run->notes);
     for (int i = 0; i < run->nmachines; i++) {
         const struct run_machine *m = &run->machines[i];
         Tcl_Obj *md = Tcl_NewDictObj();
-        Put(md, "host", Str(m->host));
-        Put(md, "state", Str(states[m->state]));
-        Put(md, "stage", Str(m->stage));
-        Tcl_DictObjPut(NULL, machines, Str(m->name), md);
+        Ips2Put(md, "host", Ips2Str(m->host));
+        Ips2Put(md, "state", Ips2Str(states[m->state]));
+        Ips2Put(md, "stage", Ips2Str(m->stage));
+        Tcl_DictObjPut(NULL, machines, Ips2Str(m->name), md);
     }
-    Put(d, "machines", machines);
+    Ips2Put(d, "machines", machines);
     Tcl_Obj *pvm = Tcl_NewDictObj();
-    Put(pvm, "mode", Str(run->pvm_private ? "private" : "join"));
-    Put(pvm, "pid", Tcl_NewIntObj((int)run->pvmd_pid));
-    Put(d, "pvmd", pvm);
+    Ips2Put(pvm, "mode", Ips2Str(run->pvm_private ? "private" : "join"));
+    Ips2Put(pvm, "pid", Tcl_NewIntObj((int)run->pvmd_pid));
+    Ips2Put(d, "pvmd", pvm);
     return d;
 }
 
@@ -611,7 +602,7 @@ static Tcl_Obj *DefaultSlavePath(void)
 {
     const char *env = getenv("IPS2_SLAVE");
     if (env != NULL && env[0] != '\0')
-        return Str(env);
+        return Ips2Str(env);
     Dl_info info;
     char buf[PATH_MAX];
     if (dladdr((void *)DefaultSlavePath, &info) != 0 && info.dli_fname != NULL &&
@@ -624,7 +615,7 @@ static Tcl_Obj *DefaultSlavePath(void)
         }
         return Tcl_ObjPrintf("%s/bin/ips2slave", buf);
     }
-    return Str("ips2slave");
+    return Ips2Str("ips2slave");
 }
 
 /* sessions/YYYY-MM-DD-a (b, c, ...) in the working directory. */
@@ -642,7 +633,7 @@ static Tcl_Obj *DefaultSession(void)
         else
             snprintf(name, sizeof name, "sessions/%s-%d", date, i);
         if (access(name, F_OK) != 0)
-            return Str(name);
+            return Ips2Str(name);
     }
 }
 
@@ -652,17 +643,13 @@ static Tcl_Obj *ReadWorkload(Tcl_Interp *interp, Tcl_Obj *w, Tcl_Obj *vars)
     Tcl_Obj *apps = NULL;
     Tcl_Size n = 0;
     if (Tcl_ListObjLength(NULL, w, &n) == TCL_OK && n % 2 == 0 && n > 0 &&
-        Tcl_DictObjGet(NULL, w, Str("applications"), &apps) == TCL_OK && apps != NULL)
+        Tcl_DictObjGet(NULL, w, Ips2Str("applications"), &apps) == TCL_OK && apps != NULL)
         return w;
     if (Tcl_EvalEx(interp, "package require ips2::workload", -1, TCL_EVAL_GLOBAL) != TCL_OK)
         return NULL;
-    Tcl_Obj *cmd[4] = {Str("::ips2::workload::read"), w, Str("-vars"), vars ? vars : Tcl_NewObj()};
-    for (int i = 0; i < 4; i++)
-        Tcl_IncrRefCount(cmd[i]);
-    int rc = Tcl_EvalObjv(interp, 4, cmd, TCL_EVAL_GLOBAL);
-    for (int i = 0; i < 4; i++)
-        Tcl_DecrRefCount(cmd[i]);
-    return rc == TCL_OK ? Tcl_GetObjResult(interp) : NULL;
+    Tcl_Obj *cmd[4] = {Ips2Str("::ips2::workload::read"), w, Ips2Str("-vars"),
+                       vars ? vars : Tcl_NewObj()};
+    return Ips2EvalWords(interp, 4, cmd) == TCL_OK ? Tcl_GetObjResult(interp) : NULL;
 }
 
 /* Starts the slaves; TCL_ERROR only if no PVM could be had. */
@@ -675,8 +662,8 @@ static int Start(struct run *run)
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
         run->pvmd_pid = run->vm->pvmd_pid;
         Tcl_Obj *kv = Tcl_NewDictObj();
-        Put(kv, "mode", Str(run->pvm_private ? "private" : "join"));
-        Put(kv, "pid", Tcl_NewIntObj(run->pvmd_pid));
+        Ips2Put(kv, "mode", Ips2Str(run->pvm_private ? "private" : "join"));
+        Ips2Put(kv, "pid", Tcl_NewIntObj(run->pvmd_pid));
         Progress(run, "master", "pvm", kv);
     }
     if (run->vm == NULL) {
@@ -706,7 +693,7 @@ static int Start(struct run *run)
         }
         m->state = M_RUNNING;
         Tcl_Obj *kv = Tcl_NewDictObj();
-        Put(kv, "host", Str(m->host));
+        Ips2Put(kv, "host", Ips2Str(m->host));
         Progress(run, m->name, "spawned", kv);
         SendWork(run, m);
     }
@@ -833,7 +820,7 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
         return TCL_ERROR;
     }
     if (assoc->active != NULL) {
-        Tcl_SetObjResult(interp, Str("ips2::run: a run is in progress (one at a time)"));
+        Tcl_SetObjResult(interp, Ips2Str("ips2::run: a run is in progress (one at a time)"));
         Tcl_SetErrorCode(interp, "IPS2", "RUN", "BUSY", NULL);
         return TCL_ERROR;
     }

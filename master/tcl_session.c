@@ -19,6 +19,7 @@
 
 #include "tcl_cpa.h"
 #include "tcl_session.h"
+#include "tcl_util.h"
 
 #define ASSOC_KEY "ips2::master"
 
@@ -76,22 +77,12 @@ static void SessionDeleted(ClientData cd)
 
 static const char *const mode_names[] = {"active", "replay", "comparison"};
 
-static Tcl_Obj *Str(const char *s)
-{
-    return Tcl_NewStringObj(s ? s : "", -1);
-}
-
-static void Put(Tcl_Obj *dict, const char *key, Tcl_Obj *value)
-{
-    Tcl_DictObjPut(NULL, dict, Tcl_NewStringObj(key, -1), value);
-}
-
 static int AppsCmd(Ips2Session *s, Tcl_Interp *interp)
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
     for (size_t i = 0; i < s->m->napps; i++)
-        Tcl_ListObjAppendElement(NULL, list, Str(s->m->apps[i].name));
+        Tcl_ListObjAppendElement(NULL, list, Ips2Str(s->m->apps[i].name));
     Tcl_SetObjResult(interp, list);
     return TCL_OK;
 }
@@ -109,10 +100,10 @@ static int ApplicationCmd(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name)
     }
     app = &s->m->apps[a];
     d = Tcl_NewDictObj();
-    Put(d, "name", Str(app->name));
-    Put(d, "mode", Str(mode_names[app->mode]));
-    Put(d, "source", Str(app->source));
-    Put(d, "shift", Tcl_NewWideIntObj(app->shift_ns));
+    Ips2Put(d, "name", Ips2Str(app->name));
+    Ips2Put(d, "mode", Ips2Str(mode_names[app->mode]));
+    Ips2Put(d, "source", Ips2Str(app->source));
+    Ips2Put(d, "shift", Tcl_NewWideIntObj(app->shift_ns));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -122,7 +113,7 @@ static int MachinesCmd(Ips2Session *s, Tcl_Interp *interp)
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
     for (size_t i = 0; i < s->m->nmachines; i++)
-        Tcl_ListObjAppendElement(NULL, list, Str(s->m->machines[i].name));
+        Tcl_ListObjAppendElement(NULL, list, Ips2Str(s->m->machines[i].name));
     Tcl_SetObjResult(interp, list);
     return TCL_OK;
 }
@@ -146,22 +137,24 @@ static int ProcessesCmd(Ips2Session *s, Tcl_Interp *interp)
             for (size_t k = 0; k < mach->nchild; k++) {
                 const struct ips2_node *p = mach->child[k];
                 Tcl_Obj *d = Tcl_NewDictObj();
-                Put(d, "app", Str(app->name));
-                Put(d, "machine", Str(mach->name));
-                Put(d, "pid", Tcl_NewWideIntObj(p->info ? p->info->pid : strtoul(p->name, 0, 10)));
-                Put(d, "index", Tcl_NewIntObj(p->info ? p->info->index : -1));
+                Ips2Put(d, "app", Ips2Str(app->name));
+                Ips2Put(d, "machine", Ips2Str(mach->name));
+                Ips2Put(d, "pid",
+                        Tcl_NewWideIntObj(p->info ? p->info->pid : strtoul(p->name, 0, 10)));
+                Ips2Put(d, "index", Tcl_NewIntObj(p->info ? p->info->index : -1));
                 if (p->info)
-                    Put(d, "command", Str(p->info->command));
+                    Ips2Put(d, "command", Ips2Str(p->info->command));
                 else if (p->command)
-                    Put(d, "command", Str(p->command));
+                    Ips2Put(d, "command", Ips2Str(p->command));
                 else
-                    Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Str(p->exe)}));
-                Put(d, "status", Str(p->info && p->info->status[0] ? p->info->status : p->status));
-                Put(d, "threads", Tcl_NewIntObj((int)p->nthreads));
-                Put(d, "start", Tcl_NewWideIntObj(p->nthreads ? p->start_ns : 0));
-                Put(d, "end", Tcl_NewWideIntObj(p->nthreads ? p->end_ns : 0));
-                Put(d, "cpu", Tcl_NewWideIntObj((Tcl_WideInt)p->m[IPS2_M_CPU]));
-                Put(d, "path", Str(p->path));
+                    Ips2Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Ips2Str(p->exe)}));
+                Ips2Put(d, "status",
+                        Ips2Str(p->info && p->info->status[0] ? p->info->status : p->status));
+                Ips2Put(d, "threads", Tcl_NewIntObj((int)p->nthreads));
+                Ips2Put(d, "start", Tcl_NewWideIntObj(p->nthreads ? p->start_ns : 0));
+                Ips2Put(d, "end", Tcl_NewWideIntObj(p->nthreads ? p->end_ns : 0));
+                Ips2Put(d, "cpu", Tcl_NewWideIntObj((Tcl_WideInt)p->m[IPS2_M_CPU]));
+                Ips2Put(d, "path", Ips2Str(p->path));
                 Tcl_ListObjAppendElement(NULL, list, d);
             }
         }
@@ -175,7 +168,7 @@ static int ProblemsCmd(Ips2Session *s, Tcl_Interp *interp)
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
     for (size_t i = 0; i < s->m->nproblems; i++)
-        Tcl_ListObjAppendElement(NULL, list, Str(s->m->problems[i]));
+        Tcl_ListObjAppendElement(NULL, list, Ips2Str(s->m->problems[i]));
     Tcl_SetObjResult(interp, list);
     return TCL_OK;
 }
@@ -184,9 +177,9 @@ static int InfoCmd(Ips2Session *s, Tcl_Interp *interp)
 {
     Tcl_Obj *d = Tcl_NewDictObj();
 
-    Put(d, "dir", Str(s->m->dir));
-    Put(d, "start", Tcl_NewWideIntObj(s->m->start_real_ns));
-    Put(d, "interval", Tcl_NewWideIntObj((Tcl_WideInt)s->m->interval_ns));
+    Ips2Put(d, "dir", Ips2Str(s->m->dir));
+    Ips2Put(d, "start", Tcl_NewWideIntObj(s->m->start_real_ns));
+    Ips2Put(d, "interval", Tcl_NewWideIntObj((Tcl_WideInt)s->m->interval_ns));
     Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
@@ -197,16 +190,12 @@ static int InfoCmd(Ips2Session *s, Tcl_Interp *interp)
 static void SavePhase(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name, Tcl_Obj *start,
                       Tcl_Obj *end)
 {
-    Tcl_Obj *cmd[5] = {Tcl_NewStringObj("::ips2::manifest::save_phase", -1),
+    Tcl_Obj *cmd[5] = {Ips2Str("::ips2::manifest::save_phase"),
                        Tcl_ObjPrintf("%s/manifest.tcl", s->m->dir), name, start, end};
-    for (int i = 0; i < 5; i++)
-        Tcl_IncrRefCount(cmd[i]);
     if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK ||
-        Tcl_EvalObjv(interp, 5, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
+        Ips2EvalWords(interp, 5, cmd) != TCL_OK)
         ips2_model_problem(s->m, "manifest.tcl: phase %s not saved: %s", Tcl_GetString(name),
                            Tcl_GetStringResult(interp));
-    for (int i = 0; i < 5; i++)
-        Tcl_DecrRefCount(cmd[i]);
 }
 
 static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -237,7 +226,7 @@ static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
     for (size_t i = 0; i < s->m->nphases; i++) {
-        Tcl_Obj *e[3] = {Str(s->m->phases[i].name), Tcl_NewWideIntObj(s->m->phases[i].start_ns),
+        Tcl_Obj *e[3] = {Ips2Str(s->m->phases[i].name), Tcl_NewWideIntObj(s->m->phases[i].start_ns),
                          Tcl_NewWideIntObj(s->m->phases[i].end_ns)};
         Tcl_ListObjAppendElement(NULL, list, Tcl_NewListObj(3, e));
     }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tcl_session.h"
+#include "tcl_util.h"
 
 /* ------------------------------------------------------------- objects --- */
 
@@ -62,37 +63,32 @@ Tcl_Obj *Ips2TableObj(const struct ips2_table *t)
     return d;
 }
 
-static void Put(Tcl_Obj *dict, const char *key, Tcl_Obj *value)
-{
-    Tcl_DictObjPut(NULL, dict, Tcl_NewStringObj(key, -1), value);
-}
-
 static Tcl_Obj *NodeObj(const struct ips2_model *m, const struct ips2_node *n, int depth)
 {
     Tcl_Obj *d = Tcl_NewDictObj(), *children = Tcl_NewListObj(0, NULL);
 
-    Put(d, "kind", Tcl_NewStringObj(ips2_node_kind_name(n->kind), -1));
-    Put(d, "name", Tcl_NewStringObj(n->name, -1));
-    Put(d, "path", Tcl_NewStringObj(n->path, -1));
+    Ips2Put(d, "kind", Tcl_NewStringObj(ips2_node_kind_name(n->kind), -1));
+    Ips2Put(d, "name", Tcl_NewStringObj(n->name, -1));
+    Ips2Put(d, "path", Tcl_NewStringObj(n->path, -1));
     if (n->kind == IPS2_NODE_MACHINE) {
         int mi = ips2_model_machine_index(m, n->name);
         if (mi >= 0)
-            Put(d, "host", Tcl_NewStringObj(m->machines[mi].host, -1));
+            Ips2Put(d, "host", Tcl_NewStringObj(m->machines[mi].host, -1));
     }
     if (n->kind == IPS2_NODE_PROCESS) {
         if (n->info)
-            Put(d, "command", Tcl_NewStringObj(n->info->command, -1));
+            Ips2Put(d, "command", Tcl_NewStringObj(n->info->command, -1));
         else if (n->command)
-            Put(d, "command", Tcl_NewStringObj(n->command, -1));
+            Ips2Put(d, "command", Tcl_NewStringObj(n->command, -1));
         else if (n->exe)
-            Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Tcl_NewStringObj(n->exe, -1)}));
-        Put(d, "status",
-            Tcl_NewStringObj(n->info && n->info->status[0] ? n->info->status : n->status, -1));
+            Ips2Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Tcl_NewStringObj(n->exe, -1)}));
+        Ips2Put(d, "status",
+                Tcl_NewStringObj(n->info && n->info->status[0] ? n->info->status : n->status, -1));
     }
     if (depth > 0)
         for (size_t i = 0; i < n->nchild; i++)
             Tcl_ListObjAppendElement(NULL, children, NodeObj(m, n->child[i], depth - 1));
-    Put(d, "children", children);
+    Ips2Put(d, "children", children);
     return d;
 }
 
@@ -425,8 +421,8 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
         free(text);
     } else {
         Tcl_Obj *d = Tcl_NewDictObj();
-        Put(d, "flat", Ips2TableObj(flat));
-        Put(d, "graph", Ips2TableObj(graph));
+        Ips2Put(d, "flat", Ips2TableObj(flat));
+        Ips2Put(d, "graph", Ips2TableObj(graph));
         Tcl_SetObjResult(interp, d);
     }
     ips2_table_free(flat);
@@ -474,9 +470,9 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
         return Failed(interp, err, "histogram");
     }
     d = Ips2TableObj(t);
-    Put(d, "width", Tcl_NewWideIntObj((Tcl_WideInt)h.width));
-    Put(d, "origin", Tcl_NewWideIntObj(h.origin));
-    Put(d, "missing", Tcl_NewWideIntObj((Tcl_WideInt)missing));
+    Ips2Put(d, "width", Tcl_NewWideIntObj((Tcl_WideInt)h.width));
+    Ips2Put(d, "origin", Tcl_NewWideIntObj(h.origin));
+    Ips2Put(d, "missing", Tcl_NewWideIntObj((Tcl_WideInt)missing));
     Tcl_SetObjResult(interp, d);
     ips2_table_free(t);
     ips2_hist_free(&h);
