@@ -41,37 +41,40 @@ static void record_spawn(pid_t pid, unsigned how, int err, uint64_t start, const
                      what ? what : "");
 }
 
-IPS2_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
-                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+typedef int spawn_fn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                     const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
+
+/* posix_spawn and posix_spawnp: the real one, timed and recorded as how. */
+static int traced_spawn(spawn_fn *real, unsigned how, pid_t *pid, const char *path,
+                        const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr,
+                        char *const argv[], char *const envp[])
 {
     pid_t local = 0;
 
     if (ips2_children_untraced())
-        return IPS2_REAL(posix_spawn)(pid, path, actions, attr, argv, envp);
+        return real(pid, path, actions, attr, argv, envp);
     pid_t *out = pid ? pid : &local;
     uint64_t start = ips2_timer_now();
-    int rc = IPS2_REAL(posix_spawn)(out, path, actions, attr, argv, envp);
+    int rc = real(out, path, actions, attr, argv, envp);
     int saved_errno = errno;
-    record_spawn(rc == 0 ? *out : 0, IPS2_SPAWN_POSIX_SPAWN, rc, start, path);
+    record_spawn(rc == 0 ? *out : 0, how, rc, start, path);
     errno = saved_errno;
     return rc;
+}
+
+IPS2_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    return traced_spawn(IPS2_REAL(posix_spawn), IPS2_SPAWN_POSIX_SPAWN, pid, path, actions, attr,
+                        argv, envp);
 }
 
 IPS2_EXPORT int posix_spawnp(pid_t *pid, const char *file,
                              const posix_spawn_file_actions_t *actions,
                              const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    pid_t local = 0;
-
-    if (ips2_children_untraced())
-        return IPS2_REAL(posix_spawnp)(pid, file, actions, attr, argv, envp);
-    pid_t *out = pid ? pid : &local;
-    uint64_t start = ips2_timer_now();
-    int rc = IPS2_REAL(posix_spawnp)(out, file, actions, attr, argv, envp);
-    int saved_errno = errno;
-    record_spawn(rc == 0 ? *out : 0, IPS2_SPAWN_POSIX_SPAWNP, rc, start, file);
-    errno = saved_errno;
-    return rc;
+    return traced_spawn(IPS2_REAL(posix_spawnp), IPS2_SPAWN_POSIX_SPAWNP, pid, file, actions, attr,
+                        argv, envp);
 }
 
 /* --- system() ------------------------------------------------------------ */
