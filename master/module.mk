@@ -62,10 +62,10 @@ $(MASTER_PKG_LIB): $(MASTER_PVM_OBJS)
 all: $(B)/bin/ips2slave
 
 # --- the critical path (cpa/, ANALYSTS.md §6): queries in this process
-# (cpa_local.c) or on PVM slaves (cpa_pvm.c), and the session's cp,
+# (cpa_local.c) or on PVM slaves (cpa_slaves.c), and the session's cp,
 # cp-zero, cp-path, cp-imbalance and timeline subcommands and ips2::cpa
 # (tcl_cpa.c).  Linked with libips2cpa.a (in SLAVE_LIBS).
-MASTER_CPA_SRCS := master/cpa_local.c master/cpa_pvm.c master/cpa_view.c master/tcl_cpa.c
+MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/tcl_cpa.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)

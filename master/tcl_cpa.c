@@ -29,6 +29,7 @@
 #include "cpa.h"
 #include "ips2_reader.h" /* ips2_kind_name */
 #include "tcl_cpa.h"
+#include "tcl_run.h" /* Ips2RunSlaves */
 #include "tcl_util.h"
 
 #define ERR_LEN 1024
@@ -254,7 +255,8 @@ static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
             return -1;
         }
     }
-    bool live = s->m->reducer.reduce != NULL && cpa_pvm_connected();
+    int live = 0; /* the session's run has its slaves: they answer */
+    struct ips2_slaves *slaves = Ips2RunSlaves(s->interp, s->m, &live);
     bool distributed = how == PVM_PRIVATE || (how == PVM_AUTO && live);
     if (c->set != NULL && c->distributed == distributed && !cpa_set_stale(c->set))
         return 0;
@@ -271,8 +273,8 @@ static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
     if (distributed) {
         char slave[PATH_MAX];
         SlavePath(slave, sizeof slave);
-        rc = cpa_pvm_open(g.gl_pathv, hosts, g.gl_pathc, slave, true, PartView, s->m, &c->set, err,
-                          errlen);
+        rc = cpa_pvm_open(g.gl_pathv, g.gl_pathc, s->m->machines, s->m->nmachines, slaves, live,
+                          slave, PartView, s->m, &c->set, err, errlen);
     } else {
         rc = cpa_local_open(g.gl_pathv, g.gl_pathc, PartView, s->m, &c->set, err, errlen);
         c->local = c->set;
@@ -1023,8 +1025,8 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     int rc;
     if (strcmp(how, "private") == 0) {
         SlavePath(slave, sizeof slave);
-        rc = cpa_pvm_open(files, NULL, (size_t)nfiles, slave, true, NULL, NULL, &set, err,
-                          sizeof err);
+        rc = cpa_pvm_open(files, (size_t)nfiles, NULL, 0, Ips2RunSlaves(interp, NULL, NULL), false,
+                          slave, NULL, NULL, &set, err, sizeof err);
     } else {
         rc = cpa_local_open(files, (size_t)nfiles, NULL, NULL, &set, err, sizeof err);
     }
