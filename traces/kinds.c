@@ -1,9 +1,11 @@
 /*
  * kinds.c - the names of the event kinds, which are also the list of kinds
- * this version of the format knows (readers reject the others).
+ * this version of the format knows (readers reject the others), and the
+ * lookup of their fields, built from ips2_fields.h's table.
  */
 #include <stddef.h>
 
+#include "ips2_fields.h"
 #include "ips2_reader.h"
 
 static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
@@ -86,4 +88,35 @@ const char *ips2_kind_name(unsigned kind)
 bool ips2_kind_known(unsigned kind)
 {
     return kind <= IPS2_EV_KIND_MAX && kind_names[kind] != NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fields (ips2_fields.h)                                             */
+
+/* Each kind's fields, closed by an empty entry so that a kind without
+ * extra words still has an array. */
+#define FIELD_(k, id, name, word, words, role) {name, word, words, IPS2_ROLE_##role},
+#define KIND_ARRAY_(k, payload, role, list)                                                        \
+    static const struct ips2_field k##_fields[] = {list(FIELD_, k){NULL, 0, 0, 0}};
+IPS2_KIND_FIELDS(KIND_ARRAY_)
+
+#define KIND_ROW_(k, payload, role, list)                                                          \
+    [IPS2_EV_##k] = {payload, IPS2_ROLE_##role, sizeof(k##_fields) / sizeof(k##_fields[0]) - 1,    \
+                     k##_fields},
+static const struct ips2_kind_fields kind_fields[IPS2_EV_KIND_MAX + 1] = {
+    IPS2_KIND_FIELDS(KIND_ROW_)};
+
+const struct ips2_kind_fields *ips2_kind_fields(unsigned kind)
+{
+    return kind <= IPS2_EV_KIND_MAX && kind_fields[kind].fields ? &kind_fields[kind] : NULL;
+}
+
+int ips2_field_word(unsigned kind, enum ips2_field_role role)
+{
+    const struct ips2_kind_fields *kf = ips2_kind_fields(kind);
+
+    for (unsigned i = 0; kf && i < kf->nfields; i++)
+        if (kf->fields[i].role == role)
+            return kf->fields[i].word;
+    return -1;
 }
