@@ -1,11 +1,18 @@
 /*
  * test_fields.c - the one table of each event kind's fields
- * (traces/ips2_fields.h).
+ * (traces/ips2_fields.h) and its prose twin, traces/FORMAT.md.
  *
  * The table must be well formed: every kind readers return has a row and
  * no other kind does, a kind's fields tile its extra words from 0 with
  * strings last, the generated IPS2_F_<KIND>_<FIELD> constants are the
  * table's words and their names its names; the lookup by role finds them.
+ *
+ * FORMAT.md's event tables (sections 5 and 9, "| # | name | payload |
+ * extra |") must say the same: the same kinds, each payload named
+ * `payload` (or 0 when the table has no name for it), and the extra words
+ * as "[i] `name`", "[i..j] `name`" (an endpoint) or "[i..] `name`" (a
+ * string) in the table's order, or "as `kind`".  The checker reads the
+ * real page, then pages with one drift each planted, which it must catch.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,9 +24,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ips2_fields.h"
 #include "ips2_reader.h"
+
+/* FORMAT.md from the source tree: relative to the working directory (the
+ * repository's root, where the tests run), else to the directories above
+ * the test binary (build/tests/unit/ in the tree). */
+static FILE *open_format_md(void)
+{
+    char dir[4096];
+    FILE *f = fopen("traces/FORMAT.md", "r");
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 32);
+
+    if (n > 0)
+        dir[n] = '\0';
+    for (int up = 0; !f && n > 0 && up < 6; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        strcpy(slash, "/traces/FORMAT.md");
+        f = fopen(dir, "r");
+        *slash = '\0';
+    }
+    return f;
+}
+
+static char *format_md(void)
+{
+    FILE *f = open_format_md();
+    if (!f)
+        fail_msg("cannot find traces/FORMAT.md from here or above the test binary");
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(f);
+    fclose(out);
+    return text;
+}
 
 static bool raw_only(unsigned kind)
 {
@@ -170,6 +217,302 @@ static void test_lookup_by_role(void **state)
     assert_int_equal(ips2_kind_fields(IPS2_EV_ENTER)->nfields, 0);
 }
 
+/* ---- FORMAT.md against the table ------------------------------------ */
+
+#define MAXDOC 16
+
+struct doc_field {
+    char name[32];
+    int first, last; /* last: -1 for "[i..]" */
+};
+
+struct doc_kind {
+    bool seen;
+    unsigned nfields;
+    struct doc_field f[MAXDOC];
+};
+
+struct check {
+    struct doc_kind kinds[IPS2_EV_KIND_MAX + 1];
+    unsigned problems;
+    char first[512]; /* the first problem */
+};
+
+static void problem(struct check *c, unsigned line, const char *fmt, ...)
+{
+    if (c->problems++ == 0) {
+        va_list ap;
+        int n = snprintf(c->first, sizeof(c->first), "FORMAT.md line %u: ", line);
+        va_start(ap, fmt);
+        vsnprintf(c->first + n, sizeof(c->first) - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Splits a table row into at most max cells at unescaped '|', trimmed, in
+ * place.  Returns the number of cells. */
+static unsigned cells_of(char *row, char **cell, unsigned max)
+{
+    unsigned n = 0;
+    char *p = row;
+
+    if (*p != '|')
+        return 0;
+    p++;
+    while (*p && n < max) {
+        char *start = p;
+        while (*p && !(*p == '|' && p[-1] != '\\'))
+            p++;
+        char *end = p;
+        while (start < end && isspace((unsigned char)*start))
+            start++;
+        while (end > start && isspace((unsigned char)end[-1]))
+            end--;
+        if (!*p)
+            break; /* the text after the last '|' */
+        *end = '\0';
+        cell[n++] = start;
+        p++;
+    }
+    return n;
+}
+
+static int kind_by_name(const char *name)
+{
+    for (unsigned k = 0; k <= IPS2_EV_KIND_MAX; k++)
+        if (ips2_kind_known(k) && strcmp(ips2_kind_name(k), name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* "`name`" at s: copies the name, returns what follows, or NULL. */
+static const char *backquoted(const char *s, char *name, size_t size)
+{
+    if (*s != '`')
+        return NULL;
+    const char *end = strchr(s + 1, '`');
+    if (!end || (size_t)(end - s - 1) >= size)
+        return NULL;
+    memcpy(name, s + 1, (size_t)(end - s - 1));
+    name[end - s - 1] = '\0';
+    return end + 1;
+}
+
+/* The "[i] `name`" words of an extra cell, in order. */
+static void parse_extra(struct check *c, unsigned line, const char *cell, struct doc_kind *dk)
+{
+    for (const char *p = cell; (p = strchr(p, '[')) != NULL; p++) {
+        char *end;
+        if (p > cell && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue; /* extra[2] in prose */
+        if (!isdigit((unsigned char)p[1]))
+            continue;
+        long first = strtol(p + 1, &end, 10), last = first;
+        if (strncmp(end, "..", 2) == 0) {
+            end += 2;
+            last = isdigit((unsigned char)*end) ? strtol(end, &end, 10) : -1;
+        }
+        if (*end != ']' || end[1] != ' ' || end[2] != '`')
+            continue; /* not a field: "[0]" in prose */
+        if (dk->nfields == MAXDOC) {
+            problem(c, line, "more than %d fields", MAXDOC);
+            return;
+        }
+        struct doc_field *f = &dk->f[dk->nfields];
+        if (!backquoted(end + 2, f->name, sizeof(f->name))) {
+            problem(c, line, "a field name in `...` after [%ld]", first);
+            return;
+        }
+        f->first = (int)first;
+        f->last = (int)last;
+        dk->nfields++;
+    }
+}
+
+/* The table's fields of kind against the ones the page gave. */
+static void compare_kind(struct check *c, unsigned line, unsigned kind, const struct doc_kind *dk)
+{
+    const struct ips2_kind_fields *kf = ips2_kind_fields(kind);
+    const char *kname = ips2_kind_name(kind);
+
+    for (unsigned i = 0; i < kf->nfields || i < dk->nfields; i++) {
+        if (i >= dk->nfields) {
+            problem(c, line, "%s: extra word %s (%u) missing", kname, kf->fields[i].name,
+                    kf->fields[i].word);
+            return;
+        }
+        const struct doc_field *d = &dk->f[i];
+        if (i >= kf->nfields) {
+            problem(c, line, "%s: [%d] `%s` is not in ips2_fields.h", kname, d->first, d->name);
+            return;
+        }
+        const struct ips2_field *f = &kf->fields[i];
+        int last = f->words == 0 ? -1 : f->word + f->words - 1;
+        if (strcmp(d->name, f->name) != 0) {
+            problem(c, line, "%s: extra word %u is `%s` in ips2_fields.h, `%s` here", kname, i,
+                    f->name, d->name);
+            return;
+        }
+        if (d->first != f->word || d->last != last) {
+            problem(c, line,
+                    "%s: `%s` is at [%d..%d] in ips2_fields.h (-1: to the end), [%d..%d] here",
+                    kname, f->name, f->word, last, d->first, d->last);
+            return;
+        }
+    }
+}
+
+static void check_doc(struct check *c, const char *text)
+{
+    char *copy = strdup(text), *save = NULL;
+    bool in_table = false;
+    unsigned line = 0;
+
+    memset(c, 0, sizeof(*c));
+    assert_non_null(copy);
+    for (char *l = copy; l; l = save) {
+        char *cell[8];
+        save = strchr(l, '\n');
+        if (save)
+            *save++ = '\0';
+        line++;
+        unsigned n = cells_of(l, cell, 8);
+        if (n == 0) {
+            in_table = false;
+            continue;
+        }
+        if (n == 4 && strcmp(cell[0], "#") == 0 && strcmp(cell[1], "name") == 0 &&
+            strcmp(cell[2], "payload") == 0 && strcmp(cell[3], "extra") == 0) {
+            in_table = true;
+            continue;
+        }
+        if (!in_table || !isdigit((unsigned char)cell[0][0]))
+            continue;
+        char *end;
+        unsigned long kind = strtoul(cell[0], &end, 10);
+        if (*end)
+            continue; /* "34-36" */
+        if (n != 4) {
+            problem(c, line, "%lu: %u cells, expected 4", kind, n);
+            continue;
+        }
+        if (kind > IPS2_EV_KIND_MAX || !ips2_kind_known((unsigned)kind) ||
+            strcmp(ips2_kind_name((unsigned)kind), cell[1]) != 0) {
+            problem(c, line, "%lu is not the kind %s", kind, cell[1]);
+            continue;
+        }
+        const struct ips2_kind_fields *kf = ips2_kind_fields((unsigned)kind);
+        if (!kf)
+            continue; /* raw only */
+        struct doc_kind *dk = &c->kinds[kind];
+        if (dk->seen) {
+            problem(c, line, "%s described twice", cell[1]);
+            continue;
+        }
+        dk->seen = true;
+
+        char payload[32];
+        if (!kf->payload) {
+            if (strcmp(cell[2], "0") != 0)
+                problem(c, line, "%s: payload 0 expected, found '%s'", cell[1], cell[2]);
+        } else if (!backquoted(cell[2], payload, sizeof(payload)) ||
+                   strcmp(payload, kf->payload) != 0) {
+            problem(c, line, "%s: payload `%s` expected, found '%s'", cell[1], kf->payload,
+                    cell[2]);
+        }
+
+        char like[32];
+        if (strncmp(cell[3], "as ", 3) == 0 && backquoted(cell[3] + 3, like, sizeof(like))) {
+            int other = kind_by_name(like);
+            if (other < 0 || !c->kinds[other].seen) {
+                problem(c, line, "%s: as `%s`, a kind not described above", cell[1], like);
+                continue;
+            }
+            dk->nfields = c->kinds[other].nfields;
+            memcpy(dk->f, c->kinds[other].f, sizeof(dk->f));
+        } else {
+            parse_extra(c, line, cell[3], dk);
+        }
+        compare_kind(c, line, (unsigned)kind, dk);
+    }
+    for (unsigned k = 0; k <= IPS2_EV_KIND_MAX; k++)
+        if (ips2_kind_fields(k) && !c->kinds[k].seen)
+            problem(c, line, "%s: not described in any \"| # | name | payload | extra |\" table",
+                    ips2_kind_name(k));
+    free(copy);
+}
+
+static void test_format_md_matches(void **state)
+{
+    (void)state;
+    char *text = format_md();
+    struct check *c = calloc(1, sizeof(*c));
+
+    assert_non_null(c);
+    check_doc(c, text);
+    if (c->problems)
+        fail_msg("%u problems; the first: %s", c->problems, c->first);
+    free(c);
+    free(text);
+}
+
+/* The page with `from` replaced by `to` (once) must fail the check with
+ * a message that contains `says`. */
+static void expect_drift(const char *text, const char *from, const char *to, const char *says)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t head = (size_t)(at - text);
+    char *bad = malloc(strlen(text) + strlen(to) + 1);
+    struct check *c = calloc(1, sizeof(*c));
+
+    assert_non_null(bad);
+    assert_non_null(c);
+    memcpy(bad, text, head);
+    strcpy(bad + head, to);
+    strcat(bad, at + strlen(from));
+    check_doc(c, bad);
+    if (c->problems == 0)
+        fail_msg("'%s' -> '%s' went unnoticed", from, to);
+    if (!strstr(c->first, says))
+        fail_msg("'%s' -> '%s': \"%s\" does not say \"%s\"", from, to, c->first, says);
+    free(c);
+    free(bad);
+}
+
+static void test_format_md_drift_is_caught(void **state)
+{
+    (void)state;
+    char *text = format_md();
+
+    /* a renamed word, two swapped, a word at the wrong index, one left
+     * out, one too many, an endpoint one word short */
+    expect_drift(text, "[2] `bytes`; [3] `errno`; [4] `start` timer; [5] `call` |",
+                 "[2] `size`; [3] `errno`; [4] `start` timer; [5] `call` |", "`size` here");
+    expect_drift(text, "[0] `tag`; [1] `context`; [2] `seq`: sequence (0 if",
+                 "[0] `context`; [1] `tag`; [2] `seq`: sequence (0 if", "is `tag` in");
+    expect_drift(text, "[9] `listener`", "[10] `listener`", "`listener` is at [9..9]");
+    expect_drift(text, "; [4] `timeout` in ms", "", "timeout (4) missing");
+    expect_drift(text, "[1] `pthread`: the pthread_t", "[1] `pthread`: the pthread_t, [2] `x`",
+                 "[2] `x` is not in");
+    expect_drift(text, "[3..5] `self` endpoint; [6..8] `peer` endpoint; [9]",
+                 "[3..4] `self` endpoint; [6..8] `peer` endpoint; [9]", "[3..4] here");
+    /* a string that is not open-ended, a wrong payload, a kind missing or
+     * described twice, an "as" of the wrong kind */
+    expect_drift(text, "[4..] `group` string", "[4] `group` string", "[4..4] here");
+    expect_drift(text, "| 78 | pvm-exit | `tid`", "| 78 | pvm-exit | `task`", "payload `tid`");
+    expect_drift(text, "| 12 | fork |", "| 12 | forked |", "not the kind forked");
+    expect_drift(text, "| 54 | shutdown | `fd` | [0] `how`; [1] `errno`; [2] `out_key` |\n",
+                 "| 54 | shutdown | `fd` | [0] `how`; [1] `errno`; [2] `out_key` |\n"
+                 "| 54 | shutdown | `fd` | [0] `how`; [1] `errno`; [2] `out_key` |\n",
+                 "shutdown described twice");
+    expect_drift(text, "| 51 | file-write | `fd` | as `file-read` |",
+                 "| 51 | file-write | `fd` | as `send` |", "file-write");
+    expect_drift(text, "| 33 | lock-release-shared | `object` | as `lock-release` |\n", "",
+                 "lock-release-shared: not described");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +520,8 @@ int main(void)
         cmocka_unit_test(test_fields_tile_the_words),
         cmocka_unit_test(test_constants_are_the_table),
         cmocka_unit_test(test_lookup_by_role),
+        cmocka_unit_test(test_format_md_matches),
+        cmocka_unit_test(test_format_md_drift_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
