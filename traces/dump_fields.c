@@ -718,3 +718,21 @@ bool ips2_dump_fields(FILE *out, const struct ips2_event *ev, const struct ips2_
     }
     return true;
 }
+
+bool ips2_dump_words(unsigned kind, uint64_t *words, bool *payload)
+{
+    const struct field *list = kind <= IPS2_EV_KIND_MAX ? fields[kind] : NULL;
+
+    *words = 0;
+    *payload = false;
+    if (!list || list[0].fmt == F_END)
+        return false;
+    for (const struct field *f = list; f < list + MAXF && f->fmt != F_END; f++) {
+        if (f->word == PAYLOAD)
+            *payload = true;
+        else
+            for (unsigned i = 0; i < fmt_words(f->fmt); i++)
+                *words |= 1ull << (f->word + i);
+    }
+    return true;
+}

@@ -5,7 +5,8 @@
  * The table must be well formed: every kind readers return has a row and
  * no other kind does, a kind's fields tile its extra words from 0 with
  * strings last, the generated IPS2_F_<KIND>_<FIELD> constants are the
- * table's words and their names its names; the lookup by role finds them.
+ * table's words and their names its names; the lookup by role finds them;
+ * ips2-dump prints every word the table names (dump_fields.c).
  *
  * FORMAT.md's event tables (sections 5 and 9, "| # | name | payload |
  * extra |") must say the same: the same kinds, each payload named
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dump_fields.h"
 #include "ips2_fields.h"
 #include "ips2_reader.h"
 
@@ -215,6 +217,41 @@ static void test_lookup_by_role(void **state)
     assert_int_equal(kf->fields[4].role, IPS2_ROLE_STRING);
     assert_null(ips2_kind_fields(IPS2_EV_SYNC)->payload);
     assert_int_equal(ips2_kind_fields(IPS2_EV_ENTER)->nfields, 0);
+}
+
+/* ---- ips2-dump against the table ------------------------------------- */
+
+/* The dump prints every word the table names, and no other; the payload
+ * when the table names it.  Procedure entry and exit alone are printed
+ * by dump.c (names and depth). */
+static void test_dump_shows_every_field(void **state)
+{
+    (void)state;
+    for (unsigned kind = 0; kind <= IPS2_EV_KIND_MAX; kind++) {
+        const struct ips2_kind_fields *kf = ips2_kind_fields(kind);
+        uint64_t shown, named = 0;
+        bool payload;
+        bool has_table = ips2_dump_words(kind, &shown, &payload);
+        if (!kf) {
+            assert_false(has_table);
+            continue;
+        }
+        if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
+            assert_false(has_table);
+            continue;
+        }
+        if (!has_table)
+            fail_msg("%s: the dump has no fields for it", ips2_kind_name(kind));
+        for (unsigned i = 0; i < kf->nfields; i++)
+            for (unsigned w = 0; w < (kf->fields[i].words ? kf->fields[i].words : 1u); w++)
+                named |= 1ull << (kf->fields[i].word + w);
+        if (shown != named)
+            fail_msg("%s: the dump shows words 0x%llx, the table names 0x%llx",
+                     ips2_kind_name(kind), (unsigned long long)shown, (unsigned long long)named);
+        if (payload != (kf->payload != NULL))
+            fail_msg("%s: the dump %s the payload", ips2_kind_name(kind),
+                     payload ? "shows" : "does not show");
+    }
 }
 
 /* ---- FORMAT.md against the table ------------------------------------ */
@@ -520,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_fields_tile_the_words),
         cmocka_unit_test(test_constants_are_the_table),
         cmocka_unit_test(test_lookup_by_role),
+        cmocka_unit_test(test_dump_shows_every_field),
         cmocka_unit_test(test_format_md_matches),
         cmocka_unit_test(test_format_md_drift_is_caught),
     };
