@@ -50,6 +50,7 @@ enum ips2_field_role {
     IPS2_ROLE_STATUS,    /* an exit status or a wait status */
     IPS2_ROLE_TIME,      /* CLOCK_MONOTONIC ns */
     IPS2_ROLE_STRING,    /* a NUL-padded string in the words from here on */
+    IPS2_ROLE_COUNT
 };
 
 /*
