@@ -126,7 +126,7 @@ static void test_fields_tile_the_words(void **state)
                 fail_msg("%s %s: an endpoint is 3 words with role self or peer", kname, f->name);
             if (f->words == 0 && i + 1 != kf->nfields)
                 fail_msg("%s %s: a string is the last field", kname, f->name);
-            if (f->role > IPS2_ROLE_STRING)
+            if (f->role >= IPS2_ROLE_COUNT)
                 fail_msg("%s %s: role %u", kname, f->name, f->role);
             for (unsigned j = 0; j < i; j++)
                 if (strcmp(kf->fields[j].name, f->name) == 0)
@@ -208,6 +208,21 @@ static void test_lookup_by_role(void **state)
     assert_int_equal(ips2_field_word(IPS2_EV_LOCK_ACQUIRED_SHORT, IPS2_ROLE_SEQ), -1);
     assert_int_equal(ips2_field_word(IPS2_EV_KIND_MAX, IPS2_ROLE_START), -1);
     assert_int_equal(ips2_field_word(1000, IPS2_ROLE_START), -1);
+    assert_int_equal(ips2_field_word(IPS2_EV_SEND, IPS2_ROLE_COUNT), -1);
+
+    /* every kind and role: the word of the first field with that role */
+    for (unsigned kind = 0; kind <= IPS2_EV_KIND_MAX; kind++) {
+        const struct ips2_kind_fields *k = ips2_kind_fields(kind);
+        for (unsigned role = 0; role < IPS2_ROLE_COUNT; role++) {
+            int first = -1;
+            for (unsigned i = 0; k && i < k->nfields && first < 0; i++)
+                if (k->fields[i].role == role)
+                    first = k->fields[i].word;
+            if (ips2_field_word(kind, (enum ips2_field_role)role) != first)
+                fail_msg("%s role %u: word %d, expected %d", ips2_kind_name(kind), role,
+                         ips2_field_word(kind, (enum ips2_field_role)role), first);
+        }
+    }
 
     const struct ips2_kind_fields *kf = ips2_kind_fields(IPS2_EV_PVM_BARRIER);
     assert_non_null(kf);
