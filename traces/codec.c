@@ -41,14 +41,14 @@ void ips2_out_init_fd(struct ips2_out *o, int fd, size_t cap)
     if (!(o->p = malloc(cap)))
         out_error(o, ENOMEM);
     else
-        o->cap = cap;
+        o->cap = o->alloc = cap;
 }
 
 void ips2_out_free(struct ips2_out *o)
 {
     free(o->p);
     o->p = NULL;
-    o->n = o->cap = 0;
+    o->n = o->cap = o->alloc = 0;
 }
 
 static uint32_t crc_add(uint32_t crc, const uint8_t *b, size_t len)
@@ -114,6 +114,16 @@ int ips2_out_flush(struct ips2_out *o)
     return o->err ? -1 : 0;
 }
 
+void ips2_out_discard(struct ips2_out *o)
+{
+    o->n = 0;
+    o->crc_from = 0;
+    if (o->err && o->fd >= 0 && o->p) {
+        o->err = 0;
+        o->cap = o->alloc;
+    }
+}
+
 uint8_t *ips2_out_room_slow(struct ips2_out *o, size_t k)
 {
     if (o->err)
@@ -137,7 +147,7 @@ uint8_t *ips2_out_room_slow(struct ips2_out *o, size_t k)
         return NULL;
     }
     o->p = q;
-    o->cap = cap;
+    o->cap = o->alloc = cap;
     return o->p + o->n;
 }
 

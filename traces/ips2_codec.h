@@ -75,7 +75,8 @@ static inline uint64_t ips2_le64_load(const uint8_t *p)
 
 struct ips2_out {
     uint8_t *p;       /* the buffer */
-    size_t n, cap;    /* bytes in it, its size (cap == n after an error) */
+    size_t n, cap;    /* bytes in it, its room (cap == n after an error) */
+    size_t alloc;     /* its size */
     int fd;           /* -1: in memory; else flushed to this descriptor */
     uint64_t flushed; /* bytes already written to fd */
     int err;          /* 0, or the first errno (ENOMEM, a write's) */
@@ -97,6 +98,11 @@ void ips2_out_free(struct ips2_out *o);
 /* Writes the buffered bytes to fd (in memory: nothing).  0, or -1 with
  * o->err set. */
 int ips2_out_flush(struct ips2_out *o);
+
+/* Drops the buffered bytes and forgets the error: for an append-only log
+ * whose writer may try again after a failed flush (the file then lacks
+ * whole records, never holds half of one more). */
+void ips2_out_discard(struct ips2_out *o);
 
 /* In memory: hands the bytes over (*size of them; the caller frees them)
  * and leaves the output empty.  NULL if the output is in error (it is then
