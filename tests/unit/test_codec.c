@@ -236,6 +236,40 @@ static void test_write_error_sticky(void **state)
     close(fds[1]);
 }
 
+/* An append-only log drops what a failed flush could not write and goes
+ * on: the next records reach the file whole. */
+static void test_discard_after_failed_flush(void **state)
+{
+    struct ips2_out o;
+    char path[600];
+
+    snprintf(path, sizeof(path), "%s/log", scratch_dir);
+    FILE *f = fopen(path, "w+");
+    assert_non_null(f);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    close(fds[0]);
+    signal(SIGPIPE, SIG_IGN);
+    ips2_out_init_fd(&o, fds[1], 8); /* nobody reads: the flush fails */
+    ips2_put_u32(&o, 1);
+    assert_int_equal(ips2_out_flush(&o), -1);
+    assert_int_equal(o.err, EPIPE);
+    close(fds[1]);
+    ips2_out_discard(&o);
+    assert_int_equal(o.err, 0);
+    o.fd = fileno(f);
+    ips2_put_u32(&o, 2);
+    ips2_put_u32(&o, 3);
+    assert_int_equal(ips2_out_flush(&o), 0);
+    uint8_t back[16];
+    rewind(f);
+    assert_int_equal(fread(back, 1, sizeof(back), f), 8);
+    static const uint8_t want[] = {2, 0, 0, 0, 3, 0, 0, 0};
+    assert_memory_equal(back, want, 8);
+    ips2_out_free(&o);
+    fclose(f);
+}
+
 static int group_setup(void **state)
 {
     return scratch_make("codec");
@@ -252,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_counts_capped_by_bytes_left),
         cmocka_unit_test(test_bad_varints_and_strings),
         cmocka_unit_test(test_write_error_sticky),
+        cmocka_unit_test(test_discard_after_failed_flush),
     };
     return cmocka_run_group_tests(tests, group_setup, scratch_remove);
 }
