@@ -733,6 +733,8 @@ proc ::ips2::cli::CmdHistogram {words opts} {
     }
 }
 
+# gui: the window is the GUI's package (tk/, lib/ips2-gui), over this one;
+# it is loaded here, when asked for, and never by the master package.
 proc ::ips2::cli::CmdGui {words opts} {
     if {[catch {package require ips2::gui} message]} { Fail "the window cannot open: $message" }
     ips2::gui::main $words
