@@ -367,7 +367,7 @@ int Ips2_OpenSession(Tcl_Interp *interp, const char *dir, ips2_reduce_fn *reduce
 {
     MasterData *md = GetMasterData(interp);
     char err[IPS2_ERR_MAX], name[64];
-    struct ips2_model *m = Ips2LoadSession(dir, err);
+    struct ips2_model *m = Ips2LoadSession(interp, dir, err);
     Ips2Session *s;
 
     if (m == NULL) {

@@ -19,9 +19,10 @@ typedef struct Ips2Session {
     void *cpa;            /* critical-path state (tcl_cpa.c), NULL until asked */
 } Ips2Session;
 
-/* Loads a session directory into a new, indexed model; NULL with err
- * (IPS2_ERR_MAX bytes) if dir is not a session at all. */
-struct ips2_model *Ips2LoadSession(const char *dir, char *err);
+/* Loads a session directory into a new, indexed model, reading its
+ * manifest with the package's reader (ips2::manifest::load) in interp;
+ * NULL with err (IPS2_ERR_MAX bytes) if dir is not a session at all. */
+struct ips2_model *Ips2LoadSession(Tcl_Interp *interp, const char *dir, char *err);
 
 /* Subcommands of tcl_tables.c: objv[0] is the session command, objv[1]
  * the subcommand.  Standard Tcl results. */
