@@ -34,6 +34,13 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 
+/* The facts of tcl_session.c as Tcl values: the processes (a list of
+ * dicts; NULL with the error in interp's result), the phases ({NAME START
+ * END} each) and the problems (strings). */
+Tcl_Obj *Ips2ProcessesObj(Ips2Session *s, Tcl_Interp *interp);
+Tcl_Obj *Ips2PhasesObj(Ips2Session *s);
+Tcl_Obj *Ips2ProblemsObj(Ips2Session *s);
+
 /* A table as the dict {columns {{NAME UNIT} ...} rows {{...} ...}}. */
 Tcl_Obj *Ips2TableObj(const struct ips2_table *t);
 
