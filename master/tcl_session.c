@@ -12,8 +12,8 @@
  * session names lives in AssocData.
  *
  * The facts subcommands are here (apps, application, machines, processes,
- * problems, info, phase, phases, close); trees and tables are in
- * tcl_tables.c.
+ * problems, info, phase, phases, close); trees and tables (with the
+ * metric list) are in tcl_tables.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -280,7 +280,8 @@ static const struct Subcommand {
                    {"histogram", Ips2HistogramCmd, -1, 0, NULL},
                    {"info", InfoCmd, 0, 0, NULL},
                    {"machines", MachinesCmd, 0, 0, NULL},
-                                  {"metrics", Ips2MetricsCmd, -1, 0, NULL},
+                   {"metric-list", Ips2MetricListCmd, 0, 0, NULL},
+                   {"metrics", Ips2MetricsCmd, -1, 0, NULL},
                    {"npt", Ips2NptCmd, -1, 0, NULL},
                    {"objects", Ips2ObjectsCmd, -1, 0, NULL},
                    {"phase", PhaseCmd, 3, 3, "name start end"},
@@ -288,7 +289,7 @@ static const struct Subcommand {
                    {"problems", ProblemsCmd, 0, 0, NULL},
                    {"processes", ProcessesCmd, 0, 0, NULL},
                    {"profile", Ips2ProfileCmd, -1, 0, NULL},
-                                  {"tree", Ips2TreeCmd, -1, 0, NULL},
+                   {"tree", Ips2TreeCmd, -1, 0, NULL},
                    /* the critical path: tcl_cpa.c */
                    {"cp", Ips2CpaCmd, -1, 0, NULL},
                    {"cp-zero", Ips2CpaCmd, -1, 0, NULL},

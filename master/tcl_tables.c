@@ -9,6 +9,7 @@
  *   $s gprof NODE ?-phase P? ?-format dict|text?
  *   $s objects NODE ?-phase P?
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
+ *   $s metric-list
  *
  * A tree is a node dict {kind K name N path P children {NODE ...}}, with
  * host (machines) and command and status (processes) where known.  Tables
@@ -19,6 +20,9 @@
  *
  * With -phase the table is computed on the phase's model (phases.c); a
  * node that has no data in the phase has zero values there.
+ *
+ * metric-list is every metric a table or histogram takes, with its unit,
+ * levels and description (tables.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -476,5 +480,20 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     Tcl_SetObjResult(interp, d);
     ips2_table_free(t);
     ips2_hist_free(&h);
+    return TCL_OK;
+}
+
+/* ---------------------------------------------------------- metric list --- */
+
+int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    char err[IPS2_ERR_MAX];
+    struct ips2_table *t = ips2_metric_list_table(err);
+
+    (void)s;
+    if (t == NULL)
+        return Failed(interp, err, "metric-list");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
     return TCL_OK;
 }
