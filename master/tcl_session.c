@@ -13,7 +13,7 @@
  *
  * The facts subcommands are here (apps, application, machines, processes,
  * problems, info, phase, phases, close); trees and tables (with the
- * metric list) are in tcl_tables.c.
+ * metric list and the fact tables of `table`) are in tcl_tables.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +289,7 @@ static const struct Subcommand {
                    {"problems", ProblemsCmd, 0, 0, NULL},
                    {"processes", ProcessesCmd, 0, 0, NULL},
                    {"profile", Ips2ProfileCmd, -1, 0, NULL},
+                   {"table", Ips2FactTableCmd, -1, 0, NULL},
                    {"tree", Ips2TreeCmd, -1, 0, NULL},
                    /* the critical path: tcl_cpa.c */
                    {"cp", Ips2CpaCmd, -1, 0, NULL},

@@ -592,39 +592,19 @@ proc ::ips2::gui::ShowMulti {} {
 proc ::ips2::gui::ShowProcesses {} {
     variable State
     if {![Need]} return
-    table::open "processes" {processes} -post ::ips2::gui::ProcessesTable -follow 0
-}
-
-proc ::ips2::gui::ProcessesTable {processes} {
-    set rows [lmap p $processes {
-        set row {}
-        foreach key {app index machine pid status cpu start end} {
-            lappend row [expr {[dict exists $p $key] ? [dict get $p $key] : ""}]
-        }
-        lappend row [expr {[dict exists $p command] ? [join [dict get $p command] " "] : ""}]
-    }]
-    dict create rows $rows columns {{application ""} {index ""} {machine ""} {pid ""} {status ""}
-                                    {cpu ns} {start ns} {end ns} {command ""}}
+    table::open "processes" {table processes} -follow 0
 }
 
 proc ::ips2::gui::ShowProblems {} {
     variable State
     if {![Need]} return
-    table::open "problems" {problems} -post ::ips2::gui::ProblemsTable -follow 0
-}
-
-proc ::ips2::gui::ProblemsTable {problems} {
-    dict create columns {{problem ""}} rows [lmap p $problems { list $p }]
+    table::open "problems" {table problems} -follow 0
 }
 
 proc ::ips2::gui::ShowPhases {} {
     variable State
     if {![Need]} return
-    table::open "phases" {phases} -post ::ips2::gui::PhasesTable -follow 0
-}
-
-proc ::ips2::gui::PhasesTable {phases} {
-    dict create columns {{phase ""} {start ns} {end ns}} rows [lmap p $phases { lrange $p 0 2 }]
+    table::open "phases" {table phases} -follow 0
 }
 
 proc ::ips2::gui::ShowHistogram {{path ""} {metric ""}} {
@@ -734,25 +714,16 @@ proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
         set name [ProcessPath $path]
     }
     lappend words {*}[CpPvm]
-    table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" [list cp-zero {*}$words] \
-        -post ::ips2::gui::ZeroTable -follow 0
+    # the master's zeroing table, as the command line's `report cp-zero` (the
+    # phase does not apply: zeroing reruns the whole diffusion)
+    table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" \
+        [list table cp-zero {*}$words] -follow 0
 }
 
 # ProcessPath PATH: the process a thread's path is under.
 proc ::ips2::gui::ProcessPath {path} {
     regsub {/thread:[^/]*.*$} $path "" path
     return $path
-}
-
-# ZeroTable ANSWER: the master's cp-zero answer as a table, as the command
-# line's `report cp-zero` makes it (the phase does not apply: zeroing
-# reruns the whole diffusion).
-proc ::ips2::gui::ZeroTable {z} {
-    set what [expr {[dict get $z procedure] ne "" ? "procedure [dict get $z procedure]" : "process [dict get $z process]"}]
-    dict create columns {{what ""} {length ns} {new_length ns} {saved ns} {percent %}} \
-        rows [list [list $what [dict get $z length] [dict get $z new_length] [dict get $z saved] \
-                        [dict get $z percent]]] mode [dict get $z mode] app [dict get $z app] \
-        warnings [dict get $z warnings]
 }
 
 proc ::ips2::gui::ShowCpPath {{path ""} {mode ""}} {
