@@ -210,10 +210,7 @@ proc ::ips2::dsl::source {slave} {
     variable State
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
-    if {![file isfile $path] || ![file readable $path]} {
-        set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
-        return -code error -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
-    }
+    Readable $file $path
     set code [catch {interp invokehidden $slave source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
@@ -234,10 +231,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
     variable State
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
-    if {![file isfile $path] || ![file readable $path]} {
-        set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
-        return -code error -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
-    }
+    Readable $file $path
     set f [open $path r]
     fconfigure $f -encoding utf-8
     set text [read $f]
@@ -273,6 +267,15 @@ proc ::ips2::dsl::Problem {slave message options} {
     variable State
     if {[lrange [dict get $options -errorcode] 0 1] eq {IPS2 DSL}} { return $message }
     return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message]"
+}
+
+# Readable FILE PATH: an error "FILE: cannot read: why" unless PATH is a
+# readable file.
+proc ::ips2::dsl::Readable {file path} {
+    if {![file isfile $path] || ![file readable $path]} {
+        set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
+        return -code error -level 2 -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
+    }
 }
 
 proc ::ips2::dsl::Quote {text} {

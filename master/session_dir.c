@@ -28,28 +28,16 @@
 
 /* ------------------------------------------------------------ manifest --- */
 
-/* The value of key in dict, or NULL. */
-static Tcl_Obj *get(Tcl_Obj *dict, const char *key)
-{
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-
-    Tcl_IncrRefCount(k);
-    if (Tcl_DictObjGet(NULL, dict, k, &v) != TCL_OK)
-        v = NULL;
-    Tcl_DecrRefCount(k);
-    return v;
-}
-
 static int get_wide(Tcl_Obj *dict, const char *key, Tcl_WideInt *v)
 {
-    Tcl_Obj *o = get(dict, key);
+    Tcl_Obj *o = Ips2DictValue(dict, key);
 
     return o != NULL && Tcl_GetWideIntFromObj(NULL, o, v) == TCL_OK ? 0 : -1;
 }
 
 static const char *get_str(Tcl_Obj *dict, const char *key)
 {
-    Tcl_Obj *o = get(dict, key);
+    Tcl_Obj *o = Ips2DictValue(dict, key);
 
     return o ? Tcl_GetString(o) : "";
 }
@@ -64,7 +52,7 @@ static int for_each(Tcl_Obj *manifest, const char *key,
     char err[IPS2_ERR_MAX];
     int done;
 
-    if ((entries = get(manifest, key)) == NULL ||
+    if ((entries = Ips2DictValue(manifest, key)) == NULL ||
         Tcl_DictObjFirst(NULL, entries, &search, &name, &fields, &done) != TCL_OK)
         return -1;
     for (; !done; Tcl_DictObjNext(&search, &name, &fields, &done))
@@ -117,7 +105,7 @@ static void add_processes(struct ips2_model *m, Tcl_Obj *manifest)
     Tcl_Obj *list, **procs;
     int n;
 
-    if ((list = get(manifest, "processes")) == NULL ||
+    if ((list = Ips2DictValue(manifest, "processes")) == NULL ||
         Tcl_ListObjGetElements(NULL, list, &n, &procs) != TCL_OK)
         return;
     for (int i = 0; i < n; i++) {

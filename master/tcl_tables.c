@@ -522,17 +522,6 @@ static Tcl_Obj *TableDict(int ncols, const char *const (*cols)[2], Tcl_Obj *rows
     return d;
 }
 
-static Tcl_Obj *DictValue(Tcl_Obj *dict, const char *key)
-{
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-
-    Tcl_IncrRefCount(k);
-    if (Tcl_DictObjGet(NULL, dict, k, &v) != TCL_OK)
-        v = NULL;
-    Tcl_DecrRefCount(k);
-    return v;
-}
-
 /* A command ({WORD ...}) as one line: its words joined by spaces. */
 static Tcl_Obj *CommandLine(Tcl_Obj *command)
 {
@@ -568,7 +557,7 @@ static int ProcessesTable(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj **table)
     for (int i = 0; i < n; i++) {
         Tcl_Obj *row = Tcl_NewListObj(0, NULL);
         for (int c = 0; c < 9; c++) {
-            Tcl_Obj *v = DictValue(p[i], keys[c]);
+            Tcl_Obj *v = Ips2DictValue(p[i], keys[c]);
             if (v == NULL)
                 v = Tcl_NewObj();
             else if (c == 8)
@@ -605,22 +594,22 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
         return rc;
     z = Tcl_GetObjResult(interp);
     Tcl_IncrRefCount(z);
-    procedure = DictValue(z, "procedure");
+    procedure = Ips2DictValue(z, "procedure");
     row = Tcl_NewListObj(0, NULL);
     if (procedure != NULL && Tcl_GetCharLength(procedure) > 0) {
         Tcl_ListObjAppendElement(NULL, row,
                                  Tcl_ObjPrintf("procedure %s", Tcl_GetString(procedure)));
     } else {
-        v = DictValue(z, "process");
+        v = Ips2DictValue(z, "process");
         Tcl_ListObjAppendElement(NULL, row, Tcl_ObjPrintf("process %s", v ? Tcl_GetString(v) : ""));
     }
     for (int c = 0; c < 4; c++) {
-        v = DictValue(z, keys[c]);
+        v = Ips2DictValue(z, keys[c]);
         Tcl_ListObjAppendElement(NULL, row, v ? v : Tcl_NewObj());
     }
     *table = TableDict(5, cols, Tcl_NewListObj(1, &row));
     for (int k = 0; k < 3; k++) {
-        v = DictValue(z, kept[k]);
+        v = Ips2DictValue(z, kept[k]);
         Ips2Put(*table, kept[k], v ? v : Tcl_NewObj());
     }
     Tcl_DecrRefCount(z);
@@ -636,8 +625,8 @@ static int KeepColumns(Tcl_Interp *interp, Tcl_Obj *table, Tcl_Obj *names)
 
     if (Tcl_ListObjGetElements(interp, names, &nwant, &want) != TCL_OK)
         return TCL_ERROR;
-    Tcl_ListObjGetElements(NULL, DictValue(table, "columns"), &ncols, &cols);
-    Tcl_ListObjGetElements(NULL, DictValue(table, "rows"), &nrows, &rows);
+    Tcl_ListObjGetElements(NULL, Ips2DictValue(table, "columns"), &ncols, &cols);
+    Tcl_ListObjGetElements(NULL, Ips2DictValue(table, "rows"), &nrows, &rows);
     at = (int *)ckalloc((size_t)(nwant ? nwant : 1) * sizeof(int));
     newcols = Tcl_NewListObj(0, NULL);
     for (int w = 0; w < nwant; w++) {
