@@ -669,6 +669,7 @@ static int KeepColumns(Tcl_Interp *interp, Tcl_Obj *table, Tcl_Obj *names)
 int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const tables[] = {"processes", "phases", "problems", "cp-zero", NULL};
+    enum { T_PROCESSES, T_PHASES, T_PROBLEMS, T_CP_ZERO };
     static const char *const phase_cols[][2] = {{"phase", ""}, {"start", "ns"}, {"end", "ns"}};
     static const char *const problem_cols[][2] = {{"problem", ""}};
     Tcl_Obj *table = NULL, *columns = NULL, *rows, **items;
@@ -686,29 +687,29 @@ int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
         columns = objv[objc - 1];
         objc -= 2;
     }
-    if (which != 3 && objc != 3) {
+    if (which != T_CP_ZERO && objc != 3) {
         Tcl_WrongNumArgs(interp, 3, objv, "?-columns names?");
         return TCL_ERROR;
     }
     switch (which) {
-    case 0:
+    case T_PROCESSES:
         rc = ProcessesTable(s, interp, &table);
         break;
-    case 1:
+    case T_PHASES:
         rows = Tcl_NewListObj(0, NULL);
         Tcl_ListObjGetElements(NULL, Ips2PhasesObj(s), &n, &items);
         for (int i = 0; i < n; i++)
             Tcl_ListObjAppendElement(NULL, rows, items[i]);
         table = TableDict(3, phase_cols, rows);
         break;
-    case 2:
+    case T_PROBLEMS:
         rows = Tcl_NewListObj(0, NULL);
         for (size_t i = 0; i < s->m->nproblems; i++)
             Tcl_ListObjAppendElement(NULL, rows,
                                      Tcl_NewListObj(1, (Tcl_Obj *[]){Ips2Str(s->m->problems[i])}));
         table = TableDict(1, problem_cols, rows);
         break;
-    default:
+    case T_CP_ZERO:
         rc = ZeroingTable(s, interp, objc, objv, &table);
         break;
     }
