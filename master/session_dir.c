@@ -127,20 +127,24 @@ static void add_processes(struct ips2_model *m, Tcl_Obj *manifest)
 
 /* Reads manifest.tcl into m with the package's one manifest reader,
  * ips2::manifest::load: every bad command is one problem,
- * "manifest.tcl:LINE: ...", and the rest is read.  Returns 0, or -1 when
- * the manifest cannot be read at all (a problem says why).  The
- * interpreter's result and state are left as they were. */
-static int load_manifest(Tcl_Interp *interp, struct ips2_model *m, const char *path)
+ * "manifest.tcl:LINE: ...", and the rest is read; a manifest that cannot be
+ * read at all is one problem saying why.  The interpreter's result and
+ * state are left as they were. */
+static void load_manifest(Tcl_Interp *interp, struct ips2_model *m, const char *path)
 {
     Tcl_InterpState saved = Tcl_SaveInterpState(interp, TCL_OK);
     Tcl_Obj *cmd[3] = {Ips2Str("::ips2::manifest::load"), Ips2Str(path), Ips2Str("manifest.tcl")};
     Tcl_Obj *answer, *manifest, *problems, **elems;
     Tcl_WideInt start;
-    int rc = -1, n;
+    int n;
 
-    if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK ||
-        Ips2EvalWords(interp, 3, cmd) != TCL_OK) {
-        ips2_model_problem(m, "manifest.tcl: cannot be read: %s", Tcl_GetStringResult(interp));
+    if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK) {
+        ips2_model_problem(m, "manifest.tcl: not read, the manifest reader is missing: %s",
+                           Tcl_GetStringResult(interp));
+        goto done;
+    }
+    if (Ips2EvalWords(interp, 3, cmd) != TCL_OK) {
+        ips2_model_problem(m, "%s", Tcl_GetStringResult(interp)); /* manifest.tcl: cannot read */
         goto done;
     }
     answer = Tcl_GetObjResult(interp);
@@ -162,10 +166,8 @@ static int load_manifest(Tcl_Interp *interp, struct ips2_model *m, const char *p
     for_each(manifest, "replayed", add_replayed, m);
     for_each(manifest, "phases", add_phase, m);
     Tcl_DecrRefCount(answer);
-    rc = 0;
 done:
     Tcl_RestoreInterpState(interp, saved);
-    return rc;
 }
 
 static char *read_file(const char *path, size_t *size, char *err)
