@@ -36,10 +36,11 @@ package require Tcl 8.6
 package provide ips2::dsl 1.0
 
 namespace eval ::ips2::dsl {
-    namespace export create command block source line fail failat destroy
-    # State(SLAVE): dict with file (as given), path (normalized), names (the
-    # reader's commands) and bases (a stack: first file line of each block
-    # body being run).
+    namespace export create command block source sourceEach line fail failat destroy
+    # State(SLAVE): dict with file (as messages name it), path (normalized),
+    # names (the reader's commands), bases (a stack: first file line of each
+    # block body being run) and at (sourceEach: the first line of the
+    # command being run, else "").
     variable State
     array set State {}
 }
