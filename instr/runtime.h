@@ -341,6 +341,13 @@ void ips2_spawn_forget(void);
 /* signals.c */
 void ips2_signals_install(void);
 
+/* caller_mem.c: the caller's memory, read or written without faulting
+ * (0, or -1 if any of it is not accessible); a string as far as it reads,
+ * cut to fit buf ("" if unreadable). */
+int ips2_caller_read(void *to, const void *from, size_t n);
+int ips2_caller_write(void *to, const void *from, size_t n);
+const char *ips2_caller_string(char *buf, size_t size, const char *s);
+
 /* The libc definition of a function that libips2 interposes, looked up
  * once per call site. */
 void *ips2_real(const char *name);
