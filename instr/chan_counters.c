@@ -13,6 +13,11 @@
  * safe in signal handlers.  A full or missing table leaves the caller to
  * count in its own process (ips2_counter_get returns NULL).
  *
+ * The table's space is reserved (posix_fallocate) before it is mapped, as
+ * the streams' is: on a full disk a sparse table would kill the program
+ * with SIGBUS at its first message.  A process that cannot have the table
+ * counts in its own process.
+ *
  * A later connection with the same key (a reused TCP port pair, a FIFO
  * created again) continues the counts where the previous one ended, on
  * both sides alike, so pairing still holds.
@@ -20,12 +25,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fds.h"
 
-#define COUNTER_SLOTS (1u << 16) /* 8 MiB of sparse file */
+#define COUNTER_SLOTS (1u << 16) /* 8 MiB of file */
 #define MAX_PROBES    64
 
 static struct ips2_counter *table;
@@ -42,8 +46,8 @@ void ips2_counters_setup(void)
     snprintf(path, sizeof(path), "%s/ips2-channels.shm", ips2_proc.dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && (st.st_size >= (off_t)bytes || ftruncate(fd, bytes) == 0)) {
+        /* Every process reserves it: a no-op once the first one has. */
+        if (posix_fallocate(fd, 0, (off_t)bytes) == 0) {
             void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (m != MAP_FAILED)
                 table = m;

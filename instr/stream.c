@@ -36,8 +36,12 @@ static off_t stream_offset(const struct ips2_stream *s, uintptr_t cur)
 
 static int window_map(struct ips2_stream *s, off_t offset)
 {
-    if (posix_fallocate(s->fd, offset, IPS2_WINDOW_BYTES) != 0)
+    int err = posix_fallocate(s->fd, offset, IPS2_WINDOW_BYTES);
+
+    if (err != 0) {
+        errno = err; /* posix_fallocate returns it and leaves errno alone */
         return -1;
+    }
     void *w = mmap(NULL, IPS2_WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, offset);
     if (w == MAP_FAILED)
         return -1;
@@ -378,7 +382,9 @@ static struct ips2_stream *stream_new(unsigned kind, pid_t tid, unsigned *k)
         if (errno != EEXIST)
             break;
     }
+    int saved_errno = errno; /* why, for the caller */
     free(s);
+    errno = saved_errno;
     return NULL;
 }
 
