@@ -42,6 +42,7 @@ struct ips2_stream {
     _Atomic uintptr_t wanted;    /* the writer would like it up to here */
     atomic_int populating;       /* a thread is populating or remapping it */
     int proc_events;             /* header says procedure events are present */
+    int pinned;                  /* holds a record counted on in place: never unmapped */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
     pid_t tid;
@@ -77,6 +78,8 @@ struct ips2_thread {
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
     uint64_t lost;        /* records dropped since the last LOST record */
+    int lost_errno;       /* why every event is now dropped (no stream, stream cut), or 0 */
+    uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */
     uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
     struct ips2_stream *stream;
     int short_locks;   /* the stream's header says SHORT_LOCKS: slots may be bound */
@@ -152,6 +155,7 @@ void ips2_thread_close(struct ips2_thread *t);
 int ips2_process_stream_open(void);
 void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
                               unsigned nextra, int wait);
+uint64_t *ips2_process_stream_lost(uint64_t lost, const uint64_t *extra, unsigned nextra);
 void ips2_streams_seal(void);
 void ips2_streams_unseal(void);
 void ips2_streams_close_all(void);

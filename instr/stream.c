@@ -10,6 +10,19 @@
  * here, with errno saved and a per-thread guard against re-entry from
  * signal handlers: a nested event that finds the slow path busy is counted
  * as lost and reported by a LOST record later.
+ *
+ * Events a thread drops because it has no stream to write are counted too,
+ * where the slave finds them, by one LOST record whose payload the thread
+ * increments in place (so a killed process keeps the count it reached):
+ *
+ * - a stream that can grow no more (the disk is full) gets the TRUNCATED
+ *   feature bit and ends with LOST, extra [0] = the error (ENOSPC ...);
+ *   every window keeps room for that record at its end;
+ * - a thread that got no stream at all (full disk, no descriptors) has
+ *   LOST in its process stream, extra [0] = the error, [1] = its tid.
+ *
+ * A stream holding such a record is pinned: its windows stay mapped until
+ * the process ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +40,16 @@
 static uintptr_t window_end(const struct ips2_stream *s)
 {
     return (uintptr_t)s->window + IPS2_WINDOW_BYTES;
+}
+
+/* Bytes kept free at the end of every window for the LOST record that ends
+ * a stream which cannot get its next window. */
+#define LOST_TAIL_BYTES (8 * 3)
+
+/* Records may be appended below this; the rest is the LOST tail. */
+static uintptr_t window_room_end(const struct ips2_stream *s)
+{
+    return window_end(s) - LOST_TAIL_BYTES;
 }
 
 static off_t stream_offset(const struct ips2_stream *s, uintptr_t cur)
@@ -47,7 +70,7 @@ static int window_map(struct ips2_stream *s, off_t offset)
         return -1;
     while (atomic_exchange(&s->populating, 1))
         sched_yield(); /* the prefaulter is in the old window */
-    if (s->window)
+    if (s->window && !s->pinned)
         munmap(s->window, IPS2_WINDOW_BYTES);
     s->window = w;
     s->window_offset = offset;
@@ -172,7 +195,8 @@ static void stream_finish(struct ips2_stream *s, uintptr_t cur, int truncate)
     pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
     pwrite(s->fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
     if (truncate) {
-        munmap(s->window, IPS2_WINDOW_BYTES);
+        if (!s->pinned)
+            munmap(s->window, IPS2_WINDOW_BYTES);
         s->window = NULL;
         if (ftruncate(s->fd, IPS2_RAW_HEADER_SIZE + (off_t)data) != 0)
             (void)0; /* the reader stops at data_bytes anyway */
@@ -194,21 +218,46 @@ static void set_feature(struct ips2_stream *s, uint64_t bit)
     }
 }
 
+/* One more event dropped by t: counted in place by its LOST record once
+ * it has one, else reported by the next LOST record written. */
+static void count_lost(struct ips2_thread *t)
+{
+    if (t->lost_word)
+        __atomic_fetch_add(t->lost_word, 1ull << 16, __ATOMIC_RELAXED); /* payload += 1 */
+    else
+        t->lost++;
+}
+
+/* t's stream can grow no more (err says why): it ends with a LOST record
+ * at `at`, in the room the window kept for it, which counts every event
+ * the thread drops from now on. */
+static void stream_cut(struct ips2_thread *t, uintptr_t at, int err)
+{
+    struct ips2_stream *s = t->stream;
+    uint64_t why = (uint64_t)err;
+
+    ips2_record_put((uint64_t *)at, IPS2_EV_LOST, ips2_timer_now(), 0, 0, t->lost, &why, 1);
+    t->lost = 0;
+    t->cur = at + LOST_TAIL_BYTES;
+    t->lost_word = (uint64_t *)at;
+    t->lost_errno = err;
+    s->pinned = 1;
+    set_feature(s, IPS2_FEAT_TRUNCATED);
+    t->state = IPS2_THREAD_DONE;
+}
+
 /* Reserves room for `bytes` at t->cur, moving to the next window if need be. */
 static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
 {
     struct ips2_stream *s = t->stream;
 
-    if (t->cur + bytes > window_end(s)) {
-        size_t rest = window_end(s) - t->cur;
-        if (rest) {
-            uint64_t *pad = (uint64_t *)t->cur;
-            *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
-        }
+    if (t->cur + bytes > window_room_end(s)) {
+        uintptr_t at = t->cur;
+        size_t rest = window_end(s) - at;
+        uint64_t *pad = (uint64_t *)at;
+        *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
         if (window_map(s, s->window_offset + IPS2_WINDOW_BYTES) < 0) {
-            t->cur = window_end(s);
-            set_feature(s, IPS2_FEAT_TRUNCATED);
-            t->state = IPS2_THREAD_DONE;
+            stream_cut(t, at, errno);
             return NULL;
         }
         t->cur = (uintptr_t)s->window;
@@ -234,7 +283,7 @@ static void put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cp
 {
     uint64_t *p = reserve(t, 8 * ips2_record_words(has_cpu ? 1 : 0, nextra));
     if (p == NULL) {
-        t->lost++;
+        count_lost(t);
         return;
     }
     ips2_record_put(p, kind, timer, has_cpu, cpu, payload, extra, nextra);
@@ -260,6 +309,8 @@ static void set_limit(struct ips2_thread *t)
         return;
     }
     uintptr_t end = atomic_load(&t->stream->populated);
+    if (end > window_room_end(t->stream))
+        end = window_room_end(t->stream);
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
@@ -323,6 +374,8 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
     }
     if (t->state == IPS2_THREAD_TRACING)
         write_event(t, kind, payload, extra, nextra, flags);
+    else if (t->lost_errno)
+        count_lost(t);
     set_limit(t);
     t->busy = 0;
     errno = saved_errno;
@@ -388,14 +441,45 @@ static struct ips2_stream *stream_new(unsigned kind, pid_t tid, unsigned *k)
     return NULL;
 }
 
+/* A LOST record in the process stream, counted on in place (the stream is
+ * pinned); NULL if the process stream has no room either. */
+uint64_t *ips2_process_stream_lost(uint64_t lost, const uint64_t *extra, unsigned nextra)
+{
+    struct ips2_thread *w = &ips2_proc.proc_writer;
+    uint64_t *p = NULL;
+
+    if (ips2_proc.proc_stream == NULL)
+        return NULL;
+    ips2_lock(&ips2_proc.lock);
+    if (w->state == IPS2_THREAD_TRACING) {
+        p = reserve(w, 8 * ips2_record_words(0, nextra));
+        if (p != NULL) {
+            ips2_record_put(p, IPS2_EV_LOST, ips2_timer_now(), 0, 0, lost, extra, nextra);
+            ips2_proc.proc_stream->pinned = 1;
+        } else {
+            count_lost(w);
+        }
+    }
+    ips2_unlock(&ips2_proc.lock);
+    return p;
+}
+
 int ips2_thread_open(struct ips2_thread *t)
 {
     unsigned k;
-    struct ips2_stream *s = stream_new(IPS2_STREAM_THREAD, gettid(), &k);
+    pid_t tid = gettid();
+    struct ips2_stream *s = stream_new(IPS2_STREAM_THREAD, tid, &k);
 
     t->state = IPS2_THREAD_DONE;
-    if (s == NULL)
+    if (s == NULL) {
+        int err = errno ? errno : EIO;
+        uint64_t x[2] = {(uint64_t)err, (uint64_t)tid};
+        t->lost_errno = err;
+        t->lost_word = ips2_process_stream_lost(t->lost, x, 2);
+        if (t->lost_word)
+            t->lost = 0;
         return -1;
+    }
     s->owner = t;
     ips2_lock(&ips2_proc.lock);
     s->next = ips2_proc.streams;
@@ -429,11 +513,13 @@ void ips2_thread_close(struct ips2_thread *t)
 {
     struct ips2_stream *s = t->stream;
 
-    if (t->state != IPS2_THREAD_TRACING)
+    if (s == NULL) /* never opened, or closed already */
         return;
     ips2_quiet_begin();
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
+    t->lost_word = NULL; /* a cut stream's LOST record ends with it */
+    t->lost_errno = 0;
     ips2_lock(&ips2_proc.lock);
     unlink_stream(s);
     ips2_unlock(&ips2_proc.lock);
