@@ -40,6 +40,12 @@
  * wrapped just to run quiet.  The wrappers' own PVM calls keep errno and
  * pvm_errno as the program's call left them, and are made only when the
  * task is enrolled, so that they never print or connect.
+ *
+ * libpvm may refuse a call (no pvmd, a bad count) before it reads the
+ * caller's arrays and strings: the wrappers read pvm_mcast's tids only
+ * after a call that succeeded, and pvm_spawn's file name through a copy
+ * (caller_mem.c), so that a bad pointer gives the error it gives
+ * untraced, never a fault here.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -346,13 +352,14 @@ IPS2_EXPORT int pvm_mcast(int *tids, int count, int tag)
     int bytes = send_buffer_bytes();
     int cc = CALL(pvm_mcast, (tids, count, tag));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS) {
-        int me = my_tid(cc >= 0);
+    if (ctx < PVM_SYSTEM_CONTEXTS && cc < 0) {
+        record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc); /* nothing was sent */
+    } else if (ctx < PVM_SYSTEM_CONTEXTS && tids != NULL && count > 0) {
+        /* libpvm read every tid to send: they can be read */
+        int me = my_tid(1);
         int *targets = count <= ON_STACK ? stack : malloc((size_t)count * sizeof(int));
-        int n = targets && tids && count > 0 ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
-        if (cc < 0) /* nothing was sent */
-            record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc);
-        for (int i = 0; cc >= 0 && i < n; i++)
+        int n = targets ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
+        for (int i = 0; i < n; i++)
             record_send(targets[i], tag, ctx, bytes, IPS2_PVM_MCAST, cc);
         if (targets != stack)
             free(targets);
@@ -490,16 +497,18 @@ IPS2_EXPORT int pvm_spawn(char *file, char **argv, int flags, char *where, int n
     struct saved_errors s = errors_save();
     int me = my_tid(numt >= 0);
     uint64_t pre[5] = {tid_word(me), 0, start, 0, ntask > 0 ? (uint64_t)ntask : 0};
+    char copy[8 * IPS2_RAW_MAX_EXTRA];
+    const char *name = ips2_caller_string(copy, sizeof(copy), file);
     if (numt < 0 || ntask <= 0) {
         pre[1] = error_word(numt);
-        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, 0, pre, 5, file ? file : "");
+        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, 0, pre, 5, name);
     }
     for (int i = 0; numt >= 0 && i < ntask; i++) {
         /* libpvm puts the tids first, then the error codes of the failures */
         int tid = out && i < numt ? out[i] : 0;
         pre[1] = out && i >= numt ? error_word(out[i]) : 0;
         pre[3] = (uint64_t)i;
-        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, tid_word(tid), pre, 5, file ? file : "");
+        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, tid_word(tid), pre, 5, name);
     }
     return leave(s, numt);
 }
