@@ -16,6 +16,12 @@
  *                process enrolled: its tid and its parent task's tid.
  *   PVM_SEND     per message sent (pvm_send, pvm_psend, one per destination
  *                of pvm_mcast): destination, tag, context, sequence, bytes.
+ *                Recorded when the call begins (once the task is
+ *                enrolled), so that the message's arc starts when the send
+ *                began, and a sender killed as soon as its message is out
+ *                (a pvm_kill right after the last reply) has recorded it;
+ *                a send that then fails takes its sequence back and has
+ *                its record rewritten: sequence 0, the error.
  *   PVM_RECV     per message received (pvm_recv, pvm_trecv, a pvm_nrecv
  *                that got one, pvm_precv), and per pvm_trecv that timed
  *                out: source, tag, context, sequence, bytes, the timer when
@@ -236,6 +242,49 @@ static void record_send(int dst, int tag, int ctx, int bytes, unsigned how, int 
     ips2_emit(IPS2_EV_PVM_SEND, tid_word(dst), extra, 7, IPS2_CPU_DERIVED);
 }
 
+/* A message about to be sent, recorded before the call (send_begin) and
+ * completed after it (send_end). */
+struct pending_send {
+    struct ips2_placed at; /* at.fd < 0: not recorded yet */
+    int dst, ctx, tag;
+    uint64_t seq;
+};
+
+/* Records the send of a message to dst before the call, if the task is
+ * enrolled (else nothing yet: record_send after the call). */
+static void send_begin(struct pending_send *p, int dst, int tag, int ctx, int bytes, unsigned how)
+{
+    int me = my_tid(0);
+
+    p->at.fd = -1;
+    p->dst = dst;
+    p->ctx = ctx;
+    p->tag = tag;
+    if (me <= 0)
+        return;
+    lock();
+    p->seq = ips2_pvm_pair_next(&sent, dst, ctx, tag);
+    unlock();
+    uint64_t extra[7] = {(uint32_t)tag, (uint32_t)ctx, p->seq, (uint32_t)bytes,
+                         tid_word(me),  how,           0};
+    ips2_emit_placed(IPS2_EV_PVM_SEND, tid_word(dst), extra, 7, &p->at);
+}
+
+/* A send recorded by send_begin returned cc: a failure takes its sequence
+ * back and rewrites the record (sequence 0, the error). */
+static void send_end(struct pending_send *p, int cc)
+{
+    if (cc >= 0)
+        return;
+    lock();
+    struct ips2_pvm_pair *pair = ips2_pvm_pair_find(&sent, p->dst, p->ctx, p->tag, false);
+    if (pair != NULL && p->seq != 0 && pair->count == p->seq)
+        pair->count--;
+    unlock();
+    ips2_placed_patch(&p->at, 2, 0);
+    ips2_placed_patch(&p->at, 6, error_word(cc));
+}
+
 /* A receive that returned cc (a buffer id, 0 for none, or an error).
  * info describes the message when cc > 0 (pvm_getminfo). */
 static void record_recv(int cc, const struct pvmminfo *info, unsigned how, uint64_t start)
@@ -292,9 +341,14 @@ IPS2_EXPORT int pvm_send(int tid, int tag)
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
     int bytes = send_buffer_bytes();
+    struct pending_send p = {.at.fd = -1};
+    if (ctx < PVM_SYSTEM_CONTEXTS)
+        send_begin(&p, tid, tag, ctx, bytes, IPS2_PVM_SEND);
     int cc = CALL(pvm_send, (tid, tag));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS)
+    if (p.at.fd >= 0)
+        send_end(&p, cc);
+    else if (ctx < PVM_SYSTEM_CONTEXTS)
         record_send(tid, tag, ctx, bytes, IPS2_PVM_SEND, cc);
     return leave(s, cc);
 }
@@ -333,9 +387,14 @@ IPS2_EXPORT int pvm_psend(int tid, int tag, void *buf, int len, int type)
         return CALL(pvm_psend, (tid, tag, buf, len, type));
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
+    struct pending_send p = {.at.fd = -1};
+    if (ctx < PVM_SYSTEM_CONTEXTS)
+        send_begin(&p, tid, tag, ctx, datatype_bytes(len, type), IPS2_PVM_PSEND);
     int cc = CALL(pvm_psend, (tid, tag, buf, len, type));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS)
+    if (p.at.fd >= 0)
+        send_end(&p, cc);
+    else if (ctx < PVM_SYSTEM_CONTEXTS)
         record_send(tid, tag, ctx, datatype_bytes(len, type), IPS2_PVM_PSEND, cc);
     return leave(s, cc);
 }

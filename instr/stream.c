@@ -278,15 +278,17 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
     return p;
 }
 
-static void put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cpu, uint64_t cpu,
-                uint64_t payload, const uint64_t *extra, unsigned nextra)
+/* Appends a record; returns where it went, or NULL if it was lost. */
+static uint64_t *put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cpu,
+                     uint64_t cpu, uint64_t payload, const uint64_t *extra, unsigned nextra)
 {
     uint64_t *p = reserve(t, 8 * ips2_record_words(has_cpu ? 1 : 0, nextra));
     if (p == NULL) {
         count_lost(t);
-        return;
+        return NULL;
     }
     ips2_record_put(p, kind, timer, has_cpu, cpu, payload, extra, nextra);
+    return p;
 }
 
 static void sync_point(struct ips2_thread *t)
@@ -314,8 +316,8 @@ static void set_limit(struct ips2_thread *t)
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
-static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
-                        const uint64_t *extra, unsigned nextra, unsigned flags)
+static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
+                             const uint64_t *extra, unsigned nextra, unsigned flags)
 {
     uint64_t now = ips2_timer_now(), cpu = 0;
     int has_cpu = 0;
@@ -341,7 +343,7 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
         t->short_locks = 1;
     }
-    put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
+    uint64_t *at = put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
     if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
         t->addr_base = IPS2_SHORT_BASE(payload);
         if (!t->stream->proc_events) {
@@ -349,17 +351,21 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
             set_feature(t->stream, IPS2_FEAT_PROC_EVENTS);
         }
     }
+    return at;
 }
 
-void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
-                    unsigned nextra, unsigned flags)
+/* The slow path of every event; returns where its record went (NULL if it
+ * was not written). */
+static uint64_t *emit(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                      unsigned nextra, unsigned flags)
 {
     int saved_errno = errno;
+    uint64_t *at = NULL;
 
     if (t->busy) {
         t->lost++;
         errno = saved_errno;
-        return;
+        return NULL;
     }
     t->busy = 1;
     t->limit = 0; /* nested events from signal handlers come here and are counted */
@@ -373,11 +379,42 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
         ips2_record_modules();
     }
     if (t->state == IPS2_THREAD_TRACING)
-        write_event(t, kind, payload, extra, nextra, flags);
+        at = write_event(t, kind, payload, extra, nextra, flags);
     else if (t->lost_errno)
         count_lost(t);
     set_limit(t);
     t->busy = 0;
+    errno = saved_errno;
+    return at;
+}
+
+void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                    unsigned nextra, unsigned flags)
+{
+    emit(t, kind, payload, extra, nextra, flags);
+}
+
+void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,
+                      struct ips2_placed *where)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t *at = emit(t, kind, payload, extra, nextra, IPS2_CPU_DERIVED);
+
+    where->fd = -1;
+    if (at != NULL && t->stream != NULL) {
+        where->fd = t->stream->fd;
+        where->extra_offset =
+            stream_offset(t->stream, (uintptr_t)at) + 8 * (2 + (off_t)IPS2_RAW_HAS_CPU(*at));
+    }
+}
+
+void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value)
+{
+    int saved_errno = errno;
+
+    if (where->fd >= 0 &&
+        pwrite(where->fd, &value, sizeof(value), where->extra_offset + 8 * (off_t)i) < 0)
+        (void)0; /* the record keeps what it said */
     errno = saved_errno;
 }
 
