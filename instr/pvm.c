@@ -21,7 +21,9 @@
  *                began, and a sender killed as soon as its message is out
  *                (a pvm_kill right after the last reply) has recorded it;
  *                a send that then fails takes its sequence back and has
- *                its record rewritten: sequence 0, the error.
+ *                its record rewritten: sequence 0, the error (a failed
+ *                pvm_mcast: its first record so, with destination 0, the
+ *                others made padding, which readers skip).
  *   PVM_RECV     per message received (pvm_recv, pvm_trecv, a pvm_nrecv
  *                that got one, pvm_precv), and per pvm_trecv that timed
  *                out: source, tag, context, sequence, bytes, the timer when
@@ -250,6 +252,17 @@ struct pending_send {
     uint64_t seq;
 };
 
+/* Gives back the sequence number p took, if no send took one since. */
+static void seq_give_back(struct pending_send *p)
+{
+    lock();
+    struct ips2_pvm_pair *pair = ips2_pvm_pair_find(&sent, p->dst, p->ctx, p->tag, false);
+    if (pair != NULL && p->seq != 0 && pair->count == p->seq)
+        pair->count--;
+    unlock();
+    p->seq = 0;
+}
+
 /* Records the send of a message to dst before the call, if the task is
  * enrolled (else nothing yet: record_send after the call). */
 static void send_begin(struct pending_send *p, int dst, int tag, int ctx, int bytes, unsigned how)
@@ -260,6 +273,7 @@ static void send_begin(struct pending_send *p, int dst, int tag, int ctx, int by
     p->dst = dst;
     p->ctx = ctx;
     p->tag = tag;
+    p->seq = 0;
     if (me <= 0)
         return;
     lock();
@@ -268,6 +282,8 @@ static void send_begin(struct pending_send *p, int dst, int tag, int ctx, int by
     uint64_t extra[7] = {(uint32_t)tag, (uint32_t)ctx, p->seq, (uint32_t)bytes,
                          tid_word(me),  how,           0};
     ips2_emit_placed(IPS2_EV_PVM_SEND, tid_word(dst), extra, 7, &p->at);
+    if (p->at.fd < 0)
+        seq_give_back(p); /* not written: record_send numbers it after the call */
 }
 
 /* A send recorded by send_begin returned cc: a failure takes its sequence
@@ -276,11 +292,7 @@ static void send_end(struct pending_send *p, int cc)
 {
     if (cc >= 0)
         return;
-    lock();
-    struct ips2_pvm_pair *pair = ips2_pvm_pair_find(&sent, p->dst, p->ctx, p->tag, false);
-    if (pair != NULL && p->seq != 0 && pair->count == p->seq)
-        pair->count--;
-    unlock();
+    seq_give_back(p);
     ips2_placed_patch(&p->at, 2, 0);
     ips2_placed_patch(&p->at, 6, error_word(cc));
 }
@@ -399,26 +411,70 @@ IPS2_EXPORT int pvm_psend(int tid, int tag, void *buf, int len, int type)
     return leave(s, cc);
 }
 
+/* pvm_mcast's sends recorded before the call: up to this many targets
+ * (more are recorded after the call). */
+enum { MCAST_EARLY = 64 };
+
+/* Records before the call the sends of a pvm_mcast to tids (read through a
+ * copy: libpvm may refuse the call before it reads them); returns how
+ * many, or -1 if they are left to record_send after the call. */
+static int mcast_begin(struct pending_send *p, const int *tids, int count, int tag, int ctx,
+                       int bytes)
+{
+    int given[MCAST_EARLY], targets[MCAST_EARLY];
+    int me = my_tid(0);
+
+    if (me <= 0 || tids == NULL || count <= 0 || count > MCAST_EARLY ||
+        ips2_caller_read(given, tids, (size_t)count * sizeof(int)) != 0)
+        return -1;
+    int n = ips2_pvm_mcast_targets(given, count, me, targets);
+    for (int i = 0; i < n; i++)
+        send_begin(&p[i], targets[i], tag, ctx, bytes, IPS2_PVM_MCAST);
+    return n;
+}
+
+/* The n sends mcast_begin recorded, after a call that returned cc: a
+ * failure leaves one failed send, to destination 0, as the call records
+ * when nothing was sent. */
+static void mcast_end(struct pending_send *p, int n, int cc, int tag, int ctx, int bytes)
+{
+    if (cc >= 0)
+        return;
+    for (int i = n - 1; i >= 0; i--) {
+        send_end(&p[i], cc); /* sequences back, last taken first */
+        if (i > 0)
+            ips2_placed_erase(&p[i].at);
+    }
+    if (n > 0 && p[0].at.fd >= 0)
+        ips2_placed_payload(&p[0].at, 0);
+    else
+        record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc);
+}
+
 IPS2_EXPORT int pvm_mcast(int *tids, int count, int tag)
 {
     enum { ON_STACK = 256 };
     int stack[ON_STACK];
+    struct pending_send early[MCAST_EARLY];
 
     if (ips2_passthrough())
         return CALL(pvm_mcast, (tids, count, tag));
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
     int bytes = send_buffer_bytes();
+    int n = ctx < PVM_SYSTEM_CONTEXTS ? mcast_begin(early, tids, count, tag, ctx, bytes) : -1;
     int cc = CALL(pvm_mcast, (tids, count, tag));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS && cc < 0) {
+    if (n >= 0) {
+        mcast_end(early, n, cc, tag, ctx, bytes);
+    } else if (ctx < PVM_SYSTEM_CONTEXTS && cc < 0) {
         record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc); /* nothing was sent */
     } else if (ctx < PVM_SYSTEM_CONTEXTS && tids != NULL && count > 0) {
         /* libpvm read every tid to send: they can be read */
         int me = my_tid(1);
         int *targets = count <= ON_STACK ? stack : malloc((size_t)count * sizeof(int));
-        int n = targets ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
-        for (int i = 0; i < n; i++)
+        int m = targets ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
+        for (int i = 0; i < m; i++)
             record_send(targets[i], tag, ctx, bytes, IPS2_PVM_MCAST, cc);
         if (targets != stack)
             free(targets);

@@ -147,17 +147,21 @@ enum ips2_emit_flags {
 
 /* stream.c */
 
-/* Where ips2_emit_placed() put a record: its stream's file and the offset
- * of its first extra word, so that a word can be rewritten once the call
- * it describes has returned, whatever window the thread writes by then. */
+/* Where ips2_emit_placed() put a record: its stream's file and offset, so
+ * that it can be rewritten once the call it describes has returned,
+ * whatever window the thread writes by then. */
 struct ips2_placed {
     int fd; /* -1: the record was not written */
-    off_t extra_offset;
+    off_t offset;
+    uint64_t word0;
 };
 
 void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,
                       struct ips2_placed *where);
+/* Rewrites extra word i; the payload; the whole record into padding. */
 void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value);
+void ips2_placed_payload(const struct ips2_placed *where, uint64_t payload);
+void ips2_placed_erase(const struct ips2_placed *where);
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
                     unsigned nextra, unsigned flags);
 void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,

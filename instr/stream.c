@@ -403,19 +403,41 @@ void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, un
     where->fd = -1;
     if (at != NULL && t->stream != NULL) {
         where->fd = t->stream->fd;
-        where->extra_offset =
-            stream_offset(t->stream, (uintptr_t)at) + 8 * (2 + (off_t)IPS2_RAW_HAS_CPU(*at));
+        where->offset = stream_offset(t->stream, (uintptr_t)at);
+        where->word0 = *at;
     }
 }
 
-void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value)
+static void placed_write(const struct ips2_placed *where, unsigned word, uint64_t value)
 {
     int saved_errno = errno;
 
     if (where->fd >= 0 &&
-        pwrite(where->fd, &value, sizeof(value), where->extra_offset + 8 * (off_t)i) < 0)
+        pwrite(where->fd, &value, sizeof(value), where->offset + 8 * (off_t)word) < 0)
         (void)0; /* the record keeps what it said */
     errno = saved_errno;
+}
+
+void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value)
+{
+    placed_write(where, 2 + IPS2_RAW_HAS_CPU(where->word0) + i, value);
+}
+
+void ips2_placed_payload(const struct ips2_placed *where, uint64_t payload)
+{
+    uint64_t w = where->word0;
+
+    placed_write(where, 0,
+                 IPS2_RAW_WORD0(IPS2_RAW_KIND(w), IPS2_RAW_HAS_CPU(w), IPS2_RAW_NEXTRA(w),
+                                payload & IPS2_PAYLOAD_MASK));
+}
+
+/* Readers skip a PAD record's payload bytes, wherever it stands. */
+void ips2_placed_erase(const struct ips2_placed *where)
+{
+    uint64_t bytes = 8 * (2 + (uint64_t)IPS2_RAW_NEXTRA(where->word0));
+
+    placed_write(where, 0, IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, bytes));
 }
 
 /* A lock record that is not one word (see ips2_emit_acquired): the first

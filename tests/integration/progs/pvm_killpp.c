@@ -4,6 +4,8 @@
  * The master, run with ROUNDS (default 20), spawns one worker (argv[0], an
  * absolute path), sends ROUNDS pings (tag 1) and receives as many replies
  * (tag 2), then pvm_kill()s the worker at once and prints "rounds N".
+ * First it makes a pvm_mcast that fails (tag 9, to the worker and to tid
+ * 0, not a task: PvmBadParam) and prints its result.
  * A worker (a task with a parent) replies to each ping and waits for the
  * next one.
  */
@@ -38,6 +40,9 @@ int main(int argc, char **argv)
     char *args[] = {"worker", NULL};
     if (pvm_spawn(argv[0], args, PvmTaskDefault, "", 1, &tid) != 1)
         return 2;
+    int bad[2] = {tid, 0};
+    pvm_initsend(PvmDataDefault);
+    printf("mcast %d\n", pvm_mcast(bad, 2, 9));
     for (i = 0; i < rounds; i++) {
         pvm_initsend(PvmDataDefault);
         pvm_pkint(&i, 1, 1);
