@@ -17,8 +17,8 @@ $(B)/bin/ips2-dump: $(B)/obj/traces/dump.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TRACE_LIBS)
 
-TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_record.h ips2_reader.h ips2_writer.h ips2_pack.h ips2_symbols.h \
-                                         ips2_strtab.h)
+# The public headers: every traces/ips2_*.h; the rest stays in traces/.
+TRACE_HEADERS := $(patsubst traces/%,$(B)/include/%,$(wildcard traces/ips2_*.h))
 $(B)/include/%.h: traces/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
