@@ -3,8 +3,8 @@
 # trace directory) in libips2ext.a, and the collector programs the slave
 # runs beside the processes: ips2-collect-os (page faults, context
 # switches from /proc) and ips2-collect-hw (instructions, cycles through
-# perf_event_open).  The slave's reduction library compiles external.c in
-# as well (slave/module.mk), so libips2slave.a reads .ext files on its own.
+# perf_event_open).  The slave's reduction links libips2ext.a to read the
+# .ext files.
 
 EXT_SRCS := collectors/external.c
 EXT_OBJS := $(EXT_SRCS:%.c=$(B)/obj/%.o)
@@ -36,12 +36,5 @@ HEADERS   += $(B)/include/ips2_external.h
 $(eval $(call fuzz_target,external,collectors/external.c,-Icollectors,-lm,\
                           tests/fuzz/corpus-external))
 
-# Its unit test links the slave's reduction library (the reader is
-# compiled into it; the test also reduces the files it writes).
-# slave/module.mk comes later: its names are spelled out here.
-$(B)/obj/tests/unit/test_external.o: CFLAGS_COMMON += -Icollectors
-$(B)/obj/tests/unit/test_external.o: | $(B)/include/ips2_reductions.h
-$(B)/tests/unit/test_external: $(B)/obj/tests/unit/test_external.o $(B)/lib/libips2slave.a \
-    $(TRACE_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lm
+# Its unit test also reduces the files it writes with the slave's library:
+# its rule is in tests/module.mk, after slave/module.mk.
