@@ -60,12 +60,18 @@ $(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) 
 # (slave/ips2_proto.h).  Appended to the package's objects; the link recipe
 # above expands MASTER_TCL_OBJS and MASTER_LIBS when it runs.  ips2::run
 # spawns $(B)/bin/ips2slave (bin/ beside the package's lib/).
-MASTER_PVM_SRCS := master/tcl_run.c master/run_plan.c master/pvm_vm.c master/pvm_slaves.c
+MASTER_PVM_SRCS := master/tcl_run.c master/run_plan.c master/pvm_vm.c master/pvm_slaves.c \
+                   master/slave_path.c
 MASTER_PVM_OBJS := $(MASTER_PVM_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_PVM_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_PVM_OBJS)
 MASTER_LIBS += $(PROTO_LIB) -lpvm3
 $(MASTER_PKG_LIB): $(MASTER_PVM_OBJS) $(PROTO_LIB)
+# Its unit test: where ips2slave is found.
+$(B)/obj/tests/unit/test_slave_path.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/master/slave_path.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka
 
 # --- the critical path (cpa/, ANALYSTS.md §6): queries in this process
 # (cpa_local.c) or on PVM slaves (cpa_pvm.c), and the session's cp,
