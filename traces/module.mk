@@ -4,7 +4,7 @@
 
 TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
               traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c \
-              traces/pack_dir.c
+              traces/pack_dir.c traces/trace_dir.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 TRACE_LIB  := $(B)/lib/libips2trace.a
 TRACE_LIBS := $(TRACE_LIB) -lelf -lz
