@@ -53,6 +53,13 @@ $(SETUP_STAMP): scripts/setup.sh
 	@sh scripts/setup.sh
 	@touch $@
 
+# A part's static library: its module.mk names the objects
+# ($(X_LIB): $(X_OBJS)); made afresh, so a dropped object leaves it.
+$(B)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
 # Every object waits for the public headers to be in $(B)/include.
 $(B)/obj/%.o: %.c | $(SETUP_STAMP) $(HEADERS)
 	@mkdir -p $(dir $@)

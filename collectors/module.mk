@@ -12,8 +12,6 @@ EXT_LIB  := $(B)/lib/libips2ext.a
 CFLAGS_collectors/ := -fPIC -Icollectors
 
 $(EXT_LIB): $(EXT_OBJS)
-	@mkdir -p $(dir $@)
-	ar rcs $@ $^
 
 # (their objects are named, so that make keeps them between builds)
 COLLECT_OBJS := $(addprefix $(B)/obj/collectors/,collect_os.o collect_hw.o collect_loop.o)

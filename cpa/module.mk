@@ -15,9 +15,6 @@ CFLAGS_cpa/ := -fPIC -Icpa
 $(CPA_OBJS): | $(TRACE_HEADERS)
 
 $(CPA_LIB): $(CPA_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
 
 # The public headers: a part and the engine, and the builder's interface,
 # which the slave's reduction drives (pag_build.h).

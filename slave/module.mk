@@ -18,8 +18,6 @@ SLAVE_LIB_FILES := $(filter %.a,$(SLAVE_LIBS))
 CFLAGS_slave/ := -fPIC -Islave
 
 $(SLAVE_LIB): $(SLAVE_OBJS)
-	@mkdir -p $(dir $@)
-	ar rcs $@ $^
 
 $(B)/bin/ips2-reduce: $(B)/obj/slave/reduce_cmd.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
@@ -54,8 +52,6 @@ bench: $(B)/bin/ips2-reduce
 # (proto_pack.c), used by ips2slave and the master's Tcl extension.
 PROTO_LIB := $(B)/lib/libips2proto.a
 $(PROTO_LIB): $(B)/obj/slave/proto_pack.o
-	@mkdir -p $(dir $@)
-	ar rcs $@ $^
 LIBRARIES += $(PROTO_LIB)
 
 # --- ips2slave: the slave analyst program (PVM task, one per machine) -------

@@ -11,8 +11,6 @@ TRACE_LIBS := $(TRACE_LIB) -lelf -lz
 CFLAGS_traces/ := -fPIC
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	@mkdir -p $(dir $@)
-	ar rcs $@ $^
 
 $(B)/bin/ips2-dump: $(B)/obj/traces/dump.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
