@@ -33,17 +33,11 @@ static int setup_dir(void **state)
     return scratch_make("pack-dir");
 }
 
-static const char *path_of(char *buf, const char *name)
-{
-    snprintf(buf, 512, "%s/%s", scratch_dir, name);
-    return buf;
-}
-
 static bool exists(const char *name)
 {
     char p[512];
     struct stat st;
-    return lstat(path_of(p, name), &st) == 0;
+    return lstat(scratch_path(p, name), &st) == 0;
 }
 
 /* A closed raw thread stream of three events, then `junk` as one more
@@ -61,7 +55,7 @@ static void write_stream_then(const char *name, uint64_t junk)
     h.ref_real_ns = 2000;
     strcpy(h.host, "h");
     strcpy(h.app, "a");
-    struct ips2_writer *w = ips2_writer_create(path_of(p, name), &h, err);
+    struct ips2_writer *w = ips2_writer_create(scratch_path(p, name), &h, err);
     assert_non_null(w);
     uint64_t mono = 1000;
     assert_int_equal(ips2_writer_emit(w, IPS2_EV_SYNC, 1000, 1, 5, 0, &mono, 1), 0);
@@ -80,7 +74,7 @@ static void write_stream(const char *name)
 static void write_file(const char *name, const char *text)
 {
     char p[512];
-    FILE *f = fopen(path_of(p, name), "w");
+    FILE *f = fopen(scratch_path(p, name), "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
@@ -117,8 +111,8 @@ static void test_directory(void **state)
     write_stream("1.0.proc.raw");
     write_file("2.0.2.raw", "not a trace\n");
     write_file("notes.txt", "x\n");
-    assert_int_equal(mkdir(path_of(p, "sub.raw"), 0700), 0);
-    assert_int_equal(symlink(path_of(q, "1.0.1.raw"), path_of(p, "link.raw")), 0);
+    assert_int_equal(mkdir(scratch_path(p, "sub.raw"), 0700), 0);
+    assert_int_equal(symlink(scratch_path(q, "1.0.1.raw"), scratch_path(p, "link.raw")), 0);
 
     struct heard h = {0};
     const struct ips2_pack_report report = {on_progress, on_failed, &h};
@@ -142,7 +136,7 @@ static void test_directory(void **state)
     assert_memory_equal(h.failed[0], want, strlen(want));
 
     /* what was packed reads back */
-    struct ips2_reader *r = ips2_reader_open(path_of(p, "1.0.1.ips2"), err);
+    struct ips2_reader *r = ips2_reader_open(scratch_path(p, "1.0.1.ips2"), err);
     assert_non_null(r);
     const struct ips2_event *ev;
     int n = 0;
@@ -150,8 +144,6 @@ static void test_directory(void **state)
         n++;
     assert_int_equal(n, 3);
     ips2_reader_close(r);
-    unlink(path_of(p, "link.raw"));
-    rmdir(path_of(p, "sub.raw"));
 }
 
 static void test_keep(void **state)
@@ -169,7 +161,7 @@ static void test_older_packed_file_kept(void **state)
     char p[512], err[IPS2_ERR_MAX];
     write_file("4.0.4.raw", "not a trace\n");
     write_file("4.0.4.ips2", "older\n");
-    assert_int_equal(ips2_pack_stream(path_of(p, "4.0.4.raw"), false, err), -1);
+    assert_int_equal(ips2_pack_stream(scratch_path(p, "4.0.4.raw"), false, err), -1);
     assert_true(exists("4.0.4.raw") && exists("4.0.4.ips2"));
     assert_non_null(strstr(err, "4.0.4.raw"));
 }
@@ -181,7 +173,7 @@ static void test_partial_copy_removed(void **state)
     /* a record that is no record after the good ones: the stream packs up
      * to it, then fails */
     write_stream_then("5.0.5.raw", 0xffffffffffffff7eull);
-    path_of(p, "5.0.5.raw");
+    scratch_path(p, "5.0.5.raw");
     assert_int_equal(ips2_pack_stream(p, false, err), -1);
     assert_true(exists("5.0.5.raw"));
     assert_false(exists("5.0.5.ips2"));
@@ -191,14 +183,14 @@ static void test_not_a_raw_name(void **state)
 {
     char p[512], err[IPS2_ERR_MAX];
     write_file("6.0.6.ips2", "x\n");
-    assert_int_equal(ips2_pack_stream(path_of(p, "6.0.6.ips2"), false, err), -1);
+    assert_int_equal(ips2_pack_stream(scratch_path(p, "6.0.6.ips2"), false, err), -1);
     assert_non_null(strstr(err, "not a raw stream"));
 }
 
 static void test_no_directory(void **state)
 {
     char p[512], err[IPS2_ERR_MAX] = "";
-    assert_int_equal(ips2_pack_dir(path_of(p, "missing"), false, NULL, err), -1);
+    assert_int_equal(ips2_pack_dir(scratch_path(p, "missing"), false, NULL, err), -1);
     assert_non_null(strstr(err, "missing"));
 }
 

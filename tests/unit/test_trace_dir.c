@@ -32,12 +32,6 @@ static int setup_dir(void **state)
     return scratch_make("trace-dir");
 }
 
-static const char *path_of(char *buf, const char *name)
-{
-    snprintf(buf, 512, "%s/%s", scratch_dir, name);
-    return buf;
-}
-
 /* An empty closed stream whose header has the given calibration and host. */
 static void write_stream(const char *name, uint64_t ref_mono, uint64_t ref_real, const char *host)
 {
@@ -50,7 +44,7 @@ static void write_stream(const char *name, uint64_t ref_mono, uint64_t ref_real,
     h.ref_real_ns = ref_real;
     snprintf(h.host, sizeof h.host, "%s", host);
     /* a raw stream under a packed name serves: the listing goes by names */
-    struct ips2_writer *w = ips2_writer_create(path_of(p, name), &h, err);
+    struct ips2_writer *w = ips2_writer_create(scratch_path(p, name), &h, err);
     assert_non_null(w);
     assert_int_equal(ips2_writer_close(w, err), 0);
 }
@@ -58,7 +52,7 @@ static void write_stream(const char *name, uint64_t ref_mono, uint64_t ref_real,
 static void write_file(const char *name)
 {
     char p[512];
-    FILE *f = fopen(path_of(p, name), "w");
+    FILE *f = fopen(scratch_path(p, name), "w");
     assert_non_null(f);
     fputs("x\n", f);
     fclose(f);
@@ -75,9 +69,9 @@ static void test_listing(void **state)
     write_stream("1.0.1.raw", 400, 1400, "d");
     write_file("b.ext");
     write_file("a.ext");
-    assert_int_equal(mkfifo(path_of(p, "c.ext"), 0600), 0);
-    assert_int_equal(mkfifo(path_of(p, "3.0.3.raw"), 0600), 0);
-    assert_int_equal(mkdir(path_of(p, "4.0.4.ips2"), 0700), 0);
+    assert_int_equal(mkfifo(scratch_path(p, "c.ext"), 0600), 0);
+    assert_int_equal(mkfifo(scratch_path(p, "3.0.3.raw"), 0600), 0);
+    assert_int_equal(mkdir(scratch_path(p, "4.0.4.ips2"), 0700), 0);
     write_file("notes.txt");
     write_file("1.0.x.raw");
     write_file("99999999999.0.1.raw");
@@ -99,7 +93,7 @@ static void test_listing(void **state)
     assert_int_equal(td->nstreams, 5);
     for (size_t i = 0; i < 5; i++) {
         const struct ips2_trace_stream *s = &td->streams[i];
-        assert_string_equal(s->path, path_of(p, want[i].name));
+        assert_string_equal(s->path, scratch_path(p, want[i].name));
         assert_int_equal(s->pid, want[i].pid);
         assert_int_equal(s->image, want[i].image);
         assert_int_equal(s->tid, want[i].tid);
@@ -114,17 +108,17 @@ static void test_listing(void **state)
     assert_int_equal(ips2_trace_dir_image_end(td, 4), 5);
 
     assert_int_equal(td->next_files, 3);
-    assert_string_equal(td->ext_files[0], path_of(p, "a.ext"));
-    assert_string_equal(td->ext_files[1], path_of(p, "b.ext"));
-    assert_string_equal(td->ext_files[2], path_of(p, "c.ext"));
+    assert_string_equal(td->ext_files[0], scratch_path(p, "a.ext"));
+    assert_string_equal(td->ext_files[1], scratch_path(p, "b.ext"));
+    assert_string_equal(td->ext_files[2], scratch_path(p, "c.ext"));
 
     assert_int_equal(td->nproblems, 2);
     char problem[600];
     snprintf(problem, sizeof problem, "%s: expected a regular file, found a FIFO",
-             path_of(p, "3.0.3.raw"));
+             scratch_path(p, "3.0.3.raw"));
     assert_string_equal(td->problems[0], problem);
     snprintf(problem, sizeof problem, "%s: expected a regular file, found a directory",
-             path_of(p, "4.0.4.ips2"));
+             scratch_path(p, "4.0.4.ips2"));
     assert_string_equal(td->problems[1], problem);
 
     /* the earliest calibration of the streams listed: 1.0.proc.ips2's
@@ -133,9 +127,6 @@ static void test_listing(void **state)
     assert_int_equal(ips2_trace_dir_clock_offset(td, host, sizeof host), 1000);
     assert_string_equal(host, "a");
     ips2_trace_dir_free(td);
-    unlink(path_of(p, "c.ext"));
-    unlink(path_of(p, "3.0.3.raw"));
-    rmdir(path_of(p, "4.0.4.ips2"));
 }
 
 static void test_no_headers(void **state)
@@ -170,7 +161,7 @@ static void test_names(void **state)
 static void test_missing_directory(void **state)
 {
     char p[512], err[IPS2_ERR_MAX] = "";
-    assert_null(ips2_trace_dir_open(path_of(p, "missing"), err));
+    assert_null(ips2_trace_dir_open(scratch_path(p, "missing"), err));
     char want[600];
     snprintf(want, sizeof want, "%s: cannot open the trace directory: ", p);
     assert_memory_equal(err, want, strlen(want));
