@@ -20,27 +20,28 @@
 
 #include "slave_path.h"
 
+/* Each test starts without $IPS2_SLAVE. */
+static int unset_slave(void **state)
+{
+    return unsetenv("IPS2_SLAVE");
+}
+
+/* $IPS2_SLAVE wins, unless it is empty. */
 static void test_environment_first(void **state)
 {
     char path[PATH_MAX];
     setenv("IPS2_SLAVE", "/opt/x/ips2slave", 1);
     ips2_slave_path(path, sizeof path);
     assert_string_equal(path, "/opt/x/ips2slave");
-}
-
-static void test_empty_environment_ignored(void **state)
-{
-    char path[PATH_MAX];
     setenv("IPS2_SLAVE", "", 1);
     ips2_slave_path(path, sizeof path);
     assert_string_not_equal(path, "");
-    unsetenv("IPS2_SLAVE");
+    assert_string_not_equal(path, "/opt/x/ips2slave");
 }
 
 static void test_beside_the_library(void **state)
 {
     char self[PATH_MAX], want[PATH_MAX + 32], path[PATH_MAX];
-    unsetenv("IPS2_SLAVE");
     assert_non_null(realpath("/proc/self/exe", self));
     for (int up = 0; up < 3; up++) /* test_slave_path, unit/, tests/ */
         *strrchr(self, '/') = '\0';
@@ -56,16 +57,14 @@ static void test_short_buffer_truncates(void **state)
     setenv("IPS2_SLAVE", "/a/long/path/to/ips2slave", 1);
     ips2_slave_path(path, sizeof path);
     assert_string_equal(path, "/a/long");
-    unsetenv("IPS2_SLAVE");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_environment_first),
-        cmocka_unit_test(test_empty_environment_ignored),
-        cmocka_unit_test(test_beside_the_library),
-        cmocka_unit_test(test_short_buffer_truncates),
+        cmocka_unit_test_setup(test_environment_first, unset_slave),
+        cmocka_unit_test_setup(test_beside_the_library, unset_slave),
+        cmocka_unit_test_setup(test_short_buffer_truncates, unset_slave),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
