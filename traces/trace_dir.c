@@ -228,19 +228,22 @@ struct ips2_trace_dir *ips2_trace_dir_open(const char *dir, char *err)
     return td;
 }
 
+static void free_strings(char **v, size_t n)
+{
+    while (n > 0)
+        free(v[--n]);
+    free(v);
+}
+
 void ips2_trace_dir_free(struct ips2_trace_dir *td)
 {
     if (td == NULL)
         return;
-    for (size_t i = 0; i < td->nstreams; i++)
-        free(td->streams[i].path);
-    for (size_t i = 0; i < td->next_files; i++)
-        free(td->ext_files[i]);
-    for (size_t i = 0; i < td->nproblems; i++)
-        free(td->problems[i]);
+    while (td->nstreams > 0)
+        free(td->streams[--td->nstreams].path);
     free(td->streams);
-    free(td->ext_files);
-    free(td->problems);
+    free_strings(td->ext_files, td->next_files);
+    free_strings(td->problems, td->nproblems);
     free(td->dir);
     free(td);
 }
