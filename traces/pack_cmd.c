@@ -23,6 +23,7 @@
  * caller's mistake; run ips2-pack after the traced processes have ended.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,23 +48,26 @@ static void print_failure(void *arg, const char *stream, const char *message)
 int main(int argc, char **argv)
 {
     bool keep = false;
-    int i = 1;
-
-    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(argv[i], "--keep") == 0) {
+    static const struct option options[] = {
+        {"keep", no_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0; /* its own message below */
+    while ((c = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+        if (c == 'k') {
             keep = true;
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+        } else if (c == 'h') {
             usage(stdout);
             return 0;
         } else {
-            fprintf(stderr, "ips2-pack: unknown option %s\n", argv[i]);
+            fprintf(stderr, "ips2-pack: unknown option %s\n", argv[optind - 1]);
             usage(stderr);
             return 2;
         }
     }
+    int i = optind;
     if (i == argc) {
         usage(stderr);
         return 2;
