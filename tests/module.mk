@@ -22,7 +22,7 @@ TEST_BINS += $(UNIT_BINS)
 $(B)/obj/tests/unit/test_pag_build.o: CFLAGS_COMMON += -Icpa
 $(B)/obj/tests/unit/test_external.o: CFLAGS_COMMON += -Icollectors
 $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_external: \
-$(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB_FILES)
+    $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread -lm
 
