@@ -68,40 +68,6 @@ static const char *new_dir(const char *name)
     return dir;
 }
 
-static void rm_dir(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    char p[700];
-
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(path);
-}
-
-static int teardown_dirs(void **state)
-{
-    DIR *d = opendir(scratch_dir);
-    struct dirent *e;
-    char p[400];
-
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
-        rm_dir(p);
-    }
-    if (d)
-        closedir(d);
-    return scratch_remove(state);
-}
-
 struct hopts {
     unsigned timer, cpu_method;
     uint64_t tsc_hz, ref_tsc, ref_mono, ref_real;
@@ -1191,6 +1157,6 @@ int main(void)
     if (scratch_make("reduce") != 0)
         return 1;
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    teardown_dirs(NULL);
+    scratch_remove(NULL);
     return rc;
 }
