@@ -1,5 +1,5 @@
 /*
- * reader.c - streaming reader of raw and packed ips2 streams.
+ * reader.c - the decoder of raw and packed ips2 streams.
  *
  * Layers, bottom up:
  *   input    a 1 MiB window over the file, refilled with pread();
@@ -9,11 +9,20 @@
  *            CPU time: exact where recorded, otherwise interpolated
  *            (cpu_method INTERP) or carried over from the last reading;
  *   queue    for INTERP, the events between two exact readings wait in a
- *            bounded queue until the next reading arrives.
+ *            bounded queue until the next reading arrives;
+ *   batch    the events ready to be returned, BATCH_EVENTS at a time,
+ *            which the inline ips2_reader_next() hands out one by one
+ *            before it calls ips2_reader_refill() for the next batch.
+ *
+ * Procedure entries and exits, most of a trace, are one-word short records
+ * in a raw stream; between two CPU readings they go from the window into
+ * the queue in a tight loop (short_run), and both clocks of a queued event
+ * come from one conversion of its timer (ticks.h: a multiplication by the
+ * reciprocal of the timer's rate, not a division).
  *
  * Memory is bounded whatever the input: the input window, one inflated
- * block (packed), and the queue (QUEUE_MAX_EVENTS events and
- * QUEUE_MAX_WORDS extra words).  Errors name the file, the byte offset of
+ * block (packed), the queue (QUEUE_MAX_EVENTS events and QUEUE_MAX_WORDS
+ * extra words) and the batch.  Errors name the file, the byte offset of
  * the offending header field, record (raw) or block (packed), and what was
  * expected there.  Every event before an error is still returned (queued
  * ones too); then ips2_reader_next() returns -1 on every call.
@@ -32,6 +41,7 @@
 
 #include "ips2_reader.h"
 #include "reader_internal.h"
+#include "ticks.h"
 #include "varint.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "ips2 streams are little-endian");
@@ -43,25 +53,36 @@ _Static_assert(sizeof(struct ips2_block_header) == 32, "block header is 32 bytes
                                            of a live file is at most 2 KiB) */
 #define QUEUE_MAX_EVENTS 65536u         /* events waiting for the next exact CPU reading */
 #define QUEUE_MAX_WORDS  (256u * 1024u) /* their extra words (2 MiB) */
+#define BATCH_EVENTS     256u           /* events returned per refill */
+#define BATCH_WORDS      1024u          /* extra words of a batch's events not queued */
 #define BLOCK_HDR        sizeof(struct ips2_block_header)
 #define LOCK_BOUND       (1ull << 63) /* a bound lock slot (keys are 48 bits) */
+
+_Static_assert(BATCH_WORDS >= IPS2_RAW_MAX_EXTRA, "a batch holds any one event");
 
 /* One decoded record before the clocks are applied; extras in r->words. */
 struct rec {
     unsigned kind;
     bool has_cpu;
     unsigned nextra; /* CPU word not included */
-    uint64_t timer, cpu, payload, wall, offset;
+    uint64_t timer, cpu, payload, offset;
 };
 
-/* An event waiting in the interpolation queue (never has a CPU reading). */
+/* An event waiting in the interpolation queue (never has a CPU reading):
+ * 24 bytes, as the queue is written and read once per event.  Its extra
+ * words follow those of the events before it in r->pool. */
 struct qent {
-    uint64_t timer, wall, cpu, payload, offset;
-    uint32_t kind, nextra;
-    size_t word; /* index of its extras in r->pool */
+    uint64_t timer, offset;
+    uint64_t pkn; /* payload | kind << 48 | nextra << 55 */
 };
+#define QE_PKN(payload, kind, nextra)                                                              \
+    ((payload) | (uint64_t)(kind) << 48 | (uint64_t)(nextra) << 55)
+#define QE_PAYLOAD(pkn) ((pkn)&IPS2_PAYLOAD_MASK)
+#define QE_KIND(pkn)    ((unsigned)((pkn) >> 48) & 0x7f)
+#define QE_NEXTRA(pkn)  ((unsigned)((pkn) >> 55))
 
 struct ips2_reader {
+    struct ips2_reader_head head; /* first: ips2_reader_next() reads it */
     char *path;
     int fd;
     unsigned flags;
@@ -97,6 +118,8 @@ struct ips2_reader {
     uint64_t dict[IPS2_PACK_DICT_MAX];
 
     /* clocks */
+    bool mono;                      /* timer MONOTONIC: ticks are ns */
+    struct ips2_ticks ticks;        /* TSC ticks to ns */
     uint64_t sync_timer, sync_mono; /* TSC conversion base */
     uint64_t last_timer, last_wall; /* the latest event's: walls follow timers */
     bool have_exact;
@@ -107,18 +130,26 @@ struct ips2_reader {
     bool held;
     uint64_t words[IPS2_RAW_MAX_EXTRA];
 
-    /* interpolation queue: q[0 .. qn) waiting; q[qpos .. qready) resolved */
+    /* interpolation queue: q[0 .. qn) waiting; q[qpos .. qready) resolved,
+     * towards the reading (q_t1, q_c1) if q_next, else the previous one;
+     * qword: the extra words of q[qpos] in pool */
     struct qent *q;
-    size_t qcap, qn, qready, qpos;
+    size_t qcap, qn, qready, qpos, qword;
+    bool q_next;
+    uint64_t q_t1, q_c1;
     uint64_t *pool;
     size_t pool_cap, pool_used;
+
+    /* the batch being returned (head points into out); words: the extras
+     * of its events that are not in the pool */
+    struct ips2_event *out;
+    uint64_t *out_words;
+    size_t out_words_used;
 
     /* end of input: src_rc is 0 (clean) or -1 (error) */
     bool src_done;
     int src_rc;
     char err[IPS2_ERR_MAX];
-
-    struct ips2_event ev;
 };
 
 /* ---- errors ---------------------------------------------------------- */
@@ -672,14 +703,18 @@ static int packed_next(struct ips2_reader *r)
     return 1;
 }
 
-/* ---- clocks and the interpolation queue ------------------------------ */
+/* ---- clocks ---------------------------------------------------------- */
 
 static uint64_t wall_of(const struct ips2_reader *r, uint64_t timer)
 {
-    if (r->hdr.timer == IPS2_TIMER_MONOTONIC)
+    if (r->mono)
         return timer;
-    int64_t d;
     uint64_t ud = timer - r->sync_timer;
+    if (__builtin_expect(ud < IPS2_TICKS_FAST_MAX, 1)) {
+        uint64_t w = r->sync_mono + ips2_ticks_ns(&r->ticks, ud);
+        return w < r->sync_mono ? UINT64_MAX : w;
+    }
+    int64_t d;
     memcpy(&d, &ud, sizeof(d));
     __int128 w = (__int128)r->sync_mono + (__int128)d * 1000000000 / (__int128)r->hdr.tsc_hz;
     if (w < 0)
@@ -687,6 +722,19 @@ static uint64_t wall_of(const struct ips2_reader *r, uint64_t timer)
     if (w > (__int128)UINT64_MAX)
         return UINT64_MAX;
     return (uint64_t)w;
+}
+
+/* A TSC reading converted at the last sync point's rate can land up to a
+ * microsecond past the next sync point's own clock reading: a wall is kept
+ * from going back while the timer does not, so a stream's events stay in
+ * order in time.  Applied to every event in the stream's order. */
+static inline uint64_t wall_forward(struct ips2_reader *r, uint64_t timer, uint64_t wall)
+{
+    if (timer >= r->last_timer && wall < r->last_wall)
+        wall = r->last_wall;
+    r->last_timer = timer;
+    r->last_wall = wall;
+    return wall;
 }
 
 /* CPU time at timer t, between the readings (t0, c0) and (t1, c1).  The
@@ -703,23 +751,29 @@ static uint64_t derive_cpu(const struct ips2_reader *r, uint64_t t0, uint64_t c0
         return c0;
     if (t >= t1)
         return c1;
-    unsigned __int128 ran = t - t0;
-    if (r->hdr.timer != IPS2_TIMER_MONOTONIC)
-        ran = ran * 1000000000u / r->hdr.tsc_hz;
-    return ran < c1 - c0 ? c0 + (uint64_t)ran : c1;
+    uint64_t ran = r->mono ? t - t0 : ips2_ticks_ns(&r->ticks, t - t0);
+    return ran < c1 - c0 ? c0 + ran : c1;
 }
+
+/* ---- the interpolation queue ----------------------------------------- */
 
 /* Resolves every queued event: against the reading (t1, c1) if next, else
  * with the previous reading. */
 static void queue_resolve(struct ips2_reader *r, bool next, uint64_t t1, uint64_t c1)
 {
-    for (size_t i = 0; i < r->qn; i++) {
-        struct qent *e = &r->q[i];
-        e->cpu =
-            next ? derive_cpu(r, r->exact_timer, r->exact_cpu, t1, c1, e->timer) : r->exact_cpu;
-    }
+    r->q_next = next;
+    r->q_t1 = t1;
+    r->q_c1 = c1;
     r->qready = r->qn;
     r->qpos = 0;
+    r->qword = 0;
+}
+
+/* Empties the queue once its events were all returned. */
+static void queue_reset(struct ips2_reader *r)
+{
+    r->qn = r->qready = r->qpos = r->qword = 0;
+    r->pool_used = 0;
 }
 
 /* Copies the current record into the queue; false if it is full. */
@@ -751,84 +805,191 @@ static bool queue_push(struct ips2_reader *r)
     }
     struct qent *e = &r->q[r->qn++];
     e->timer = c->timer;
-    e->wall = c->wall;
-    e->cpu = 0;
-    e->payload = c->payload;
     e->offset = c->offset;
-    e->kind = c->kind;
-    e->nextra = c->nextra;
-    e->word = r->pool_used;
+    e->pkn = QE_PKN(c->payload, c->kind, c->nextra);
     memcpy(r->pool + r->pool_used, r->words, (size_t)c->nextra * sizeof(uint64_t));
     r->pool_used += c->nextra;
     return true;
 }
 
-static void deliver_cur(struct ips2_reader *r, bool exact, uint64_t cpu)
+/* Moves resolved queued events into the batch from out[n] on; returns the
+ * new count.  Every queued event was decoded under the current sync base
+ * (a SYNC has a CPU reading, so it ends the queue), and after the latest
+ * reading (t0, c0): when that reading is the sync point itself, or the
+ * timer counts ns, one conversion gives both the wall and the CPU time. */
+static size_t queue_deliver(struct ips2_reader *r, size_t n)
 {
-    struct ips2_event *ev = &r->ev;
-    const struct rec *c = &r->cur;
+    const uint64_t t0 = r->exact_timer, c0 = r->exact_cpu, t1 = r->q_t1, c1 = r->q_c1;
+    const uint64_t sync_mono = r->sync_mono;
+    const bool next = r->q_next, mono = r->mono, one_conversion = mono || t0 == r->sync_timer;
+    size_t end = r->qpos + (BATCH_EVENTS - n);
+    struct ips2_event *ev = r->out + n;
 
+    if (end > r->qready)
+        end = r->qready;
+    for (size_t i = r->qpos; i < end; i++, ev++) {
+        const struct qent *e = &r->q[i];
+        const uint64_t t = e->timer;
+        uint64_t wall, cpu;
+        if (one_conversion && t >= t0 && t - t0 < IPS2_TICKS_FAST_MAX) {
+            uint64_t ran = mono ? t - t0 : ips2_ticks_ns(&r->ticks, t - t0);
+            if (mono) {
+                wall = t;
+            } else {
+                wall = sync_mono + ran;
+                if (wall < sync_mono)
+                    wall = UINT64_MAX;
+            }
+            if (!next || c1 <= c0 || t == t0)
+                cpu = c0;
+            else if (t >= t1)
+                cpu = c1;
+            else
+                cpu = ran < c1 - c0 ? c0 + ran : c1;
+        } else {
+            wall = wall_of(r, t);
+            cpu = next ? derive_cpu(r, t0, c0, t1, c1, t) : c0;
+        }
+        unsigned nextra = QE_NEXTRA(e->pkn);
+        ev->kind = QE_KIND(e->pkn);
+        ev->cpu_exact = false;
+        ev->timer = t;
+        ev->wall_ns = wall_forward(r, t, wall);
+        ev->cpu_ns = cpu;
+        ev->payload = QE_PAYLOAD(e->pkn);
+        ev->nextra = nextra;
+        ev->extra = r->pool + r->qword;
+        ev->offset = e->offset;
+        r->qword += nextra;
+    }
+    n += end - r->qpos;
+    r->qpos = end;
+    return n;
+}
+
+/* ---- the batch ------------------------------------------------------- */
+
+/* True if the batch has room for the current record's extra words. */
+static bool batch_room(const struct ips2_reader *r)
+{
+    return BATCH_WORDS - r->out_words_used >= r->cur.nextra;
+}
+
+/* Puts the current record into the batch at out[n] with its clocks; a
+ * SYNC becomes the conversion base from here on. */
+static void deliver_cur(struct ips2_reader *r, size_t n, bool exact, uint64_t cpu)
+{
+    struct ips2_event *ev = &r->out[n];
+    const struct rec *c = &r->cur;
+    uint64_t *words = r->out_words + r->out_words_used;
+
+    if (c->kind == IPS2_EV_SYNC) {
+        r->sync_timer = c->timer;
+        r->sync_mono = r->words[0];
+    }
+    memcpy(words, r->words, (size_t)c->nextra * sizeof(uint64_t));
+    r->out_words_used += c->nextra;
     ev->kind = c->kind;
     ev->cpu_exact = exact;
     ev->timer = c->timer;
-    ev->wall_ns = c->wall;
+    ev->wall_ns = wall_forward(r, c->timer, wall_of(r, c->timer));
     ev->cpu_ns = cpu;
     ev->payload = c->payload;
     ev->nextra = c->nextra;
-    ev->extra = r->words;
+    ev->extra = words;
     ev->offset = c->offset;
     r->held = false;
 }
 
-static void deliver_queued(struct ips2_reader *r, const struct qent *e)
+/* Short ENTER and EXIT records, from r->pos on while they last in the
+ * window: the same events as raw_next() gives, decoded in a tight loop.
+ * Between two CPU readings they are queued (while the queue has room
+ * without growing); otherwise they go into the batch from out[n] on.
+ * Returns the batch's new count. */
+static size_t short_run(struct ips2_reader *r, size_t n)
 {
-    struct ips2_event *ev = &r->ev;
+    uint64_t limit = r->base + r->len;
 
-    ev->kind = e->kind;
-    ev->cpu_exact = false;
-    ev->timer = e->timer;
-    ev->wall_ns = e->wall;
-    ev->cpu_ns = e->cpu;
-    ev->payload = e->payload;
-    ev->nextra = e->nextra;
-    ev->extra = r->pool + e->word;
-    ev->offset = e->offset;
+    if (r->closed && r->data_end < limit)
+        limit = r->data_end;
+    if (r->pos < r->base || r->pos + 8 > limit)
+        return n;
+    const unsigned char *p = r->buf + (r->pos - r->base);
+    const uint64_t sync_timer = r->raw_sync_timer, addr_base = r->raw_addr_base;
+    uint64_t pos = r->pos;
+
+    if (r->hdr.cpu_method == IPS2_CPU_INTERP && !(r->flags & IPS2_READER_AS_RECORDED) &&
+        r->have_exact) {
+        struct qent *q = r->q;
+        size_t qn = r->qn, qcap = r->qcap;
+        while (pos + 8 <= limit && qn < qcap) {
+            uint64_t w = load64(p);
+            unsigned kind = IPS2_RAW_KIND(w);
+            if (kind != IPS2_EV_ENTER_SHORT && kind != IPS2_EV_EXIT_SHORT)
+                break;
+            struct qent *e = &q[qn++];
+            e->timer = sync_timer + IPS2_SHORT_DELTA(w);
+            e->offset = pos;
+            e->pkn = QE_PKN(addr_base + IPS2_SHORT_OFFSET(w),
+                            kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT, 0);
+            p += 8;
+            pos += 8;
+        }
+        r->qn = qn;
+        r->pos = pos;
+        return n;
+    }
+    const bool derive = !(r->flags & IPS2_READER_AS_RECORDED) && r->have_exact;
+    const uint64_t cpu = derive ? r->exact_cpu : 0;
+    struct ips2_event *ev = r->out + n;
+    while (pos + 8 <= limit && n < BATCH_EVENTS) {
+        uint64_t w = load64(p);
+        unsigned kind = IPS2_RAW_KIND(w);
+        if (kind != IPS2_EV_ENTER_SHORT && kind != IPS2_EV_EXIT_SHORT)
+            break;
+        uint64_t timer = sync_timer + IPS2_SHORT_DELTA(w);
+        ev->kind = kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT;
+        ev->cpu_exact = false;
+        ev->timer = timer;
+        ev->wall_ns = wall_forward(r, timer, wall_of(r, timer));
+        ev->cpu_ns = cpu;
+        ev->payload = addr_base + IPS2_SHORT_OFFSET(w);
+        ev->nextra = 0;
+        ev->extra = r->out_words;
+        ev->offset = pos;
+        ev++;
+        n++;
+        p += 8;
+        pos += 8;
+    }
+    r->pos = pos;
+    return n;
 }
 
-/* Decodes the next record into r->cur and applies the wall clock. */
+/* Decodes the next record into r->cur. */
 static int decode(struct ips2_reader *r)
 {
-    int rc = r->hdr.encoding == IPS2_ENC_RAW ? raw_next(r) : packed_next(r);
-
-    if (rc <= 0)
-        return rc;
-    if (r->cur.kind == IPS2_EV_SYNC) {
-        r->sync_timer = r->cur.timer;
-        r->sync_mono = r->words[0];
-    }
-    /* A TSC reading converted at the last sync point's rate can land up to
-     * a microsecond past the next sync point's own clock reading: a wall is
-     * kept from going back while the timer does not, so a stream's events
-     * stay in order in time. */
-    uint64_t w = wall_of(r, r->cur.timer);
-    if (r->cur.timer >= r->last_timer && w < r->last_wall)
-        w = r->last_wall;
-    r->last_timer = r->cur.timer;
-    r->cur.wall = r->last_wall = w;
-    return 1;
+    return r->hdr.encoding == IPS2_ENC_RAW ? raw_next(r) : packed_next(r);
 }
 
-int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
+/* Decodes events into the batch until it is full, the queue's last
+ * resolved event is in it (the pool is reused after), or the stream ends.
+ * Returns the number of events in r->out. */
+static size_t fill(struct ips2_reader *r)
 {
-    *ev = &r->ev;
-    for (;;) {
+    const bool as_recorded = (r->flags & IPS2_READER_AS_RECORDED) != 0;
+    const bool interp = !as_recorded && r->hdr.cpu_method == IPS2_CPU_INTERP;
+    size_t n = 0;
+
+    r->out_words_used = 0;
+    if (r->qready && r->qpos == r->qready)
+        queue_reset(r);
+    while (n < BATCH_EVENTS) {
         if (r->qpos < r->qready) {
-            deliver_queued(r, &r->q[r->qpos++]);
-            return 1;
-        }
-        if (r->qready) {
-            r->qn = r->qready = r->qpos = 0;
-            r->pool_used = 0;
+            n = queue_deliver(r, n);
+            if (r->qpos == r->qready)
+                break;
+            continue;
         }
         if (!r->held) {
             if (r->src_done) {
@@ -836,7 +997,12 @@ int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
                     queue_resolve(r, false, 0, 0);
                     continue;
                 }
-                return r->src_rc;
+                break;
+            }
+            if (r->hdr.encoding == IPS2_ENC_RAW && r->raw_synced && !r->held_release) {
+                n = short_run(r, n);
+                if (n == BATCH_EVENTS)
+                    break;
             }
             int rc = decode(r);
             if (rc <= 0) {
@@ -848,32 +1014,38 @@ int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
         }
 
         const struct rec *c = &r->cur;
-        if ((r->flags & IPS2_READER_AS_RECORDED) || r->hdr.cpu_method != IPS2_CPU_INTERP) {
+        if (!interp) {
+            if (!batch_room(r))
+                break;
             if (c->has_cpu) {
                 r->have_exact = true;
                 r->exact_timer = c->timer;
                 r->exact_cpu = c->cpu;
-                deliver_cur(r, true, c->cpu);
+                deliver_cur(r, n++, true, c->cpu);
             } else {
-                bool derive = !(r->flags & IPS2_READER_AS_RECORDED) && r->have_exact;
-                deliver_cur(r, false, derive ? r->exact_cpu : 0);
+                bool derive = !as_recorded && r->have_exact;
+                deliver_cur(r, n++, false, derive ? r->exact_cpu : 0);
             }
-            return 1;
+            continue;
         }
         if (c->has_cpu) {
             if (r->qn) {
                 queue_resolve(r, true, c->timer, c->cpu);
                 continue; /* the reading itself follows the queue */
             }
+            if (!batch_room(r))
+                break;
             r->have_exact = true;
             r->exact_timer = c->timer;
             r->exact_cpu = c->cpu;
-            deliver_cur(r, true, c->cpu);
-            return 1;
+            deliver_cur(r, n++, true, c->cpu);
+            continue;
         }
         if (!r->have_exact) {
-            deliver_cur(r, false, 0);
-            return 1;
+            if (!batch_room(r))
+                break;
+            deliver_cur(r, n++, false, 0);
+            continue;
         }
         if (queue_push(r)) {
             r->held = false;
@@ -883,9 +1055,24 @@ int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
             queue_resolve(r, false, 0, 0); /* queue full: previous reading */
             continue;
         }
-        deliver_cur(r, false, r->exact_cpu); /* out of memory for even one */
-        return 1;
+        if (!batch_room(r))
+            break;
+        deliver_cur(r, n++, false, r->exact_cpu); /* out of memory for even one */
     }
+    return n;
+}
+
+int ips2_reader_refill(struct ips2_reader *r, const struct ips2_event **ev)
+{
+    size_t n = fill(r);
+
+    r->head.next = r->out;
+    r->head.end = r->out + n;
+    *ev = r->out;
+    if (n == 0)
+        return r->src_rc;
+    r->head.next++;
+    return 1;
 }
 
 /* ---- open, close, accessors ------------------------------------------ */
@@ -924,10 +1111,16 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
     }
     if (read_header(r) < 0)
         goto bad;
-    if (r->hdr.encoding == IPS2_ENC_PACKED && !(r->block = malloc(IPS2_BLOCK_RAW_MAX))) {
+    r->out = malloc(BATCH_EVENTS * sizeof(*r->out));
+    r->out_words = malloc(BATCH_WORDS * sizeof(*r->out_words));
+    if (!r->out || !r->out_words ||
+        (r->hdr.encoding == IPS2_ENC_PACKED && !(r->block = malloc(IPS2_BLOCK_RAW_MAX)))) {
         fail(r, 0, "expected to open it, out of memory");
         goto bad;
     }
+    r->head.next = r->head.end = r->out;
+    r->mono = r->hdr.timer == IPS2_TIMER_MONOTONIC;
+    ips2_ticks_init(&r->ticks, r->mono ? 0 : r->hdr.tsc_hz);
     r->sync_timer = r->hdr.ref_tsc;
     r->sync_mono = r->hdr.ref_mono_ns;
     return r;
@@ -951,6 +1144,8 @@ void ips2_reader_close(struct ips2_reader *r)
         close(r->fd);
     free(r->buf);
     free(r->block);
+    free(r->out);
+    free(r->out_words);
     free(r->q);
     free(r->pool);
     free(r->path);
