@@ -51,22 +51,49 @@ struct ips2_reader_head {
     const struct ips2_event *next, *end;
 };
 
-/* Decodes the next batch of events and returns its first, as
- * ips2_reader_next() does; call that instead. */
-int ips2_reader_refill(struct ips2_reader *r, const struct ips2_event **ev);
+/* Decodes the next batch of events into the head: 1, or 0 at the end of
+ * the stream, -1 on an error.  Call ips2_reader_next() or
+ * ips2_reader_next_batch() instead. */
+int ips2_reader_refill(struct ips2_reader *r);
 
-/* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error).
- * After an error the reader stays at end: what was returned before stands,
+/* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error);
+ * *ev is NULL then.  After an error the reader stays at end: what was returned before stands,
  * and every later call returns -1 again with the same message. */
 static inline int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
 {
     struct ips2_reader_head *head = (struct ips2_reader_head *)(void *)r;
 
-    if (__builtin_expect(head->next < head->end, 1)) {
-        *ev = head->next++;
-        return 1;
+    if (__builtin_expect(head->next == head->end, 0)) {
+        int rc = ips2_reader_refill(r);
+        if (rc != 1) {
+            *ev = NULL;
+            return rc;
+        }
     }
-    return ips2_reader_refill(r, ev);
+    *ev = head->next++;
+    return 1;
+}
+
+/* The same events, several at once, for a loop that keeps its own index:
+ * 1 = (*evs)[0 .. *n) set, n >= 1, valid until the next call; 0 = end of
+ * stream; -1 = error, as ips2_reader_next(). */
+static inline int ips2_reader_next_batch(struct ips2_reader *r, const struct ips2_event **evs,
+                                         size_t *n)
+{
+    struct ips2_reader_head *head = (struct ips2_reader_head *)(void *)r;
+
+    if (head->next == head->end) {
+        int rc = ips2_reader_refill(r);
+        if (rc != 1) {
+            *evs = NULL;
+            *n = 0;
+            return rc;
+        }
+    }
+    *evs = head->next;
+    *n = (size_t)(head->end - head->next);
+    head->next = head->end;
+    return 1;
 }
 
 const char *ips2_reader_error(const struct ips2_reader *r);

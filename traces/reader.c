@@ -51,6 +51,7 @@ _Static_assert(sizeof(struct ips2_block_header) == 32, "block header is 32 bytes
 #define READ_BUF_MIN                                                                               \
     (64u << 10)                         /* ... or the whole file, if smaller (a raw record         \
                                            of a live file is at most 2 KiB) */
+#define WINDOW_ALIGN     4096u          /* the window's address */
 #define QUEUE_MAX_EVENTS 65536u         /* events waiting for the next exact CPU reading */
 #define QUEUE_MAX_WORDS  (256u * 1024u) /* their extra words (2 MiB) */
 #define BATCH_EVENTS     256u           /* events returned per refill */
@@ -68,18 +69,9 @@ struct rec {
     uint64_t timer, cpu, payload, offset;
 };
 
-/* An event waiting in the interpolation queue (never has a CPU reading):
- * 24 bytes, as the queue is written and read once per event.  Its extra
- * words follow those of the events before it in r->pool. */
-struct qent {
-    uint64_t timer, offset;
-    uint64_t pkn; /* payload | kind << 48 | nextra << 55 */
-};
-#define QE_PKN(payload, kind, nextra)                                                              \
-    ((payload) | (uint64_t)(kind) << 48 | (uint64_t)(nextra) << 55)
-#define QE_PAYLOAD(pkn) ((pkn)&IPS2_PAYLOAD_MASK)
-#define QE_KIND(pkn)    ((unsigned)((pkn) >> 48) & 0x7f)
-#define QE_NEXTRA(pkn)  ((unsigned)((pkn) >> 55))
+/* A short ENTER or EXIT record's kind minus this is the event's kind. */
+#define SHORT_TO_LONG (IPS2_EV_ENTER_SHORT - IPS2_EV_ENTER)
+_Static_assert(IPS2_EV_EXIT_SHORT - IPS2_EV_EXIT == SHORT_TO_LONG, "short kinds in order");
 
 struct ips2_reader {
     struct ips2_reader_head head; /* first: ips2_reader_next() reads it */
@@ -130,15 +122,16 @@ struct ips2_reader {
     bool held;
     uint64_t words[IPS2_RAW_MAX_EXTRA];
 
-    /* interpolation queue: q[0 .. qn) waiting; q[qpos .. qready) resolved,
-     * towards the reading (q_t1, q_c1) if q_next, else the previous one;
-     * qword: the extra words of q[qpos] in pool */
-    struct qent *q;
-    size_t qcap, qn, qready, qpos, qword;
+    /* interpolation queue: q[0 .. qn) waiting, their clocks not yet set;
+     * q[qpos .. qready) resolved, towards the reading (q_t1, q_c1) if
+     * q_next, else the previous one, and returned from the queue itself;
+     * their extra words in pool */
+    struct ips2_event *q;
+    size_t qcap, qn, qready, qpos;
     bool q_next;
     uint64_t q_t1, q_c1;
     uint64_t *pool;
-    size_t pool_cap, pool_used;
+    size_t pool_used;
 
     /* the batch being returned (head points into out); words: the extras
      * of its events that are not in the pool */
@@ -766,14 +759,25 @@ static void queue_resolve(struct ips2_reader *r, bool next, uint64_t t1, uint64_
     r->q_c1 = c1;
     r->qready = r->qn;
     r->qpos = 0;
-    r->qword = 0;
 }
 
 /* Empties the queue once its events were all returned. */
 static void queue_reset(struct ips2_reader *r)
 {
-    r->qn = r->qready = r->qpos = r->qword = 0;
+    r->qn = r->qready = r->qpos = 0;
     r->pool_used = 0;
+}
+
+/* Allocates the queue at its largest on first use: only the pages used
+ * take memory, and events and words never move. */
+static bool queue_alloc(struct ips2_reader *r)
+{
+    if (!r->q && !(r->q = malloc(QUEUE_MAX_EVENTS * sizeof(*r->q))))
+        return false;
+    if (!r->pool && !(r->pool = malloc(QUEUE_MAX_WORDS * sizeof(*r->pool))))
+        return false;
+    r->qcap = QUEUE_MAX_EVENTS;
+    return true;
 }
 
 /* Copies the current record into the queue; false if it is full. */
@@ -781,66 +785,56 @@ static bool queue_push(struct ips2_reader *r)
 {
     const struct rec *c = &r->cur;
 
-    if (r->qn == r->qcap) {
-        size_t cap = r->qcap ? r->qcap * 2 : 256;
-        if (cap > QUEUE_MAX_EVENTS)
-            return false;
-        struct qent *q = realloc(r->q, cap * sizeof(*q));
-        if (!q)
-            return false;
-        r->q = q;
-        r->qcap = cap;
-    }
-    if (!r->pool || r->pool_cap - r->pool_used < c->nextra) {
-        size_t cap = r->pool_cap ? r->pool_cap : 1024;
-        while (cap - r->pool_used < c->nextra)
-            cap *= 2;
-        if (cap > QUEUE_MAX_WORDS)
-            return false;
-        uint64_t *p = realloc(r->pool, cap * sizeof(*p));
-        if (!p)
-            return false;
-        r->pool = p;
-        r->pool_cap = cap;
-    }
-    struct qent *e = &r->q[r->qn++];
+    if (r->qn == r->qcap && (r->qcap || !queue_alloc(r)))
+        return false;
+    if (QUEUE_MAX_WORDS - r->pool_used < c->nextra)
+        return false;
+    struct ips2_event *e = &r->q[r->qn++];
+    e->kind = c->kind;
+    e->cpu_exact = false;
     e->timer = c->timer;
+    e->payload = c->payload;
+    e->nextra = c->nextra;
+    e->extra = r->pool + r->pool_used;
     e->offset = c->offset;
-    e->pkn = QE_PKN(c->payload, c->kind, c->nextra);
     memcpy(r->pool + r->pool_used, r->words, (size_t)c->nextra * sizeof(uint64_t));
     r->pool_used += c->nextra;
     return true;
 }
 
-/* Moves resolved queued events into the batch from out[n] on; returns the
- * new count.  Every queued event was decoded under the current sync base
- * (a SYNC has a CPU reading, so it ends the queue), and after the latest
- * reading (t0, c0): when that reading is the sync point itself, or the
- * timer counts ns, one conversion gives both the wall and the CPU time. */
-static size_t queue_deliver(struct ips2_reader *r, size_t n)
+/* Gives the next BATCH_EVENTS resolved events their clocks, in place, and
+ * makes them the head.  Every queued event was decoded under the current
+ * sync base (a SYNC has a CPU reading, so it ends the queue), and after
+ * the latest reading (t0, c0): when that reading is the sync point itself,
+ * or the timer counts ns, one conversion gives both the wall and the CPU
+ * time. */
+static void queue_deliver(struct ips2_reader *r)
 {
     const uint64_t t0 = r->exact_timer, c0 = r->exact_cpu, t1 = r->q_t1, c1 = r->q_c1;
     const uint64_t sync_mono = r->sync_mono;
-    const bool next = r->q_next, mono = r->mono, one_conversion = mono || t0 == r->sync_timer;
-    size_t end = r->qpos + (BATCH_EVENTS - n);
-    struct ips2_event *ev = r->out + n;
+    const bool mono = r->mono, one_conversion = mono || t0 == r->sync_timer;
+    const bool flat = !r->q_next || c1 <= c0; /* every CPU time is c0 */
+    const struct ips2_ticks ticks = r->ticks;
+    uint64_t last_timer = r->last_timer, last_wall = r->last_wall; /* wall_forward()'s */
+    struct ips2_event *first = r->q + r->qpos, *end = first + (r->qready - r->qpos);
 
-    if (end > r->qready)
-        end = r->qready;
-    for (size_t i = r->qpos; i < end; i++, ev++) {
-        const struct qent *e = &r->q[i];
-        const uint64_t t = e->timer;
+    if (end - first > BATCH_EVENTS)
+        end = first + BATCH_EVENTS;
+    for (struct ips2_event *ev = first; ev < end; ev++) {
+        const uint64_t t = ev->timer, since = t - t0;
         uint64_t wall, cpu;
-        if (one_conversion && t >= t0 && t - t0 < IPS2_TICKS_FAST_MAX) {
-            uint64_t ran = mono ? t - t0 : ips2_ticks_ns(&r->ticks, t - t0);
+        if (one_conversion && t >= t0 && since < IPS2_TICKS_FAST_MAX) {
+            uint64_t ran;
             if (mono) {
+                ran = since;
                 wall = t;
             } else {
+                ran = ips2_ticks_divide(ticks, since * 1000000000ull);
                 wall = sync_mono + ran;
                 if (wall < sync_mono)
                     wall = UINT64_MAX;
             }
-            if (!next || c1 <= c0 || t == t0)
+            if (flat || t == t0)
                 cpu = c0;
             else if (t >= t1)
                 cpu = c1;
@@ -848,26 +842,23 @@ static size_t queue_deliver(struct ips2_reader *r, size_t n)
                 cpu = ran < c1 - c0 ? c0 + ran : c1;
         } else {
             wall = wall_of(r, t);
-            cpu = next ? derive_cpu(r, t0, c0, t1, c1, t) : c0;
+            cpu = r->q_next ? derive_cpu(r, t0, c0, t1, c1, t) : c0;
         }
-        unsigned nextra = QE_NEXTRA(e->pkn);
-        ev->kind = QE_KIND(e->pkn);
-        ev->cpu_exact = false;
-        ev->timer = t;
-        ev->wall_ns = wall_forward(r, t, wall);
+        if (t >= last_timer && wall < last_wall)
+            wall = last_wall;
+        last_timer = t;
+        last_wall = wall;
+        ev->wall_ns = wall;
         ev->cpu_ns = cpu;
-        ev->payload = QE_PAYLOAD(e->pkn);
-        ev->nextra = nextra;
-        ev->extra = r->pool + r->qword;
-        ev->offset = e->offset;
-        r->qword += nextra;
     }
-    n += end - r->qpos;
-    r->qpos = end;
-    return n;
+    r->last_timer = last_timer;
+    r->last_wall = last_wall;
+    r->qpos += (size_t)(end - first);
+    r->head.next = first;
+    r->head.end = end;
 }
 
-/* ---- the batch ------------------------------------------------------- */
+/* ---- the batch of other events --------------------------------------- */
 
 /* True if the batch has room for the current record's extra words. */
 static bool batch_room(const struct ips2_reader *r)
@@ -903,8 +894,8 @@ static void deliver_cur(struct ips2_reader *r, size_t n, bool exact, uint64_t cp
 
 /* Short ENTER and EXIT records, from r->pos on while they last in the
  * window: the same events as raw_next() gives, decoded in a tight loop.
- * Between two CPU readings they are queued (while the queue has room
- * without growing); otherwise they go into the batch from out[n] on.
+ * Between two CPU readings they are queued (their clocks come when the
+ * queue is resolved); otherwise they go into the batch from out[n] on.
  * Returns the batch's new count. */
 static size_t short_run(struct ips2_reader *r, size_t n)
 {
@@ -920,22 +911,27 @@ static size_t short_run(struct ips2_reader *r, size_t n)
 
     if (r->hdr.cpu_method == IPS2_CPU_INTERP && !(r->flags & IPS2_READER_AS_RECORDED) &&
         r->have_exact) {
-        struct qent *q = r->q;
-        size_t qn = r->qn, qcap = r->qcap;
-        while (pos + 8 <= limit && qn < qcap) {
+        if (!r->qcap && !queue_alloc(r))
+            return n;
+        struct ips2_event *e = r->q + r->qn, *qend = r->q + r->qcap;
+        const uint64_t *no_words = r->pool + r->pool_used;
+        while (pos + 8 <= limit && e < qend) {
             uint64_t w = load64(p);
             unsigned kind = IPS2_RAW_KIND(w);
             if (kind != IPS2_EV_ENTER_SHORT && kind != IPS2_EV_EXIT_SHORT)
                 break;
-            struct qent *e = &q[qn++];
+            e->kind = kind - SHORT_TO_LONG;
+            e->cpu_exact = false;
             e->timer = sync_timer + IPS2_SHORT_DELTA(w);
+            e->payload = addr_base + IPS2_SHORT_OFFSET(w);
+            e->nextra = 0;
+            e->extra = no_words;
             e->offset = pos;
-            e->pkn = QE_PKN(addr_base + IPS2_SHORT_OFFSET(w),
-                            kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT, 0);
+            e++;
             p += 8;
             pos += 8;
         }
-        r->qn = qn;
+        r->qn = (size_t)(e - r->q);
         r->pos = pos;
         return n;
     }
@@ -948,7 +944,7 @@ static size_t short_run(struct ips2_reader *r, size_t n)
         if (kind != IPS2_EV_ENTER_SHORT && kind != IPS2_EV_EXIT_SHORT)
             break;
         uint64_t timer = sync_timer + IPS2_SHORT_DELTA(w);
-        ev->kind = kind == IPS2_EV_ENTER_SHORT ? IPS2_EV_ENTER : IPS2_EV_EXIT;
+        ev->kind = kind - SHORT_TO_LONG;
         ev->cpu_exact = false;
         ev->timer = timer;
         ev->wall_ns = wall_forward(r, timer, wall_of(r, timer));
@@ -972,9 +968,9 @@ static int decode(struct ips2_reader *r)
     return r->hdr.encoding == IPS2_ENC_RAW ? raw_next(r) : packed_next(r);
 }
 
-/* Decodes events into the batch until it is full, the queue's last
- * resolved event is in it (the pool is reused after), or the stream ends.
- * Returns the number of events in r->out. */
+/* Decodes events into the batch until it is full, the queue is resolved
+ * (its events come after the batch's), or the stream ends.  Returns the
+ * number of events in r->out. */
 static size_t fill(struct ips2_reader *r)
 {
     const bool as_recorded = (r->flags & IPS2_READER_AS_RECORDED) != 0;
@@ -982,21 +978,11 @@ static size_t fill(struct ips2_reader *r)
     size_t n = 0;
 
     r->out_words_used = 0;
-    if (r->qready && r->qpos == r->qready)
-        queue_reset(r);
-    while (n < BATCH_EVENTS) {
-        if (r->qpos < r->qready) {
-            n = queue_deliver(r, n);
-            if (r->qpos == r->qready)
-                break;
-            continue;
-        }
+    while (n < BATCH_EVENTS && r->qready == 0) {
         if (!r->held) {
             if (r->src_done) {
-                if (r->qn) {
+                if (r->qn)
                     queue_resolve(r, false, 0, 0);
-                    continue;
-                }
                 break;
             }
             if (r->hdr.encoding == IPS2_ENC_RAW && r->raw_synced && !r->held_release) {
@@ -1062,17 +1048,25 @@ static size_t fill(struct ips2_reader *r)
     return n;
 }
 
-int ips2_reader_refill(struct ips2_reader *r, const struct ips2_event **ev)
+int ips2_reader_refill(struct ips2_reader *r)
 {
+    if (r->qready && r->qpos == r->qready)
+        queue_reset(r);
+    if (r->qpos < r->qready) {
+        queue_deliver(r);
+        return 1;
+    }
     size_t n = fill(r);
-
-    r->head.next = r->out;
-    r->head.end = r->out + n;
-    *ev = r->out;
-    if (n == 0)
-        return r->src_rc;
-    r->head.next++;
-    return 1;
+    if (n) {
+        r->head.next = r->out;
+        r->head.end = r->out + n;
+        return 1;
+    }
+    if (r->qpos < r->qready) {
+        queue_deliver(r);
+        return 1;
+    }
+    return r->src_rc;
 }
 
 /* ---- open, close, accessors ------------------------------------------ */
@@ -1105,10 +1099,14 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
     r->cap = READ_BUF;
     if (fstat(r->fd, &st) == 0 && st.st_size < (off_t)READ_BUF)
         r->cap = st.st_size > (off_t)READ_BUF_MIN ? (size_t)st.st_size : READ_BUF_MIN;
-    if (!(r->buf = malloc(r->cap))) {
+    /* Page-aligned: the kernel copies into a misaligned window (a large
+     * malloc() is 16 bytes into its pages) at a third of the speed. */
+    void *window;
+    if (posix_memalign(&window, WINDOW_ALIGN, r->cap) != 0) {
         fail(r, 0, "expected to open it, out of memory");
         goto bad;
     }
+    r->buf = window;
     if (read_header(r) < 0)
         goto bad;
     r->out = malloc(BATCH_EVENTS * sizeof(*r->out));
