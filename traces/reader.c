@@ -108,6 +108,7 @@ struct ips2_reader {
     uint64_t btimer, bcpu; /* delta bases */
     unsigned ndict;
     uint64_t dict[IPS2_PACK_DICT_MAX];
+    bool packed_kind[128]; /* the kinds a block may hold (not none, pad or short) */
 
     /* clocks */
     bool mono;                      /* timer MONOTONIC: ticks are ns */
@@ -487,9 +488,14 @@ static int raw_next(struct ips2_reader *r)
 
 /* ---- packed blocks --------------------------------------------------- */
 
-/* Reads one varint of the current block; 0 or -1 (error set). */
-static int bget(struct ips2_reader *r, uint64_t *v, const char *what)
+/* Reads one varint of the current block; 0 or -1 (error set).  Most are
+ * one byte (small deltas, dictionary indexes, counts): those take no call. */
+static inline int bget(struct ips2_reader *r, uint64_t *v, const char *what)
 {
+    if (r->bpos < r->braw_len && r->block[r->bpos] < 0x80) {
+        *v = r->block[r->bpos++];
+        return 0;
+    }
     int n = ips2_varint_get(r->block + r->bpos, r->braw_len - r->bpos, v);
 
     if (n > 0) {
@@ -516,9 +522,7 @@ static int block_event(struct ips2_reader *r)
     c->kind = tag & 0x7f;
     c->has_cpu = tag >> 7;
     c->offset = r->boff;
-    if (c->kind < IPS2_EV_SYNC || !ips2_kind_known(c->kind) || c->kind == IPS2_EV_ENTER_SHORT ||
-        c->kind == IPS2_EV_EXIT_SHORT || c->kind == IPS2_EV_LOCK_ACQUIRED_SHORT ||
-        c->kind == IPS2_EV_LOCK_RELEASE_SHORT)
+    if (!r->packed_kind[c->kind])
         return fail(r, r->boff,
                     "block event %u at decoded byte %zu: expected a packed event kind (not "
                     "none, pad or short), found kind %u",
@@ -1117,6 +1121,10 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
         goto bad;
     }
     r->head.next = r->head.end = r->out;
+    for (unsigned k = 0; k < 128; k++)
+        r->packed_kind[k] = k >= IPS2_EV_SYNC && ips2_kind_known(k) && k != IPS2_EV_ENTER_SHORT &&
+                            k != IPS2_EV_EXIT_SHORT && k != IPS2_EV_LOCK_ACQUIRED_SHORT &&
+                            k != IPS2_EV_LOCK_RELEASE_SHORT;
     r->mono = r->hdr.timer == IPS2_TIMER_MONOTONIC;
     ips2_ticks_init(&r->ticks, r->mono ? 0 : r->hdr.tsc_hz);
     r->sync_timer = r->hdr.ref_tsc;
