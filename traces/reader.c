@@ -806,54 +806,64 @@ static bool queue_push(struct ips2_reader *r)
     return true;
 }
 
+/* A queued event's clocks, the general way. */
+static void queued_clocks(struct ips2_reader *r, uint64_t t, uint64_t *wall, uint64_t *cpu)
+{
+    *wall = wall_of(r, t);
+    *cpu =
+        r->q_next ? derive_cpu(r, r->exact_timer, r->exact_cpu, r->q_t1, r->q_c1, t) : r->exact_cpu;
+}
+
 /* Gives the next BATCH_EVENTS resolved events their clocks, in place, and
  * makes them the head.  Every queued event was decoded under the current
  * sync base (a SYNC has a CPU reading, so it ends the queue), and after
  * the latest reading (t0, c0): when that reading is the sync point itself,
- * or the timer counts ns, one conversion gives both the wall and the CPU
- * time. */
+ * or the timer counts ns, one conversion of the ticks since t0 gives both
+ * the wall (base + ran) and the CPU time (as derive_cpu(): c0 at t0, c1
+ * from t1 on, else c0 + ran, at most c1; c0 throughout when flat). */
 static void queue_deliver(struct ips2_reader *r)
 {
-    const uint64_t t0 = r->exact_timer, c0 = r->exact_cpu, t1 = r->q_t1, c1 = r->q_c1;
-    const uint64_t sync_mono = r->sync_mono;
-    const bool mono = r->mono, one_conversion = mono || t0 == r->sync_timer;
-    const bool flat = !r->q_next || c1 <= c0; /* every CPU time is c0 */
-    const struct ips2_ticks ticks = r->ticks;
+    const uint64_t t0 = r->exact_timer, c0 = r->exact_cpu;
+    const bool mono = r->mono, flat = !r->q_next || r->q_c1 <= c0;
+    const uint64_t t1 = flat ? 0 : r->q_t1, c1 = flat ? c0 : r->q_c1;
+    const uint64_t base = mono ? t0 : r->sync_mono;
     uint64_t last_timer = r->last_timer, last_wall = r->last_wall; /* wall_forward()'s */
     struct ips2_event *first = r->q + r->qpos, *end = first + (r->qready - r->qpos);
+    struct ips2_ticks ticks = r->ticks;
 
     if (end - first > BATCH_EVENTS)
         end = first + BATCH_EVENTS;
-    for (struct ips2_event *ev = first; ev < end; ev++) {
-        const uint64_t t = ev->timer, since = t - t0;
-        uint64_t wall, cpu;
-        if (one_conversion && t >= t0 && since < IPS2_TICKS_FAST_MAX) {
-            uint64_t ran;
-            if (mono) {
-                ran = since;
-                wall = t;
+    if (mono)
+        ips2_ticks_init(&ticks, 1000000000u); /* ns to ns, exactly */
+    if ((mono || t0 == r->sync_timer) && ticks.hz > 1) {
+        for (struct ips2_event *ev = first; ev < end; ev++) {
+            const uint64_t t = ev->timer, since = t - t0;
+            uint64_t wall, cpu;
+            if (t >= t0 && since < IPS2_TICKS_FAST_MAX) {
+                uint64_t ran = ips2_ticks_divide(ticks, since * 1000000000ull);
+                wall = base + ran < base ? UINT64_MAX : base + ran;
+                cpu = t > t0 && t >= t1 ? c1 : ran < c1 - c0 ? c0 + ran : c1;
             } else {
-                ran = ips2_ticks_divide(ticks, since * 1000000000ull);
-                wall = sync_mono + ran;
-                if (wall < sync_mono)
-                    wall = UINT64_MAX;
+                queued_clocks(r, t, &wall, &cpu);
             }
-            if (flat || t == t0)
-                cpu = c0;
-            else if (t >= t1)
-                cpu = c1;
-            else
-                cpu = ran < c1 - c0 ? c0 + ran : c1;
-        } else {
-            wall = wall_of(r, t);
-            cpu = r->q_next ? derive_cpu(r, t0, c0, t1, c1, t) : c0;
+            if (t >= last_timer && wall < last_wall)
+                wall = last_wall;
+            last_timer = t;
+            last_wall = wall;
+            ev->wall_ns = wall;
+            ev->cpu_ns = cpu;
         }
-        if (t >= last_timer && wall < last_wall)
-            wall = last_wall;
-        last_timer = t;
-        last_wall = wall;
-        ev->wall_ns = wall;
-        ev->cpu_ns = cpu;
+    } else {
+        for (struct ips2_event *ev = first; ev < end; ev++) {
+            uint64_t wall, cpu;
+            queued_clocks(r, ev->timer, &wall, &cpu);
+            if (ev->timer >= last_timer && wall < last_wall)
+                wall = last_wall;
+            last_timer = ev->timer;
+            last_wall = wall;
+            ev->wall_ns = wall;
+            ev->cpu_ns = cpu;
+        }
     }
     r->last_timer = last_timer;
     r->last_wall = last_wall;

@@ -49,12 +49,10 @@ static inline void ips2_ticks_init(struct ips2_ticks *t, uint64_t hz)
     t->shift = log2;
 }
 
-/* floor(n / hz) for any 64-bit n (hz != 0).  Takes t by value, so that
+/* floor(n / hz) for any 64-bit n (hz > 1).  Takes t by value, so that
  * a loop keeps its fields in registers. */
 static inline uint64_t ips2_ticks_divide(struct ips2_ticks t, uint64_t n)
 {
-    if (__builtin_expect(t.hz == 1, 0))
-        return n;
     uint64_t q = (uint64_t)(((unsigned __int128)t.magic * n) >> 64);
     return (((n - q) >> 1) + q) >> t.shift;
 }
@@ -64,7 +62,7 @@ static inline uint64_t ips2_ticks_ns(const struct ips2_ticks *t, uint64_t ticks)
 {
     if (t->hz == 0)
         return ticks;
-    if (__builtin_expect(ticks < IPS2_TICKS_FAST_MAX, 1))
+    if (__builtin_expect(ticks < IPS2_TICKS_FAST_MAX && t->hz > 1, 1))
         return ips2_ticks_divide(*t, ticks * 1000000000ull);
     return (uint64_t)((unsigned __int128)ticks * 1000000000u / t->hz);
 }

@@ -58,7 +58,8 @@ static void check_rate(uint64_t hz)
                      (unsigned long long)x, (unsigned long long)ips2_ticks_ns(&t, x),
                      (unsigned long long)exact_ns(x, hz));
         uint64_t n = rnd();
-        assert_int_equal(ips2_ticks_divide(t, n), n / hz);
+        if (hz > 1)
+            assert_int_equal(ips2_ticks_divide(t, n), n / hz);
     }
 }
 
