@@ -38,14 +38,12 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     const struct ips2_file_header *h = ips2_reader_header(rd);
     struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
     memset(&ks, 0, sizeof(ks));
-    /* what changes at every event stays in registers: the hot state and
-     * the event count */
+    /* what changes at every event stays in registers */
     struct rt_hot k = r->h;
     uint64_t events = r->events;
     while ((rc = ips2_reader_next_batch(rd, &evs, &n)) == 1) {
         for (const struct ips2_event *ev = evs; ev < evs + n; ev++) {
             int64_t t = (int64_t)ev->wall_ns + session_offset;
-            events++;
             if (ev->kind == IPS2_EV_ENTER) {
                 rt_enter(r, &k, t, ev->cpu_ns, ev->payload);
             } else if (ev->kind == IPS2_EV_EXIT) {
@@ -53,13 +51,14 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
             } else {
                 rt_advance(r, &k, t, ev->cpu_ns);
                 r->h = k;
-                r->events = events;
                 red_kind_event(r, &ks, &clock, ev, t);
                 k = r->h;
             }
-            if (RT_UNLIKELY((events & (RED_PROGRESS_EVERY - 1)) == 0))
-                red_progress_tick(prog, events, ev->offset);
         }
+        uint64_t before = events;
+        events += n;
+        if (RT_UNLIKELY((before ^ events) >= RED_PROGRESS_EVERY)) /* passed a multiple */
+            red_progress_tick(prog, events, evs[n - 1].offset);
     }
     r->h = k;
     r->events = events;
