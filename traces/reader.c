@@ -113,6 +113,7 @@ struct ips2_reader {
     /* clocks */
     bool mono;                      /* timer MONOTONIC: ticks are ns */
     struct ips2_ticks ticks;        /* TSC ticks to ns */
+    struct ips2_ticks ns_ticks;     /* ns to ns, exactly (queue_deliver()) */
     uint64_t sync_timer, sync_mono; /* TSC conversion base */
     uint64_t last_timer, last_wall; /* the latest event's: walls follow timers */
     bool have_exact;
@@ -829,12 +830,10 @@ static void queue_deliver(struct ips2_reader *r)
     const uint64_t base = mono ? t0 : r->sync_mono;
     uint64_t last_timer = r->last_timer, last_wall = r->last_wall; /* wall_forward()'s */
     struct ips2_event *first = r->q + r->qpos, *end = first + (r->qready - r->qpos);
-    struct ips2_ticks ticks = r->ticks;
+    const struct ips2_ticks ticks = mono ? r->ns_ticks : r->ticks;
 
     if (end - first > BATCH_EVENTS)
         end = first + BATCH_EVENTS;
-    if (mono)
-        ips2_ticks_init(&ticks, 1000000000u); /* ns to ns, exactly */
     if ((mono || t0 == r->sync_timer) && ticks.hz > 1) {
         for (struct ips2_event *ev = first; ev < end; ev++) {
             const uint64_t t = ev->timer, since = t - t0;
@@ -1137,6 +1136,7 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
                             k != IPS2_EV_LOCK_RELEASE_SHORT;
     r->mono = r->hdr.timer == IPS2_TIMER_MONOTONIC;
     ips2_ticks_init(&r->ticks, r->mono ? 0 : r->hdr.tsc_hz);
+    ips2_ticks_init(&r->ns_ticks, 1000000000u);
     r->sync_timer = r->hdr.ref_tsc;
     r->sync_mono = r->hdr.ref_mono_ns;
     return r;
