@@ -7,7 +7,7 @@
 # (libips2ext.a) and builds the machine's PAG part (libips2cpa.a).
 
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
-              slave/reduce_raw.c slave/reduce_stream.c \
+              slave/reduce_stream.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
               slave/reduce_ext.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
@@ -32,7 +32,7 @@ $(SLAVE_HEADERS): $(B)/include/%.h: slave/%.h
 # from $(B)/include).
 $(B)/obj/tests/unit/test_reduce.o $(B)/obj/tests/unit/test_reductions.o: \
     | $(B)/include/ips2_reductions.h $(TRACE_HEADERS)
-# test_reduce also checks the fast raw decoder directly (slave/reduce_internal.h)
+# test_reduce also reduces single streams directly (slave/reduce_internal.h)
 $(B)/obj/tests/unit/test_reduce.o: CFLAGS_COMMON += -Islave
 $(B)/tests/unit/test_reduce: $(B)/obj/tests/unit/test_reduce.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)

@@ -7,10 +7,10 @@
  * external data files, misnamed special files (problems), and the
  * machine's clock offset.  For each image its process stream is read once,
  * for the module map (procedure names) and a process exit recorded there;
- * then each of its thread streams gets one streaming pass (reduce_raw.c
- * for raw streams, else, or when that declines, reduce_stream.c) and is
- * turned into rows (reduce_emit.c) before the next one starts, so memory
- * holds the results and one thread's tables, never a trace.
+ * then each of its thread streams gets one streaming pass through the
+ * trace reader (reduce_stream.c) and is turned into rows (reduce_emit.c)
+ * before the next one starts, so memory holds the results and one
+ * thread's tables, never a trace.
  *
  * All streams of the machine use one clock offset (CLOCK_REALTIME minus
  * CLOCK_MONOTONIC from the header with the earliest calibration), so that
@@ -210,16 +210,6 @@ static void reduce_one(struct red_build *b, const struct ips2_trace_stream *s, s
     rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
     if (pag)
         rt_pag_attach(r, pag);
-    if (s->raw && red_stream_raw(s->path, r, offset, prog) == 0)
-        return;
-    if (s->raw) { /* declined: start again with the reader */
-        rt_free(r);
-        rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
-        if (pag) {
-            pag_thread_restart(pag);
-            rt_pag_attach(r, pag);
-        }
-    }
     if (red_stream_reader(s->path, r, offset, prog, err) < 0)
         red_build_problem(b, "%s", err);
 }
