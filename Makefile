@@ -12,7 +12,9 @@ B       := build
 OPT     ?= -O2
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -Itraces -Iinstr -I$(B)/include
+# Parts see each other only through the public headers their module.mk
+# copies into $(B)/include; a part adds its own folder to its CFLAGS_<dir>.
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) -I$(B)/include
 LDLIBS_COMMON :=
 
 # Filled by the module.mk fragments.
@@ -27,17 +29,19 @@ SETUP_STAMP := $(B)/.setup-done
 .PHONY: all setup check demo bench fuzz install clean format
 all:
 
+# The parts in the order of their dependencies: each module.mk owns its
+# targets and uses the libraries and public headers of the ones before it.
 include tests/fuzz/fuzz.mk
 include traces/module.mk
 include instr/module.mk
 include collectors/module.mk
+include cpa/module.mk
 include slave/module.mk
 include master/module.mk
 include tests/module.mk
 include bench/module.mk
 include examples/module.mk
 include tk/module.mk
-include cpa/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES) $(HEADERS)
 
@@ -49,7 +53,15 @@ $(SETUP_STAMP): scripts/setup.sh
 	@sh scripts/setup.sh
 	@touch $@
 
-$(B)/obj/%.o: %.c | $(SETUP_STAMP)
+# A part's static library: its module.mk names the objects
+# ($(X_LIB): $(X_OBJS)); made afresh, so a dropped object leaves it.
+$(B)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# Every object waits for the public headers to be in $(B)/include.
+$(B)/obj/%.o: %.c | $(SETUP_STAMP) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS_$(dir $<)) -MMD -MP -c -o $@ $<
 

@@ -15,31 +15,23 @@ CFLAGS_cpa/ := -fPIC -Icpa
 $(CPA_OBJS): | $(TRACE_HEADERS)
 
 $(CPA_LIB): $(CPA_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
 
-$(B)/include/ips2_pag.h: cpa/ips2_pag.h
+# The public headers: a part and the engine, and the builder's interface,
+# which the slave's reduction drives (pag_build.h).
+CPA_HEADERS := $(addprefix $(B)/include/,ips2_pag.h pag_build.h)
+$(CPA_HEADERS): $(B)/include/%.h: cpa/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
 LIBRARIES += $(CPA_LIB)
-HEADERS   += $(B)/include/ips2_pag.h
+HEADERS   += $(CPA_HEADERS)
 
-# The reduction library builds a part (slave/reduce*.c include
-# cpa/pag_build.h), so whatever links it links this library after it.
-CFLAGS_slave/ += -Icpa
-SLAVE_LIBS := $(SLAVE_LIB) $(CPA_LIB) $(TRACE_LIBS) -lm
-$(B)/bin/ips2-reduce $(B)/bin/ips2slave $(MASTER_PKG_LIB) $(MASTER_TESTS) \
-    $(B)/tests/unit/test_reduce $(B)/tests/unit/test_reductions: $(CPA_LIB)
-
-# Unit tests of the PAG part.
-PAG_TESTS := $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_pag_file
-$(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Icpa -Islave
-$(PAG_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): | $(B)/include/ips2_reductions.h
-$(PAG_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB) $(CPA_LIB) $(TRACE_LIB)
+# Unit tests of the PAG part (test_pag_build, which builds parts through
+# the slave's reduction, is in tests/module.mk).
+$(B)/obj/tests/unit/test_pag_file.o: CFLAGS_COMMON += -Icpa
+$(B)/tests/unit/test_pag_file: $(B)/obj/tests/unit/test_pag_file.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
+	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
 # The part file's decoders (cpa/pag_file.c) have their own fuzz target.
 $(eval $(call fuzz_target,pag,$(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h,\

@@ -274,15 +274,6 @@ void pag_thread_drop(struct pag_builder *b)
         b->head = NO_GID;
 }
 
-void pag_thread_restart(struct pag_builder *b)
-{
-    if (!b->in_thread)
-        return;
-    int32_t tid = b->p->threads[b->thread].tid;
-    pag_thread_drop(b);
-    pag_thread_begin(b, tid);
-}
-
 /* ---- nodes --------------------------------------------------------------- */
 
 void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu)

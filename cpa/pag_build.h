@@ -36,10 +36,8 @@ void pag_image_begin(struct pag_builder *b, const char *app, const char *exe, in
                      uint32_t image, uint32_t ppid);
 void pag_image_end(struct pag_builder *b, int exit_seen, int32_t exit_how, int64_t exit_t);
 
-/* A thread stream begins; restart: its reduction starts over (the fast
- * decoder gave up), so everything the stream gave so far is dropped. */
+/* A thread stream begins. */
 void pag_thread_begin(struct pag_builder *b, int32_t tid);
-void pag_thread_restart(struct pag_builder *b);
 /* The stream gave nothing: the thread is dropped. */
 void pag_thread_drop(struct pag_builder *b);
 

@@ -19,8 +19,6 @@
 
 #include "model.h"
 
-void ips2_npt_cache_free(struct ips2_npt_cache *c); /* histograms.c */
-
 static char *dupstr(const char *s)
 {
     return strdup(s ? s : "");

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h" /* ips2_set_error(), the trace library's error formatter */
+#include "ips2_error.h" /* ips2_set_error(), the trace library's error formatter */
 #include "ips2_reader.h"
 #include "ips2_master.h" /* ips2_reduce_fn */
 #include "ips2_reductions.h"
@@ -144,7 +144,10 @@ struct ips2_reducer {
     void (*release)(void *arg); /* called when the model is freed, or NULL */
 };
 
-struct ips2_npt_cache; /* histograms.c */
+/* The NPT concurrency a model keeps between queries (histograms.c);
+ * the model frees it with itself. */
+struct ips2_npt_cache;
+void ips2_npt_cache_free(struct ips2_npt_cache *c);
 
 struct ips2_model {
     char *dir;             /* session directory, or NULL for a model built in memory */

@@ -1,11 +1,13 @@
 # master/: the master package `ips2`, a stubs-enabled Tcl extension:
 # $(B)/lib/ips2/libips2tcl.so, its Tcl layer (*.tcl) and its pkgIndex.tcl,
-# found with auto_path (or TCLLIBPATH) = $(B)/lib.  It links the reduction library (slave/, for
-# decoding reductions files and reducing phases in-process) and the trace
-# library, both position-independent.  `make install` puts the directory in
-# PREFIX/lib/ips2.  The model and tables (everything but the tcl_* files,
-# session_dir.c and ips2tcl.c) do not use Tcl, so unit tests link them
-# without it.
+# found with auto_path (or TCLLIBPATH) = $(B)/lib.  It links the reduction
+# library (slave/, for decoding reductions files and reducing phases
+# in-process) with the libraries it uses (SLAVE_LIBS: the critical-path
+# engine, the trace library), and the protocol library, all
+# position-independent, and includes their public headers only.  `make
+# install` puts the directory in PREFIX/lib/ips2.  The model and tables
+# (everything but the tcl_* files, session_dir.c and ips2tcl.c) do not use
+# Tcl, so unit tests link them without it.
 
 MASTER_CORE_SRCS := master/model.c master/tables.c master/histograms.c master/gprof.c \
                     master/phases.c
@@ -18,11 +20,11 @@ MASTER_PKG_DIR   := $(B)/lib/ips2
 MASTER_PKG_LIB   := $(MASTER_PKG_DIR)/libips2tcl.so
 MASTER_PKG_INDEX := $(MASTER_PKG_DIR)/pkgIndex.tcl
 TCL_INCLUDE      := /usr/include/tcl8.6
-CFLAGS_master/   := -fPIC -Imaster -Islave -I$(TCL_INCLUDE) -DUSE_TCL_STUBS
+CFLAGS_master/   := -fPIC -Imaster -I$(TCL_INCLUDE) -DUSE_TCL_STUBS
 
 $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS): | $(TRACE_HEADERS)
 
-$(MASTER_PKG_LIB): $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIB) $(TRACE_LIB)
+$(MASTER_PKG_LIB): $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-z,defs -o $@ $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIBS) \
 	    $(MASTER_LIBS) -ltclstub8.6 -lm
@@ -30,6 +32,12 @@ $(MASTER_PKG_LIB): $(MASTER_CORE_OBJS) $(MASTER_TCL_OBJS) $(SLAVE_LIB) $(TRACE_L
 $(MASTER_PKG_INDEX): master/pkgIndex.tcl
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# Its public header: opening a session from C (Ips2_OpenSession).
+$(B)/include/ips2_master.h: master/ips2_master.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+HEADERS += $(B)/include/ips2_master.h
 
 # The package's Tcl layer (workload language, manifest, formatting, the
 # `ips2` command line: ANALYSTS.md §1, §3, §7) beside the library, and the
@@ -56,24 +64,28 @@ install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES)
 
 # Unit tests of the model and tables: built in memory, no Tcl.
 MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables
-$(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster -Islave
-$(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB) \
-                 $(TRACE_LIB)
+$(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster
+$(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(SLAVE_LIBS) -lcmocka -lpthread -lm
 
 # --- the PVM part: ips2::run (tcl_run.c, run_plan.c), the pvmd (pvm_vm.c),
-# the slaves (pvm_slaves.c), and the protocol's pack helpers shared with
-# ips2slave (slave/proto_pack.c).  Appended to the package's objects; the
-# link recipe above expands MASTER_TCL_OBJS and MASTER_LIBS when it runs.
-MASTER_PVM_SRCS := master/tcl_run.c master/run_plan.c master/pvm_vm.c master/pvm_slaves.c
-MASTER_PVM_OBJS := $(MASTER_PVM_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/slave/proto_pack.o
+# the slaves (pvm_slaves.c), with the protocol library of ips2slave
+# (slave/ips2_proto.h).  Appended to the package's objects; the link recipe
+# above expands MASTER_TCL_OBJS and MASTER_LIBS when it runs.  ips2::run
+# spawns $(B)/bin/ips2slave (bin/ beside the package's lib/).
+MASTER_PVM_SRCS := master/tcl_run.c master/run_plan.c master/pvm_vm.c master/pvm_slaves.c \
+                   master/slave_path.c
+MASTER_PVM_OBJS := $(MASTER_PVM_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_PVM_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_PVM_OBJS)
-MASTER_LIBS += -lpvm3
-$(MASTER_PKG_LIB): $(MASTER_PVM_OBJS)
-# ips2::run spawns $(B)/bin/ips2slave (bin/ beside the package's lib/)
-all: $(B)/bin/ips2slave
+MASTER_LIBS += $(PROTO_LIB) -lpvm3
+$(MASTER_PKG_LIB): $(MASTER_PVM_OBJS) $(PROTO_LIB)
+# Its unit test: where ips2slave is found.
+$(B)/obj/tests/unit/test_slave_path.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/master/slave_path.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka
 
 # --- the critical path (cpa/, ANALYSTS.md §6): queries in this process
 # (cpa_local.c) or on PVM slaves (cpa_slaves.c), and the session's cp,
@@ -83,7 +95,6 @@ MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c mast
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
-CFLAGS_master/ += -Icpa
 $(MASTER_PKG_LIB): $(MASTER_CPA_OBJS)
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa

@@ -19,7 +19,6 @@
  * kept per (mode, application, zeroing) and every table is made from them
  * (cpa/ips2_cpa.h profiles, from the parts' metadata only).
  */
-#include <dlfcn.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 
 #include "cpa.h"
 #include "ips2_reader.h" /* ips2_kind_name */
+#include "slave_path.h"
 #include "tcl_cpa.h"
 #include "tcl_run.h" /* Ips2RunSlaves */
 #include "tcl_util.h"
@@ -84,30 +84,6 @@ void Ips2CpaFree(Ips2Session *s)
 }
 
 /* --- the parts ----------------------------------------------------------- */
-
-/* The path of ips2slave: $IPS2_SLAVE, or bin/ beside the lib/ holding
- * this library (.../lib/ips2/libips2tcl.so). */
-static void SlavePath(char *buf, size_t len)
-{
-    const char *env = getenv("IPS2_SLAVE");
-    Dl_info info;
-    char real[PATH_MAX];
-    if (env != NULL && env[0] != '\0') {
-        snprintf(buf, len, "%s", env);
-        return;
-    }
-    snprintf(buf, len, "ips2slave");
-    if (dladdr((void *)SlavePath, &info) != 0 && info.dli_fname != NULL &&
-        realpath(info.dli_fname, real) != NULL) {
-        for (int up = 0; up < 3; up++) {
-            char *slash = strrchr(real, '/');
-            if (slash == NULL)
-                return;
-            *slash = '\0';
-        }
-        snprintf(buf, len, "%s/bin/ips2slave", real);
-    }
-}
 
 /* The session's part files (pag/ *.pag), sorted; the host of each file's machine (the
  * longest machine name that is the file's stem or its stem's prefix
@@ -272,7 +248,7 @@ static int OpenSet(Ips2Session *s, enum pvm_how how, char *err, size_t errlen)
     int rc;
     if (distributed) {
         char slave[PATH_MAX];
-        SlavePath(slave, sizeof slave);
+        ips2_slave_path(slave, sizeof slave);
         rc = cpa_pvm_open(g.gl_pathv, g.gl_pathc, s->m->machines, s->m->nmachines, slaves, live,
                           slave, PartView, s->m, &c->set, err, errlen);
     } else {
@@ -1088,7 +1064,7 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     double t0 = Now();
     int rc;
     if (strcmp(how, "private") == 0) {
-        SlavePath(slave, sizeof slave);
+        ips2_slave_path(slave, sizeof slave);
         rc = cpa_pvm_open(files, (size_t)nfiles, NULL, 0, Ips2RunSlaves(interp, NULL, NULL), false,
                           slave, NULL, NULL, &set, err, sizeof err);
     } else {

@@ -40,7 +40,6 @@
  *
  *	libpvm holds one connection per process, so one run at a time.
  */
-#include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +53,7 @@
 #include "run.h"         /* with tcl.h, before ips2_master.h */
 #include "ips2_master.h"
 #include "model.h"
+#include "slave_path.h"
 #include "tcl_run.h"
 #include "tcl_util.h"
 
@@ -598,27 +598,6 @@ static void SendWork(struct run *run, struct run_machine *m)
     ips2_slaves_go(s, m->slave);
 }
 
-/* The path of ips2slave: bin/ beside the lib/ holding this library. */
-static Tcl_Obj *DefaultSlavePath(void)
-{
-    const char *env = getenv("IPS2_SLAVE");
-    if (env != NULL && env[0] != '\0')
-        return Ips2Str(env);
-    Dl_info info;
-    char buf[PATH_MAX];
-    if (dladdr((void *)DefaultSlavePath, &info) != 0 && info.dli_fname != NULL &&
-        realpath(info.dli_fname, buf) != NULL) {
-        for (int up = 0; up < 3; up++) { /* .../lib/ips2/libips2tcl.so -> ... */
-            char *slash = strrchr(buf, '/');
-            if (slash == NULL)
-                break;
-            *slash = '\0';
-        }
-        return Tcl_ObjPrintf("%s/bin/ips2slave", buf);
-    }
-    return Ips2Str("ips2slave");
-}
-
 /* sessions/YYYY-MM-DD-a (b, c, ...) in the working directory. */
 static Tcl_Obj *DefaultSession(void)
 {
@@ -885,7 +864,12 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
     }
     run->keep = run->done_cmd == NULL; /* the session it returns keeps the slaves */
     run->assoc = assoc;
-    run->slave_path = slave ? slave : DefaultSlavePath();
+    if (slave == NULL) {
+        char path[PATH_MAX];
+        ips2_slave_path(path, sizeof path);
+        slave = Ips2Str(path);
+    }
+    run->slave_path = slave;
     Tcl_IncrRefCount(run->slave_path);
 
     int rc = Ips2RunPlan(run, workload);

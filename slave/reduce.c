@@ -2,13 +2,15 @@
  * reduce.c - ips2_reduce_dir(): reduces every stream of one machine's trace
  * directory.
  *
- * The streams are grouped by process image (<pid>.<image>.*, see
- * FORMAT.md section 1).  For each image its process stream is read once,
+ * The directory is listed by the trace library (ips2_trace_dir.h): streams
+ * grouped by process image (<pid>.<image>.*, see FORMAT.md section 1),
+ * external data files, misnamed special files (problems), and the
+ * machine's clock offset.  For each image its process stream is read once,
  * for the module map (procedure names) and a process exit recorded there;
- * then each of its thread streams gets one streaming pass (reduce_raw.c
- * for raw streams, else, or when that declines, reduce_stream.c) and is
- * turned into rows (reduce_emit.c) before the next one starts, so memory
- * holds the results and one thread's tables, never a trace.
+ * then each of its thread streams gets one streaming pass through the
+ * trace reader (reduce_stream.c) and is turned into rows (reduce_emit.c)
+ * before the next one starts, so memory holds the results and one
+ * thread's tables, never a trace.
  *
  * All streams of the machine use one clock offset (CLOCK_REALTIME minus
  * CLOCK_MONOTONIC from the header with the earliest calibration), so that
@@ -16,203 +18,16 @@
  * for one machine.  A stream that cannot be read is reduced up to the
  * damage and its error goes into problems[]; the rest goes on.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ips2_fields.h"
 #include "ips2_symbols.h"
+#include "ips2_trace_dir.h"
 #include "pag_build.h"
 #include "reduce_ext.h"
 #include "reduce_internal.h"
-
-#define PROC_TID UINT32_MAX /* the tid field of a process stream */
-
-struct stream {
-    char *path;
-    uint32_t pid, image, tid, k;
-    bool raw;
-    uint64_t size;
-};
-
-struct streams {
-    struct stream *v;
-    size_t n, cap;
-};
-
-/* ---- the directory --------------------------------------------------- */
-
-/* Reads a decimal number of at most 10 digits ending at `end`; NULL if none. */
-static const char *number(const char *p, char end, uint32_t *out)
-{
-    uint64_t v = 0;
-    const char *start = p;
-
-    while (*p >= '0' && *p <= '9' && p - start < 10)
-        v = v * 10 + (uint64_t)(*p++ - '0');
-    if (p == start || *p != end || v > UINT32_MAX)
-        return NULL;
-    *out = (uint32_t)v;
-    return p + 1;
-}
-
-/* Parses <pid>.<image>.<tid>[.<k>].raw|ips2 and <pid>.<image>.proc.raw|ips2. */
-static bool parse_name(const char *name, struct stream *s)
-{
-    const char *p = name;
-
-    s->k = 0;
-    if (!(p = number(p, '.', &s->pid)) || !(p = number(p, '.', &s->image)))
-        return false;
-    if (!strncmp(p, "proc.", 5)) {
-        s->tid = PROC_TID;
-        p += 5;
-    } else {
-        if (!(p = number(p, '.', &s->tid)) || s->tid == PROC_TID)
-            return false;
-        const char *q = number(p, '.', &s->k);
-        if (q)
-            p = q;
-    }
-    if (!strcmp(p, "raw"))
-        s->raw = true;
-    else if (!strcmp(p, "ips2"))
-        s->raw = false;
-    else
-        return false;
-    return true;
-}
-
-static int cmp_stream(const void *a, const void *b)
-{
-    const struct stream *x = a, *y = b;
-
-#define CMP(f)                                                                                     \
-    if (x->f != y->f)                                                                              \
-        return x->f < y->f ? -1 : 1;
-    CMP(pid)
-    CMP(image)
-    CMP(tid)
-    CMP(k)
-    CMP(raw)
-#undef CMP
-    return 0;
-}
-
-static void streams_free(struct streams *ss)
-{
-    for (size_t i = 0; i < ss->n; i++)
-        free(ss->v[i].path);
-    free(ss->v);
-}
-
-/* Lists the streams of dir, sorted; a stream present both raw and packed is
- * taken raw (the same events, read faster).  0, or -1 with err. */
-static int scan(const char *dir, struct streams *ss, char *err)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-
-    memset(ss, 0, sizeof(*ss));
-    if (!d) {
-        snprintf(err, IPS2_ERR_MAX, "%s: cannot open the trace directory: %s", dir,
-                 strerror(errno));
-        return -1;
-    }
-    while ((e = readdir(d))) {
-        struct stream s;
-        struct stat st;
-        if (!parse_name(e->d_name, &s))
-            continue;
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        if (!(s.path = malloc(len)))
-            goto oom;
-        snprintf(s.path, len, "%s/%s", dir, e->d_name);
-        if (stat(s.path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(s.path);
-            continue;
-        }
-        s.size = (uint64_t)st.st_size;
-        if (ss->n == ss->cap) {
-            size_t cap = ss->cap ? ss->cap * 2 : 64;
-            struct stream *v = realloc(ss->v, cap * sizeof(*v));
-            if (!v) {
-                free(s.path);
-                goto oom;
-            }
-            ss->v = v;
-            ss->cap = cap;
-        }
-        ss->v[ss->n++] = s;
-    }
-    closedir(d);
-    qsort(ss->v, ss->n, sizeof(*ss->v), cmp_stream);
-    /* drop the packed twin of a raw stream: it sorts right before it */
-    size_t o = 0;
-    for (size_t i = 0; i < ss->n; i++) {
-        struct stream *s = &ss->v[i];
-        if (i + 1 < ss->n && !s->raw && ss->v[i + 1].raw && s->pid == ss->v[i + 1].pid &&
-            s->image == ss->v[i + 1].image && s->tid == ss->v[i + 1].tid &&
-            s->k == ss->v[i + 1].k) {
-            free(s->path);
-            continue;
-        }
-        ss->v[o++] = *s;
-    }
-    ss->n = o;
-    return 0;
-oom:
-    closedir(d);
-    streams_free(ss);
-    snprintf(err, IPS2_ERR_MAX, "%s: out of memory listing the trace directory", dir);
-    return -1;
-}
-
-/* ---- headers --------------------------------------------------------- */
-
-/* Reads a stream's header without checking more than the magic. */
-static bool peek_header(const char *path, struct ips2_file_header *h)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    bool ok = false;
-
-    if (fd < 0)
-        return false;
-    if (pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) &&
-        !memcmp(h->magic, IPS2_MAGIC, IPS2_MAGIC_LEN)) {
-        h->host[IPS2_HOST_MAX - 1] = '\0';
-        h->app[IPS2_APP_MAX - 1] = '\0';
-        h->exe[IPS2_PATH_MAX - 1] = '\0';
-        ok = true;
-    }
-    close(fd);
-    return ok;
-}
-
-/* The machine's realtime - monotonic offset, from the earliest calibration. */
-static int64_t machine_offset(const struct streams *ss, char *host, size_t host_size)
-{
-    struct ips2_file_header h;
-    uint64_t best_mono = UINT64_MAX;
-    int64_t off = 0;
-
-    host[0] = '\0';
-    for (size_t i = 0; i < ss->n; i++) {
-        if (!peek_header(ss->v[i].path, &h))
-            continue;
-        if (h.ref_mono_ns < best_mono) {
-            best_mono = h.ref_mono_ns;
-            off = (int64_t)(h.ref_real_ns - h.ref_mono_ns);
-            snprintf(host, host_size, "%s", h.host);
-        }
-    }
-    return off;
-}
 
 /* ---- one process image ----------------------------------------------- */
 
@@ -287,7 +102,7 @@ static uint32_t name_of(void *arg, uint64_t addr)
 }
 
 /* Reads a process stream: the module map and a process exit. */
-static void load_process_stream(struct image *im, const struct stream *s, int64_t offset,
+static void load_process_stream(struct image *im, const struct ips2_trace_stream *s, int64_t offset,
                                 uint64_t *events)
 {
     char err[IPS2_ERR_MAX], merr[IPS2_ERR_MAX];
@@ -386,7 +201,7 @@ static void image_free(struct image *im)
 
 /* Reduces one thread stream into a fresh rt; the reader's error, if any,
  * becomes a problem. */
-static void reduce_one(struct red_build *b, const struct stream *s, struct rt *r,
+static void reduce_one(struct red_build *b, const struct ips2_trace_stream *s, struct rt *r,
                        const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
                        struct red_progress *prog, struct pag_builder *pag)
 {
@@ -395,16 +210,6 @@ static void reduce_one(struct red_build *b, const struct stream *s, struct rt *r
     rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
     if (pag)
         rt_pag_attach(r, pag);
-    if (s->raw && red_stream_raw(s->path, r, offset, prog) == 0)
-        return;
-    if (s->raw) { /* declined: start again with the reader */
-        rt_free(r);
-        rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
-        if (pag) {
-            pag_thread_restart(pag);
-            rt_pag_attach(r, pag);
-        }
-    }
     if (red_stream_reader(s->path, r, offset, prog, err) < 0)
         red_build_problem(b, "%s", err);
 }
@@ -432,9 +237,9 @@ static const char *pag_name(void *arg, uint32_t proc)
 }
 
 /* Reduces the streams [first, end) of one process image. */
-static void reduce_image(struct red_build *b, const struct streams *ss, size_t first, size_t end,
-                         const struct ips2_reduce_options *o, uint64_t interval, int64_t offset,
-                         struct red_progress *prog, struct pag_builder *pag)
+static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, size_t first,
+                         size_t end, const struct ips2_reduce_options *o, uint64_t interval,
+                         int64_t offset, struct red_progress *prog, struct pag_builder *pag)
 {
     struct image im;
     struct ips2_file_header h;
@@ -447,12 +252,12 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
     if (!im.symtab)
         b->oom = true;
     for (size_t i = first; i < end; i++) {
-        if (ss->v[i].tid == PROC_TID) {
-            load_process_stream(&im, &ss->v[i], offset, &proc_events);
-            b->r->trace_bytes += ss->v[i].size;
+        if (td->streams[i].tid == IPS2_TRACE_PROC_TID) {
+            load_process_stream(&im, &td->streams[i], offset, &proc_events);
+            b->r->trace_bytes += td->streams[i].size;
         }
         if (!have_h)
-            have_h = peek_header(ss->v[i].path, &h);
+            have_h = ips2_trace_stream_header(td->streams[i].path, &h);
     }
 
     uint32_t pidx = (uint32_t)b->r->nprocesses;
@@ -466,9 +271,9 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
     if (p->app == IPS2_RED_NONE || p->exe == IPS2_RED_NONE)
         b->oom = true; /* both are given: NONE here is out of memory */
     p->command = IPS2_RED_NONE;
-    p->pid = ss->v[first].pid;
+    p->pid = td->streams[first].pid;
     p->ppid = have_h ? h.ppid : 0;
-    p->image = ss->v[first].image;
+    p->image = td->streams[first].image;
     p->start_ns = INT64_MAX;
     p->end_ns = INT64_MIN;
     p->exit_how = -1;
@@ -482,9 +287,9 @@ static void reduce_image(struct red_build *b, const struct streams *ss, size_t f
     bool exit_seen = im.exit_seen, damaged = false, have_thread_stream = false;
     int32_t how = im.exit_how, status = im.exit_status;
     for (size_t i = first; i < end; i++) {
-        const struct stream *s = &ss->v[i];
+        const struct ips2_trace_stream *s = &td->streams[i];
         struct rt r;
-        if (s->tid == PROC_TID)
+        if (s->tid == IPS2_TRACE_PROC_TID)
             continue;
         have_thread_stream = true;
         size_t nproblems = b->r->nproblems;
@@ -557,7 +362,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
 {
     struct ips2_reduce_options o = {0};
     struct red_build b;
-    struct streams ss;
+    struct ips2_trace_dir *td;
     char host[IPS2_HOST_MAX];
 
     if (options)
@@ -566,21 +371,23 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
         o.phase_start_ns = INT64_MIN;
         o.phase_end_ns = INT64_MAX;
     }
-    if (scan(trace_dir, &ss, err) < 0)
+    if (!(td = ips2_trace_dir_open(trace_dir, err)))
         return NULL;
     memset(&b, 0, sizeof(b));
     if (!(b.r = calloc(1, sizeof(*b.r)))) {
-        streams_free(&ss);
+        ips2_trace_dir_free(td);
         snprintf(err, IPS2_ERR_MAX, "%s: out of memory", trace_dir);
         return NULL;
     }
     uint64_t interval = o.interval_ns ? o.interval_ns : 100000000ull;
-    int64_t offset = machine_offset(&ss, host, sizeof(host)) - o.session_start_real;
+    int64_t offset = ips2_trace_dir_clock_offset(td, host, sizeof(host)) - o.session_start_real;
     b.r->machine = ips2_strtab_intern(&b.strings, o.machine ? o.machine : "");
     b.r->host = ips2_strtab_intern(&b.strings, host);
     b.r->phase_start_ns = o.phase_start_ns;
     b.r->phase_end_ns = o.phase_end_ns;
     b.r->interval_ns = interval;
+    for (size_t i = 0; i < td->nproblems; i++)
+        red_build_problem(&b, "%s", td->problems[i]);
 
     struct pag_builder *pag = NULL;
     if (o.pag_out) {
@@ -590,25 +397,24 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     }
 
     struct red_progress prog = {o.progress, o.progress_arg, 0, RED_PROGRESS_EVERY, 0, 0};
-    for (size_t i = 0; i < ss.n; i++)
-        prog.bytes_all += ss.v[i].size;
-    for (size_t i = 0; i < ss.n;) {
-        size_t j = i + 1;
-        while (j < ss.n && ss.v[j].pid == ss.v[i].pid && ss.v[j].image == ss.v[i].image)
-            j++;
-        reduce_image(&b, &ss, i, j, &o, interval, offset, &prog, pag);
+    for (size_t i = 0; i < td->nstreams; i++)
+        prog.bytes_all += td->streams[i].size;
+    for (size_t i = 0; i < td->nstreams;) {
+        size_t j = ips2_trace_dir_image_end(td, i);
+        reduce_image(&b, td, i, j, &o, interval, offset, &prog, pag);
         i = j;
     }
     if (o.progress)
         o.progress(o.progress_arg, prog.done, prog.done);
-    streams_free(&ss);
     if (pag) {
         char perr[IPS2_ERR_MAX];
         if (pag_builder_finish(pag, o.machine, trace_dir, o.pag_out, perr, sizeof(perr)) < 0)
             red_build_problem(&b, "%s", perr);
         pag_builder_free(pag);
     }
-    red_reduce_ext(&b, trace_dir, o.session_start_real, o.phase_start_ns, o.phase_end_ns, interval);
+    red_reduce_ext(&b, td->ext_files, td->next_files, o.session_start_real, o.phase_start_ns,
+                   o.phase_end_ns, interval);
+    ips2_trace_dir_free(td);
     if (!red_build_finish(&b)) {
         ips2_reductions_free(b.r);
         snprintf(err, IPS2_ERR_MAX, "%s: out of memory reducing the traces", trace_dir);

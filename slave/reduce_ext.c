@@ -27,7 +27,6 @@
  * row's process), no row two processes of the file; one left without a row
  * has none (IPS2_RED_NONE).
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,46 +345,13 @@ static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *
     ips2_ext_free(d);
 }
 
-static int cmp_name(const void *a, const void *b)
+void red_reduce_ext(struct red_build *b, char *const *paths, size_t npaths,
+                    int64_t session_start_real, int64_t start_ns, int64_t end_ns,
+                    uint64_t interval_ns)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void red_reduce_ext(struct red_build *b, const char *dir, int64_t session_start_real,
-                    int64_t start_ns, int64_t end_ns, uint64_t interval_ns)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char **names = NULL;
-    size_t n = 0;
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        if (!ips2_ext_is_file(e->d_name))
-            continue;
-        char **v = realloc(names, (n + 1) * sizeof *names);
-        if (v == NULL || (v[n] = strdup(e->d_name)) == NULL) {
-            names = v ? v : names;
-            b->oom = true;
-            break;
-        }
-        names = v;
-        n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_name); /* the same rows in the same order each time */
     struct ext_rows rows = {0};
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(dir) + strlen(names[i]) + 2;
-        char *path = malloc(len);
-        if (path != NULL) {
-            snprintf(path, len, "%s/%s", dir, names[i]);
-            reduce_file(b, &rows, path, session_start_real, start_ns, end_ns, interval_ns);
-        }
-        free(path);
-        free(names[i]);
-    }
-    free(names);
+    for (size_t i = 0; i < npaths; i++) /* sorted: the same rows in the same order each time */
+        reduce_file(b, &rows, paths[i], session_start_real, start_ns, end_ns, interval_ns);
     b->r->exts = rows.v;
     b->r->nexts = rows.n;
 }

@@ -74,7 +74,7 @@ struct red_kstate {
 void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *c,
                     const struct ips2_event *ev, int64_t t);
 
-/* ---- reduce_stream.c / reduce_raw.c: one thread stream --------------- */
+/* ---- reduce_stream.c: one thread stream ----------------------------- */
 
 struct red_progress {
     void (*fn)(void *arg, uint64_t done, uint64_t total);
@@ -90,17 +90,11 @@ struct red_progress {
 /* Calls the progress callback if it is due. */
 void red_progress_tick(struct red_progress *p, uint64_t events, uint64_t bytes);
 
-/* Reduces a thread stream into r through ips2_reader.  Returns 0, or -1
- * with err (IPS2_ERR_MAX) holding the reader's error; events before the
- * error are in r either way. */
+/* Reduces a thread stream into r through the trace reader (ips2_reader.h,
+ * the one decoder: raw or packed, any CPU method, damaged or not).
+ * Returns 0, or -1 with err (IPS2_ERR_MAX) holding the reader's error;
+ * events before the error are in r either way. */
 int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
                       struct red_progress *prog, char *err);
-
-/* The same for a raw stream, by a specialised decoder that gives exactly
- * the reader's events.  Returns 0; 1 when it cannot (not a plain raw
- * thread stream, or anything unusual in it) and r must be reduced again
- * by red_stream_reader() from a fresh state. */
-int red_stream_raw(const char *path, struct rt *r, int64_t session_offset,
-                   struct red_progress *prog);
 
 #endif /* IPS2_SLAVE_REDUCE_INTERNAL_H */

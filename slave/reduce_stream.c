@@ -1,8 +1,10 @@
 /*
  * reduce_stream.c - one thread stream's pass through the trace reader
- * (ips2_reader.h): raw or packed, any CPU method, damaged or not.  Times
- * go onto the session's time base; ENTER and EXIT go to the shadow stack,
- * every other event moves the clock and goes to reduce_kinds.c.
+ * (ips2_reader.h, the one decoder): raw or packed, any CPU method, damaged
+ * or not.  Times go onto the session's time base; ENTER and EXIT go to the
+ * shadow stack, every other event moves the clock and goes to
+ * reduce_kinds.c.  The reader's next() is inline and so is the shadow
+ * stack's hot path: the loop makes no call for most events.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,8 +28,9 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
                       struct red_progress *prog, char *err)
 {
     struct ips2_reader *rd = ips2_reader_open(path, err);
-    const struct ips2_event *ev;
+    const struct ips2_event *evs;
     struct red_kstate ks;
+    size_t n;
     int rc;
 
     if (!rd)
@@ -35,28 +38,30 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     const struct ips2_file_header *h = ips2_reader_header(rd);
     struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
     memset(&ks, 0, sizeof(ks));
+    /* what changes at every event stays in registers */
     struct rt_hot k = r->h;
-    while ((rc = ips2_reader_next(rd, &ev)) == 1) {
-        int64_t t = (int64_t)ev->wall_ns + session_offset;
-        r->events++;
-        switch (ev->kind) {
-        case IPS2_EV_ENTER:
-            rt_enter(r, &k, t, ev->cpu_ns, ev->payload);
-            break;
-        case IPS2_EV_EXIT:
-            rt_exit(r, &k, t, ev->cpu_ns, ev->payload);
-            break;
-        default:
-            rt_advance(r, &k, t, ev->cpu_ns);
-            r->h = k;
-            red_kind_event(r, &ks, &clock, ev, t);
-            k = r->h;
-            break;
+    uint64_t events = r->events;
+    while ((rc = ips2_reader_next_batch(rd, &evs, &n)) == 1) {
+        for (const struct ips2_event *ev = evs; ev < evs + n; ev++) {
+            int64_t t = (int64_t)ev->wall_ns + session_offset;
+            if (ev->kind == IPS2_EV_ENTER) {
+                rt_enter(r, &k, t, ev->cpu_ns, ev->payload);
+            } else if (ev->kind == IPS2_EV_EXIT) {
+                rt_exit(r, &k, t, ev->cpu_ns, ev->payload);
+            } else {
+                rt_advance(r, &k, t, ev->cpu_ns);
+                r->h = k;
+                red_kind_event(r, &ks, &clock, ev, t);
+                k = r->h;
+            }
         }
-        if (RT_UNLIKELY((r->events & (RED_PROGRESS_EVERY - 1)) == 0))
-            red_progress_tick(prog, r->events, ev->offset);
+        uint64_t before = events;
+        events += n;
+        if (RT_UNLIKELY((before ^ events) >= RED_PROGRESS_EVERY)) /* passed a multiple */
+            red_progress_tick(prog, events, evs[n - 1].offset);
     }
     r->h = k;
+    r->events = events;
     if (rc < 0)
         snprintf(err, IPS2_ERR_MAX, "%s", ips2_reader_error(rd));
     ips2_reader_close(rd);

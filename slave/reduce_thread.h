@@ -19,9 +19,9 @@
  * rules for recursion, unmatched exits and open frames.
  *
  * The hot path (rt_enter, rt_exit, rt_advance) is inline here, so that
- * both stream decoders (reduce_stream.c, reduce_raw.c) get it without a
- * call, with the state that changes at every event in registers (struct
- * rt_hot); everything rare is in reduce_thread.c.
+ * the stream's loop (reduce_stream.c) gets it without a call, with the
+ * state that changes at every event in registers (struct rt_hot);
+ * everything rare is in reduce_thread.c.
  */
 #ifndef IPS2_SLAVE_REDUCE_THREAD_H
 #define IPS2_SLAVE_REDUCE_THREAD_H

@@ -2,7 +2,8 @@
  * slave_analysis.h - what ips2slave does with a machine's traces once its
  * processes have ended: reduce the active session's trace directory and
  * every replayed one (slave_analysis.c), merge them into the machine's
- * reductions, and pack the raw streams (slave_pack.c).
+ * reductions.  (The raw streams are packed by the trace library's
+ * ips2_pack_dir(), as ips2-pack does.)
  */
 #ifndef IPS2_SLAVE_ANALYSIS_H
 #define IPS2_SLAVE_ANALYSIS_H
@@ -34,12 +35,5 @@ struct slave_analysis {
  * *nproblems.  Returns the encoded bytes (malloc'd, *size set), or NULL
  * with err set when not even empty reductions could be made. */
 void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, size_t errsize);
-
-/* Packs every *.raw stream of dir into *.ips2 beside it, removing the raw
- * stream once its packed copy is in place (as ips2-pack does).  A stream
- * that fails is kept raw and reported through problem.  Returns the number
- * of failures. */
-int slave_pack_dir(const char *dir, slave_progress_fn *progress, slave_problem_fn *problem,
-                   void *arg);
 
 #endif /* IPS2_SLAVE_ANALYSIS_H */

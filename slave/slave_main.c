@@ -8,7 +8,7 @@
  * processes to run and the old trace directories to replay, then GO.  It
  * starts the processes (slave_run.c), reports each start and end, waits
  * for all of them, reduces the traces of the machine (slave_analysis.c),
- * sends the reductions, packs the raw streams (slave_pack.c) and stays to
+ * sends the reductions, packs the raw streams (ips2_pack_dir()) and stays to
  * answer phase queries (REDUCE) and critical-path requests (tags 300-399,
  * slave_cpa.c: its machine's PAG parts) until QUIT, or until its master
  * goes away (then, if the VM is the master's own, it halts it: a master
@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ips2_pack.h"
 #include "ips2_proto.h"
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "ips2_reductions.h"
@@ -101,6 +102,28 @@ static void reduce_progress(void *arg, uint64_t done, uint64_t total)
 static void pack_progress(void *arg, uint64_t done, uint64_t total)
 {
     progress(arg, IPS2_STAGE_PACKING, (int64_t)done, (int64_t)total);
+}
+
+/* A stream that stayed raw (or the directory could not be listed whole):
+ * a problem of the run, nothing lost. */
+static void pack_failed(void *arg, const char *stream, const char *message)
+{
+    char text[IPS2_ERR_MAX + 64];
+    if (stream != NULL) {
+        const char *slash = strrchr(stream, '/');
+        snprintf(text, sizeof text, "kept %s raw: %s", slash ? slash + 1 : stream, message);
+        message = text;
+    }
+    problem(arg, message);
+}
+
+/* Packs the machine's raw streams; a directory that is not there had
+ * nothing traced. */
+static void pack_traces(struct slave *s)
+{
+    const struct ips2_pack_report report = {pack_progress, pack_failed, s};
+    char err[IPS2_ERR_MAX];
+    ips2_pack_dir(s->trace_dir, false, &report, err);
 }
 
 static char *join(const char *a, const char *b, const char *c)
@@ -180,7 +203,7 @@ static void finish_run(struct slave *s)
     s->reduced = true;
     hold(s);
     int ok = reduce_and_send(s);
-    slave_pack_dir(s->trace_dir, pack_progress, problem, s);
+    pack_traces(s);
     progress(s, IPS2_STAGE_IDLE, 0, 0);
     slave_send_done(s->master, 0, ok);
 }

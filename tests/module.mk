@@ -4,6 +4,10 @@
 # closing line "N passed, N failed".
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+# A unit test may look inside the part it tests: the trace library's and
+# the runtime's private headers for all (varint.h, dump_fields.h,
+# pvm_pairs.h); the other parts add their folder to their own tests.
+CFLAGS_tests/unit/ := -Itraces -Iinstr
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/unit/%)
 
 $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(TRACE_LIB)
@@ -11,6 +15,16 @@ $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(TRACE_LIB)
 	$(CC) -o $@ $< $(TRACE_LIBS) -lcmocka -lpthread
 
 TEST_BINS += $(UNIT_BINS)
+
+# Unit tests that drive a part through a library above it: the PAG parts
+# the slave's reduction builds (test_pag_build looks into cpa/'s
+# pag_internal.h), the .ext files the reduction reads (test_external).
+$(B)/obj/tests/unit/test_pag_build.o: CFLAGS_COMMON += -Icpa
+$(B)/obj/tests/unit/test_external.o: CFLAGS_COMMON += -Icollectors
+$(B)/tests/unit/test_pag_build $(B)/tests/unit/test_external: \
+    $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread -lm
 
 # Keep the unit objects: deleting them as intermediates would rebuild them on
 # every run and print "rm ..." after run-all's closing line.
@@ -22,8 +36,8 @@ check: all $(TEST_BINS)
 # Fuzz targets (tests/fuzz/fuzz.mk): the trace reader, and the reductions
 # decoder (slave/reductions.c).
 $(eval $(call fuzz_target,reader,$(TRACE_SRCS),-Itraces,-lelf -lz,tests/fuzz/corpus))
-$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c traces/codec.c \
-                          traces/varint.c,-Itraces -Islave,-lz,tests/fuzz/corpus-reductions))
+$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c $(TRACE_CODEC_SRCS),\
+                          -Itraces -Islave,-lz,tests/fuzz/corpus-reductions))
 
 # The reader's seed corpus is committed; `make fuzz-corpus` regenerates it
 # (the generator is deterministic).

@@ -1,10 +1,10 @@
 /*
- * error.c - see error.h.
+ * error.c - see ips2_error.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "ips2_error.h"
 #include "ips2_reader.h"
 
 void ips2_set_error(char *err, const char *fmt, ...)

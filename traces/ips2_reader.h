@@ -6,6 +6,13 @@
  * readings when the CPU time of the events in between is interpolated.
  * It never trusts its input: every error names the file and byte offset
  * and says what was expected.
+ *
+ * This is the one decoder of the format: the reduction, ips2-dump and the
+ * packer all read through it.  Events are decoded a batch at a time into
+ * the reader's buffer, and ips2_reader_next() is an inline function that
+ * hands out the next buffered event and calls ips2_reader_refill() only
+ * when the buffer is empty (as Lua's ZIO does with its zgetc()), so a
+ * consumer's loop costs no call per event.
  */
 #ifndef IPS2_READER_H
 #define IPS2_READER_H
@@ -38,10 +45,57 @@ void ips2_reader_close(struct ips2_reader *r);
 
 const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r);
 
-/* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error).
- * After an error the reader stays at end: what was returned before stands,
+/* The head of every reader: its decoded events not yet returned.  Public
+ * only for ips2_reader_next(); the rest of struct ips2_reader is private. */
+struct ips2_reader_head {
+    const struct ips2_event *next, *end;
+};
+
+/* Decodes the next batch of events into the head: 1, or 0 at the end of
+ * the stream, -1 on an error.  Call ips2_reader_next() or
+ * ips2_reader_next_batch() instead. */
+int ips2_reader_refill(struct ips2_reader *r);
+
+/* Next event: 1 = *ev set; 0 = end of stream; -1 = error (see ips2_reader_error);
+ * *ev is NULL then.  After an error the reader stays at end: what was returned before stands,
  * and every later call returns -1 again with the same message. */
-int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev);
+static inline int ips2_reader_next(struct ips2_reader *r, const struct ips2_event **ev)
+{
+    struct ips2_reader_head *head = (struct ips2_reader_head *)(void *)r;
+
+    if (__builtin_expect(head->next == head->end, 0)) {
+        int rc = ips2_reader_refill(r);
+        if (rc != 1) {
+            *ev = NULL;
+            return rc;
+        }
+    }
+    *ev = head->next++;
+    return 1;
+}
+
+/* The same events, several at once, for a loop that keeps its own index:
+ * 1 = (*evs)[0 .. *n) set, n >= 1, valid until the next call; 0 = end of
+ * stream; -1 = error, as ips2_reader_next(). */
+static inline int ips2_reader_next_batch(struct ips2_reader *r, const struct ips2_event **evs,
+                                         size_t *n)
+{
+    struct ips2_reader_head *head = (struct ips2_reader_head *)(void *)r;
+
+    if (head->next == head->end) {
+        int rc = ips2_reader_refill(r);
+        if (rc != 1) {
+            *evs = NULL;
+            *n = 0;
+            return rc;
+        }
+    }
+    *evs = head->next;
+    *n = (size_t)(head->end - head->next);
+    head->next = head->end;
+    return 1;
+}
+
 const char *ips2_reader_error(const struct ips2_reader *r);
 
 /* True when the stream ended without being closed (writer died or is running). */

@@ -3,22 +3,23 @@
 # extension can link it too.
 
 TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
-              traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c traces/codec.c
+              traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c traces/codec.c \
+              traces/pack_dir.c traces/trace_dir.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
+# the buffer codec alone, for the fuzz targets of the readers built on it
+TRACE_CODEC_SRCS := traces/codec.c traces/varint.c
 TRACE_LIB  := $(B)/lib/libips2trace.a
 TRACE_LIBS := $(TRACE_LIB) -lelf -lz
 CFLAGS_traces/ := -fPIC
 
 $(TRACE_LIB): $(TRACE_OBJS)
-	@mkdir -p $(dir $@)
-	ar rcs $@ $^
 
 $(B)/bin/ips2-dump: $(B)/obj/traces/dump.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TRACE_LIBS)
 
-TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_fields.h ips2_record.h ips2_reader.h ips2_writer.h ips2_pack.h ips2_symbols.h \
-                                         ips2_strtab.h ips2_codec.h)
+# The public headers: every traces/ips2_*.h; the rest stays in traces/.
+TRACE_HEADERS := $(patsubst traces/%,$(B)/include/%,$(wildcard traces/ips2_*.h))
 $(B)/include/%.h: traces/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@

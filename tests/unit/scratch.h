@@ -1,6 +1,7 @@
 /*
  * scratch.h - a scratch directory for the files a unit test writes: made
- * by a group set-up, emptied and removed by the group tear-down.
+ * by a group set-up, emptied (subdirectories too) between tests and
+ * removed by the group tear-down.
  */
 #ifndef IPS2_TEST_SCRATCH_H
 #define IPS2_TEST_SCRATCH_H
@@ -8,6 +9,8 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char scratch_dir[64];
@@ -19,29 +22,49 @@ static inline int scratch_make(const char *name)
     return mkdtemp(scratch_dir) ? 0 : -1;
 }
 
-/* Removes the files in the directory (between tests); 0. */
-static inline int scratch_empty(void **state)
+/* The path of `name` in the directory, into buf (512 bytes); buf. */
+static inline const char *scratch_path(char *buf, const char *name)
 {
-    DIR *d = opendir(scratch_dir);
-    struct dirent *e;
-    char p[600];
+    snprintf(buf, 512, "%s/%s", scratch_dir, name);
+    return buf;
+}
 
-    (void)state;
+/* Removes everything in directory path, its subdirectories too. */
+static inline void scratch_clear(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    struct stat st;
+    char *p;
+
     while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            asprintf(&p, "%s/%s", path, e->d_name) < 0)
             continue;
-        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
-        unlink(p);
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            scratch_clear(p);
+            rmdir(p);
+        } else {
+            unlink(p);
+        }
+        free(p);
     }
     if (d)
         closedir(d);
+}
+
+/* Empties the directory (between tests); 0. */
+static inline int scratch_empty(void **state)
+{
+    (void)state;
+    scratch_clear(scratch_dir);
     return 0;
 }
 
-/* Removes the directory and the files in it. */
+/* Removes the directory and everything in it. */
 static inline int scratch_remove(void **state)
 {
-    scratch_empty(state);
+    scratch_clear(scratch_dir);
     return rmdir(scratch_dir);
 }
 

@@ -4,8 +4,8 @@
  * exclusive and inclusive CPU and wall times, calls, gprof arcs, recursion,
  * phases, histograms (splitting, folding, alignment), the session time
  * base, procedure names from a module map, process and thread life, a
- * forked child, a killed process, a damaged stream, joins, and the fast
- * raw decoder against the reader on random streams (the same stream
+ * forked child, a killed process, a damaged stream, joins, and the raw
+ * decoding against the packed one on random streams (the same stream
  * reduced raw and packed must give identical reductions).
  */
 #include <setjmp.h>
@@ -33,7 +33,7 @@
 #include "ips2_record.h"
 #include "ips2_reductions.h"
 #include "ips2_writer.h"
-#include "reduce_internal.h" /* the fast raw decoder, to check it is used */
+#include "reduce_internal.h" /* red_stream_reader(), to reduce one stream */
 
 /* Procedures with real names in this executable. */
 volatile int sink;
@@ -66,40 +66,6 @@ static const char *new_dir(const char *name)
     snprintf(dir, sizeof(dir), "%s/%s", scratch_dir, name);
     mkdir(dir, 0755);
     return dir;
-}
-
-static void rm_dir(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    char p[700];
-
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(path);
-}
-
-static int teardown_dirs(void **state)
-{
-    DIR *d = opendir(scratch_dir);
-    struct dirent *e;
-    char p[400];
-
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", scratch_dir, e->d_name);
-        rm_dir(p);
-    }
-    if (d)
-        closedir(d);
-    return scratch_remove(state);
 }
 
 struct hopts {
@@ -318,13 +284,15 @@ static void print_problems(const struct ips2_reductions *r)
         print_message("problem: %s\n", S(r, r->problems[i]));
 }
 
-/* True if the fast decoder takes the stream (instead of declining). */
+/* True if the one decoder reduces the raw stream without an error (the
+ * fast raw decoder this once checked is gone: the reader is the decoder). */
 static bool fast_takes(const char *path)
 {
+    char err[IPS2_ERR_MAX];
     struct rt r;
 
     rt_init(&r, INT64_MIN, INT64_MAX, 0);
-    int rc = red_stream_raw(path, &r, 0, NULL);
+    int rc = red_stream_reader(path, &r, 0, NULL, err);
     rt_free(&r);
     return rc == 0;
 }
@@ -949,7 +917,7 @@ static void test_no_dir(void **state)
     ips2_reductions_free(r);
 }
 
-/* ---- the fast raw decoder against the reader ------------------------- */
+/* ---- raw decoding against packed decoding ---------------------------- */
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
@@ -1096,7 +1064,7 @@ static void same_reductions(const struct ips2_reductions *a, const struct ips2_r
     }
 }
 
-/* Reduces d raw (fast decoder), then packed (reader), and compares. */
+/* Reduces d raw, then packed, and compares. */
 static void raw_vs_packed(const char *d, uint32_t pid, uint64_t interval)
 {
     char raw[1200], packed[1200], err[IPS2_ERR_MAX];
@@ -1191,6 +1159,6 @@ int main(void)
     if (scratch_make("reduce") != 0)
         return 1;
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    teardown_dirs(NULL);
+    scratch_remove(NULL);
     return rc;
 }
