@@ -6,11 +6,18 @@
 #ifndef IPS2_TCL_CPA_H
 #define IPS2_TCL_CPA_H
 
+#include "cpa_session.h"
 #include "tcl_session.h"
 
 #if !defined(TCL_SIZE_MAX)
 typedef int Tcl_Size; /* Tcl 8.6 */
 #endif
+
+/* What Ips2Session.cpa points to: the critical-path core, NULL until
+ * first used. */
+typedef struct Ips2Cpa {
+    struct cpa_session *core;
+} Ips2Cpa;
 
 /* $session cp|cp-zero|cp-path|cp-imbalance|timeline ...: objv[1] says which. */
 int Ips2CpaCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
@@ -18,5 +25,18 @@ int Ips2CpaCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
 void Ips2CpaFree(Ips2Session *s);
 /* Registers ips2::cpa. */
 int Ips2CpaInit(Tcl_Interp *interp);
+
+/* The session's state with its core made (NULL: out of memory). */
+Ips2Cpa *Ips2CpaState(Ips2Session *s);
+/* The resolved request of "$session cp... ARGS" (objv as Ips2CpaCmd's), or
+ * an error result. */
+int Ips2CpaRequest(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
+                   struct cpa_request **out);
+/* Whether word names one of the critical-path subcommands. */
+bool Ips2CpaIsTable(Tcl_Obj *word);
+/* An answer as the subcommand's result. */
+Tcl_Obj *Ips2CpaAnswerObj(const struct cpa_answer *a);
+/* e as an error result (errorCode IPS2 CP CODE). */
+int Ips2CpaError(Tcl_Interp *interp, const struct cpa_error *e);
 
 #endif /* IPS2_TCL_CPA_H */
