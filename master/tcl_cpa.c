@@ -18,7 +18,8 @@
  * tables (Tcl_GetIndexFromObjStruct: unique prefixes work, anything else
  * is an error listing what is valid); the names of modes and levels are
  * cpa/path.c's.  The work is cpa_session.c's: this file parses a request,
- * has the core answer it and makes a Tcl result of the answer.
+ * has the core answer it and makes a Tcl result of the answer (also for
+ * the asynchronous queries of tcl_async.c).
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -54,7 +55,7 @@ void Ips2CpaFree(Ips2Session *s)
     Ips2Cpa *c = s->cpa;
     if (c == NULL)
         return;
-    cpa_session_free(c->core);
+    Ips2AsyncClose(c);
     free(c);
     s->cpa = NULL;
 }

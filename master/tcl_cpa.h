@@ -1,7 +1,8 @@
 /*
  * tcl_cpa.h - private to master/: the critical-path subcommands of a
  * session object (cp, cp-zero, cp-path, cp-imbalance, timeline) and the
- * ips2::cpa command (tcl_cpa.c).
+ * ips2::cpa command (tcl_cpa.c), and the session's asynchronous queries
+ * (async, cancel: tcl_async.c).
  */
 #ifndef IPS2_TCL_CPA_H
 #define IPS2_TCL_CPA_H
@@ -13,15 +14,19 @@
 typedef int Tcl_Size; /* Tcl 8.6 */
 #endif
 
-/* What Ips2Session.cpa points to: the critical-path core, NULL until
- * first used. */
+struct Ips2Async; /* tcl_async.c */
+
+/* What Ips2Session.cpa points to: the critical-path core and the
+ * asynchronous queries' state, each NULL until first used. */
 typedef struct Ips2Cpa {
     struct cpa_session *core;
+    struct Ips2Async *async;
 } Ips2Cpa;
 
 /* $session cp|cp-zero|cp-path|cp-imbalance|timeline ...: objv[1] says which. */
 int Ips2CpaCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
-/* Frees the session's critical-path state (its slaves quit); before its model. */
+/* Frees the session's critical-path state (its slaves quit; a query under
+ * way on the background thread finishes there); before its model. */
 void Ips2CpaFree(Ips2Session *s);
 /* Registers ips2::cpa. */
 int Ips2CpaInit(Tcl_Interp *interp);
@@ -38,5 +43,12 @@ bool Ips2CpaIsTable(Tcl_Obj *word);
 Tcl_Obj *Ips2CpaAnswerObj(const struct cpa_answer *a);
 /* e as an error result (errorCode IPS2 CP CODE). */
 int Ips2CpaError(Tcl_Interp *interp, const struct cpa_error *e);
+
+/* $session async WORDS CALLBACK, $session cancel ?ID? (tcl_async.c). */
+int Ips2AsyncCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2CancelCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+/* Ends the asynchronous queries (none is delivered any more) and frees
+ * the core, on the background thread when it is busy with it. */
+void Ips2AsyncClose(Ips2Cpa *c);
 
 #endif /* IPS2_TCL_CPA_H */

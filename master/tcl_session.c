@@ -252,7 +252,7 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
         "application", "apps",         "close",    "gprof",   "histogram", "info",
         "machines",    "metrics",      "npt",      "objects", "phase",     "phases",
         "problems",    "processes",    "profile",  "tree",    "cp",        "cp-zero",
-        "cp-path",     "cp-imbalance", "timeline", NULL};
+        "cp-path",     "cp-imbalance", "timeline", "async",   "cancel",    NULL};
     enum {
         S_APPLICATION,
         S_APPS,
@@ -274,7 +274,9 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
         S_CP_ZERO,
         S_CP_PATH,
         S_CP_IMBALANCE,
-        S_TIMELINE
+        S_TIMELINE,
+        S_ASYNC, /* asynchronous queries: tcl_async.c */
+        S_CANCEL
     };
     Ips2Session *s = cd;
     int index, rc;
@@ -351,6 +353,12 @@ static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *c
     case S_CP_IMBALANCE:
     case S_TIMELINE:
         rc = Ips2CpaCmd(s, interp, objc, objv);
+        break;
+    case S_ASYNC:
+        rc = Ips2AsyncCmd(s, interp, objc, objv);
+        break;
+    case S_CANCEL:
+        rc = Ips2CancelCmd(s, interp, objc, objv);
         break;
     default:
         rc = Ips2TreeCmd(s, interp, objc, objv);

@@ -8,7 +8,9 @@
  * the model cannot answer are refused with their error kind, a replayed
  * part's applications are renamed (and the others said not replayed) and
  * a comparison run's times shifted, answers made on another thread equal
- * those made here and a PVM request is left to the interpreter's thread.
+ * those made here and a PVM request is left to the interpreter's thread;
+ * and the background thread (master/query_thread.c) runs its jobs in
+ * order and skips cancelled ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +29,7 @@
 #include "cpa.h"
 #include "cpa_session.h"
 #include "model.h"
+#include "query_thread.h"
 
 #define SHIFT 5000000000LL /* the comparison run's shift, ns */
 
@@ -436,6 +439,85 @@ static void answers_on_another_thread(void **state)
     ips2_model_free(m);
 }
 
+struct numbered_job {
+    struct query_job base;
+    int n;
+    bool ran;
+    pthread_mutex_t *lock;
+    pthread_cond_t *cond;
+    int *order, *norder, *hold;
+};
+
+static void run_numbered(struct query_job *base)
+{
+    struct numbered_job *j = (struct numbered_job *)base;
+    pthread_mutex_lock(j->lock);
+    while (*j->hold && j->n == 0) /* the first job waits until the test lets it go */
+        pthread_cond_wait(j->cond, j->lock);
+    j->ran = true;
+    pthread_mutex_unlock(j->lock);
+}
+
+static void done_numbered(struct query_job *base)
+{
+    struct numbered_job *j = (struct numbered_job *)base;
+    pthread_mutex_lock(j->lock);
+    j->order[(*j->norder)++] = j->n;
+    pthread_cond_broadcast(j->cond);
+    pthread_mutex_unlock(j->lock);
+}
+
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t last_cond = PTHREAD_COND_INITIALIZER;
+
+static void last_job(void *arg)
+{
+    pthread_mutex_lock(&last_lock);
+    *(int *)arg = 1;
+    pthread_cond_broadcast(&last_cond);
+    pthread_mutex_unlock(&last_lock);
+}
+
+static void thread_runs_jobs_in_order(void **state)
+{
+    (void)state;
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+    int order[8], norder = 0, hold = 1;
+    static int closed;
+    struct numbered_job jobs[5];
+    struct query_thread *t = query_thread_new();
+    assert_non_null(t);
+    for (int i = 0; i < 5; i++) {
+        jobs[i] = (struct numbered_job){
+            .n = i, .lock = &lock, .cond = &cond, .order = order, .norder = &norder, .hold = &hold};
+        jobs[i].base.run = run_numbered;
+        jobs[i].base.done = done_numbered;
+        atomic_init(&jobs[i].base.cancelled, false);
+        assert_int_equal(query_thread_push(t, &jobs[i].base), 0);
+    }
+    /* job 2 cancelled while job 0 is held: it is not run, but done */
+    atomic_store(&jobs[2].base.cancelled, true);
+    pthread_mutex_lock(&lock);
+    hold = 0;
+    pthread_cond_broadcast(&cond);
+    while (norder < 5)
+        pthread_cond_wait(&cond, &lock);
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(order[i], i);
+    assert_true(jobs[0].ran && jobs[1].ran && jobs[3].ran && jobs[4].ran);
+    assert_false(jobs[2].ran);
+    /* closing: the thread calls last when it is idle, then ends */
+    closed = 0;
+    query_thread_close(t, last_job, &closed);
+    pthread_mutex_lock(&last_lock);
+    while (!closed)
+        pthread_cond_wait(&last_cond, &last_lock);
+    pthread_mutex_unlock(&last_lock);
+    assert_int_equal(closed, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +528,7 @@ int main(void)
         cmocka_unit_test(bad_requests_are_refused),
         cmocka_unit_test(replayed_parts_are_renamed_and_shifted),
         cmocka_unit_test(answers_on_another_thread),
+        cmocka_unit_test(thread_runs_jobs_in_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
