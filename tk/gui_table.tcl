@@ -8,9 +8,9 @@
 # changes; side by side moves a result into a second notebook beside the
 # first; double-click on a row with a node path selects that node (or runs
 # the pane's row action, e.g. the trace browser for a critical-path entry).
-# Queries go through ips2::gui::query (a worker process): a pane says
-# "computing" with a Cancel button until its answer comes, and the window
-# stays live meanwhile.
+# Queries go through ips2::gui::query (the session's query thread): a pane
+# says "computing" with a Cancel button until its answer comes, and the
+# window stays live meanwhile.
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
 #   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
