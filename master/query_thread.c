@@ -1,10 +1,19 @@
 /*
  * query_thread.c - a session's background thread (query_thread.h): a
  * FIFO of jobs under a mutex and a condition variable, served by one
- * detached pthread that frees itself when closed.
+ * detached pthread that frees itself when closed.  The thread runs at a
+ * lower priority than the one that made it (Linux: a thread has its own
+ * nice value), so that on a busy machine the interpreter's event loop
+ * wins the CPU over a long query.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define NICER 5 /* added to the thread's nice value */
 
 #include "query_thread.h"
 
@@ -38,6 +47,11 @@ static void *serve(void *arg)
 {
     struct query_thread *t = arg;
     struct query_job *job;
+    id_t self = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, self);
+    if (errno == 0)
+        (void)setpriority(PRIO_PROCESS, self, nice + NICER);
     while ((job = next_job(t)) != NULL) {
         if (job->run != NULL && !atomic_load(&job->cancelled))
             job->run(job);
