@@ -9,10 +9,13 @@
  *                             ID) are dropped; returns how many
  *
  * Every query goes through the session's background thread
- * (query_thread.c) in the order asked, and its answer comes back as a Tcl
- * event queued to the interpreter's thread (Tcl_ThreadQueueEvent,
- * Tcl_ThreadAlert), where the callback is called: answers come in the
- * order asked.  What the thread does depends on the words:
+ * (query_thread.c) in the order asked, and comes back as a Tcl event
+ * queued to the interpreter's thread (Tcl_ThreadQueueEvent,
+ * Tcl_ThreadAlert): answers come in the order asked.  They are delivered
+ * (the answer made, the callback called) one per idle callback, so that
+ * timers, window events and redraws are served between two of them: a
+ * phase's re-reduction that brings several tables never holds the event
+ * loop for all of them at once.  What the thread does depends on the words:
  *
  *   - a critical-path table (cp, cp-zero, cp-path, cp-imbalance,
  *     timeline): the request is parsed and resolved here, answered by the
@@ -45,7 +48,9 @@ typedef struct Ips2Async {
     struct query_thread *thread;
     int refs; /* the session's, and one per job not delivered */
     Tcl_WideInt serial;
-    struct AsyncJob *first, *last; /* jobs not delivered, in order */
+    struct AsyncJob *first, *last;       /* jobs not delivered, in order */
+    struct AsyncJob *ready, *ready_last; /* jobs back from the thread, not delivered */
+    bool scheduled;                      /* DeliverReady is an idle callback */
 } Ips2Async;
 
 enum job_kind {
@@ -72,6 +77,7 @@ typedef struct AsyncJob {
     struct ips2_phase_job *phase;
     char *phase_name;
     struct AsyncJob *prev, *next;
+    struct AsyncJob *ready_next;
 } AsyncJob;
 
 typedef struct DoneEvent {
@@ -196,13 +202,11 @@ static int Finish(Ips2Session *s, Tcl_Interp *interp, AsyncJob *job)
     return Evaluate(s, interp, job->words);
 }
 
-static int DoneEventProc(Tcl_Event *ev, int flags)
+/* Delivers one job: its answer to its callback (nothing if it was dropped). */
+static void Deliver(Ips2Async *a, AsyncJob *job)
 {
-    AsyncJob *job = ((DoneEvent *)ev)->job;
-    Ips2Async *a = job->async;
     Ips2Session *s = a->s;
     char err[IPS2_ERR_MAX];
-    (void)flags;
     Unlink(a, job);
     if (s != NULL && job->kind == JOB_PHASE && job->ran && job->dropped) {
         /* what the thread computed is kept for the next query */
@@ -212,7 +216,7 @@ static int DoneEventProc(Tcl_Event *ev, int flags)
     if (s == NULL || job->dropped) {
         FreeJob(job);
         Release(a);
-        return 1;
+        return;
     }
     Tcl_Interp *interp = s->interp;
     Tcl_Preserve(interp);
@@ -232,6 +236,53 @@ static int DoneEventProc(Tcl_Event *ev, int flags)
     Tcl_Release(interp);
     FreeJob(job);
     Release(a);
+}
+
+static void Schedule(Ips2Async *a);
+
+/* Idle callback: the next job back from the thread is delivered (the
+ * dropped ones before it are freed on the way). */
+static void DeliverReady(ClientData cd)
+{
+    Ips2Async *a = cd;
+    a->scheduled = false;
+    while (a->ready != NULL) {
+        AsyncJob *job = a->ready;
+        a->ready = job->ready_next;
+        if (a->ready == NULL)
+            a->ready_last = NULL;
+        bool quiet = a->s == NULL || job->dropped;
+        Deliver(a, job);
+        if (!quiet)
+            break;
+    }
+    if (a->ready != NULL)
+        Schedule(a);
+    Release(a); /* Schedule's */
+}
+
+static void Schedule(Ips2Async *a)
+{
+    if (a->scheduled)
+        return;
+    a->scheduled = true;
+    a->refs++;
+    Tcl_DoWhenIdle(DeliverReady, a);
+}
+
+/* A job back from the thread: delivered in its turn. */
+static int DoneEventProc(Tcl_Event *ev, int flags)
+{
+    AsyncJob *job = ((DoneEvent *)ev)->job;
+    Ips2Async *a = job->async;
+    (void)flags;
+    job->ready_next = NULL;
+    if (a->ready_last != NULL)
+        a->ready_last->ready_next = job;
+    else
+        a->ready = job;
+    a->ready_last = job;
+    Schedule(a);
     return 1;
 }
 
