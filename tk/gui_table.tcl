@@ -58,6 +58,12 @@ proc ::ips2::gui::table::buildArea {w} {
     set Target $w.pw.nb1
     bind $w.pw.nb1 <<NotebookTabChanged>> [list set ::ips2::gui::table::Target $w.pw.nb1]
     Placeholder $w.pw.nb1
+    # The first tablelist of a process loads most of the package's code
+    # (100-150 ms here): one is made now, so that the first table shown
+    # does not stop the window's event loop that long.
+    tablelist::tablelist $w.warmup -columns {0 "" left}
+    $w.warmup insertlist end {{""}}
+    destroy $w.warmup
 }
 
 proc ::ips2::gui::table::Placeholder {nb} {
