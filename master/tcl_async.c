@@ -12,10 +12,12 @@
  * (query_thread.c) in the order asked, and comes back as a Tcl event
  * queued to the interpreter's thread (Tcl_ThreadQueueEvent,
  * Tcl_ThreadAlert): answers come in the order asked.  They are delivered
- * (the answer made, the callback called) one per idle callback, so that
- * timers, window events and redraws are served between two of them: a
- * phase's re-reduction that brings several tables never holds the event
- * loop for all of them at once.  What the thread does depends on the words:
+ * (the answer made, the callback called) one at a time, each by a timer
+ * handler set from an idle callback, so that redraws (idle callbacks),
+ * timers and window events are all served between two of them: a phase's
+ * re-reduction that brings several tables never holds the event loop for
+ * all of them at once, nor for a redraw and a table together.  What the thread does depends on the
+ * words:
  *
  *   - a critical-path table (cp, cp-zero, cp-path, cp-imbalance,
  *     timeline): the request is parsed and resolved here, answered by the
@@ -50,7 +52,7 @@ typedef struct Ips2Async {
     Tcl_WideInt serial;
     struct AsyncJob *first, *last;       /* jobs not delivered, in order */
     struct AsyncJob *ready, *ready_last; /* jobs back from the thread, not delivered */
-    bool scheduled;                      /* DeliverReady is an idle callback */
+    bool scheduled;                      /* DeliverReady is on its way */
 } Ips2Async;
 
 enum job_kind {
@@ -134,7 +136,8 @@ static void FreeJob(AsyncJob *job)
     cpa_request_free(job->request);
     cpa_answer_free(job->answer);
     ips2_phase_job_free(job->phase);
-    ckfree(job->phase_name);
+    if (job->phase_name != NULL)
+        ckfree(job->phase_name);
     ckfree(job);
 }
 
@@ -240,7 +243,7 @@ static void Deliver(Ips2Async *a, AsyncJob *job)
 
 static void Schedule(Ips2Async *a);
 
-/* Idle callback: the next job back from the thread is delivered (the
+/* Timer handler: the next job back from the thread is delivered (the
  * dropped ones before it are freed on the way). */
 static void DeliverReady(ClientData cd)
 {
@@ -261,13 +264,20 @@ static void DeliverReady(ClientData cd)
     Release(a); /* Schedule's */
 }
 
+/* Idle callback: the redraws before it are done; the delivery waits for
+ * the timers and events that are due. */
+static void Kick(ClientData cd)
+{
+    Tcl_CreateTimerHandler(0, DeliverReady, cd);
+}
+
 static void Schedule(Ips2Async *a)
 {
     if (a->scheduled)
         return;
     a->scheduled = true;
     a->refs++;
-    Tcl_DoWhenIdle(DeliverReady, a);
+    Tcl_DoWhenIdle(Kick, a);
 }
 
 /* A job back from the thread: delivered in its turn. */
