@@ -12,11 +12,12 @@
  * (query_thread.c) in the order asked, and comes back as a Tcl event
  * queued to the interpreter's thread (Tcl_ThreadQueueEvent,
  * Tcl_ThreadAlert): answers come in the order asked.  They are delivered
- * (the answer made, the callback called) one at a time, each by a timer
- * handler set from an idle callback, so that redraws (idle callbacks),
- * timers and window events are all served between two of them: a phase's
- * re-reduction that brings several tables never holds the event loop for
- * all of them at once, nor for a redraw and a table together.  What the thread does depends on the
+ * (the answer made, the callback called) one at a time: the only query
+ * under way at once, others each by a timer handler set from an idle
+ * callback, so that redraws (idle callbacks), timers and window events
+ * are all served between two of them: a phase's re-reduction that brings
+ * several tables never holds the event loop for all of them at once, nor
+ * for a redraw and a table together.  What the thread does depends on the
  * words:
  *
  *   - a critical-path table (cp, cp-zero, cp-path, cp-imbalance,
@@ -280,12 +281,17 @@ static void Schedule(Ips2Async *a)
     Tcl_DoWhenIdle(Kick, a);
 }
 
-/* A job back from the thread: delivered in its turn. */
+/* A job back from the thread: delivered now when it is the only one
+ * under way (a click's table comes at once), else in its turn. */
 static int DoneEventProc(Tcl_Event *ev, int flags)
 {
     AsyncJob *job = ((DoneEvent *)ev)->job;
     Ips2Async *a = job->async;
     (void)flags;
+    if (a->ready == NULL && !a->scheduled && job->prev == NULL && job->next == NULL) {
+        Deliver(a, job);
+        return 1;
+    }
     job->ready_next = NULL;
     if (a->ready_last != NULL)
         a->ready_last->ready_next = job;
