@@ -5,8 +5,12 @@
  * The writer keeps whole records in a buffer and appends them with one
  * write() per flush, so a crash leaves at most one torn record; the header
  * is written under a temporary name and renamed, so no file ever lacks
- * it.  The reader walks the records with explicit little-endian reads and
+ * it.  The reader walks the records with the codec's bounded cursor and
  * stops at the first one it cannot trust.
+ *
+ * Both go through the buffer codec (traces/ips2_codec.h) and mirror each
+ * other as Lua's ldump.c and lundump.c do: write_header, write_metric,
+ * write_sample, write_note and write_process each have their read_X.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ips2_codec.h"
 #include "ips2_external.h"
 
 #define EXT_MAGIC     "IPS2EXT"
@@ -59,67 +64,87 @@ bool ips2_ext_is_file(const char *name)
     return n > s && strcmp(name + n - s, IPS2_EXT_SUFFIX) == 0;
 }
 
-/* ---- little-endian bytes ---------------------------------------------- */
+/* ---- writing: one write_X per record kind ---------------------------- */
 
-static void le16(unsigned char *p, uint16_t v)
+struct ext_header {
+    const char *collector, *host;
+    int64_t real_ns, mono_ns; /* one instant on both clocks */
+    uint64_t interval_ns;
+    uint32_t pid;
+};
+
+static void write_header(struct ips2_out *o, const struct ext_header *h)
 {
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
+    size_t clen = strlen(h->collector), hlen = strlen(h->host);
+
+    ips2_put_bytes(o, EXT_MAGIC, 8);
+    ips2_put_u32(o, EXT_VERSION);
+    ips2_put_u32(o, (uint32_t)(EXT_HEAD + clen + hlen));
+    ips2_put_i64(o, h->real_ns);
+    ips2_put_i64(o, h->mono_ns);
+    ips2_put_u64(o, h->interval_ns);
+    ips2_put_u32(o, h->pid);
+    ips2_put_u16(o, (uint16_t)clen);
+    ips2_put_u16(o, (uint16_t)hlen);
+    ips2_put_bytes(o, h->collector, clen);
+    ips2_put_bytes(o, h->host, hlen);
 }
 
-static void le32(unsigned char *p, uint32_t v)
+static void write_record_head(struct ips2_out *o, uint16_t type, size_t size)
 {
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    ips2_put_u16(o, type);
+    ips2_put_u16(o, (uint16_t)size);
 }
 
-static void le64(unsigned char *p, uint64_t v)
+static void write_metric(struct ips2_out *o, uint32_t id, enum ips2_ext_kind kind, const char *name,
+                         const char *unit)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
+    size_t nl = strlen(name), ul = strlen(unit);
+
+    write_record_head(o, REC_METRIC, 16 + nl + ul);
+    ips2_put_u32(o, id);
+    ips2_put_u32(o, (uint32_t)kind);
+    ips2_put_u16(o, (uint16_t)nl);
+    ips2_put_u16(o, (uint16_t)ul);
+    ips2_put_bytes(o, name, nl);
+    ips2_put_bytes(o, unit, ul);
 }
 
-static uint16_t rd16(const unsigned char *p)
+static void write_sample(struct ips2_out *o, uint32_t metric, uint32_t pid, int64_t mono_ns,
+                         double value)
 {
-    return (uint16_t)(p[0] | p[1] << 8);
+    write_record_head(o, REC_SAMPLE, SAMPLE_SIZE);
+    ips2_put_u32(o, metric);
+    ips2_put_u32(o, pid);
+    ips2_put_i64(o, mono_ns);
+    ips2_put_f64(o, value);
 }
 
-static uint32_t rd32(const unsigned char *p)
+static void write_note(struct ips2_out *o, uint32_t pid, int64_t mono_ns, const char *text,
+                       size_t len)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    write_record_head(o, REC_NOTE, 16 + len);
+    ips2_put_u32(o, pid);
+    ips2_put_i64(o, mono_ns);
+    ips2_put_bytes(o, text, len);
 }
 
-static uint64_t rd64(const unsigned char *p)
+static void write_process(struct ips2_out *o, uint32_t pid, int64_t mono_ns)
 {
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+    write_record_head(o, REC_PROCESS, PROCESS_SIZE);
+    ips2_put_u32(o, pid);
+    ips2_put_i64(o, mono_ns);
 }
 
-/* ---- writer ----------------------------------------------------------- */
+/* ---- the writer ------------------------------------------------------- */
 
 struct ips2_ext_writer {
-    int fd;
+    struct ips2_out out; /* to the file; its offset: the bytes in the file */
     char *path;
     uint64_t max_bytes;
-    uint64_t written; /* bytes in the file */
-    unsigned char buf[BUF_SIZE];
-    size_t used;
     uint32_t nmetrics;
     bool full; /* the bound was reached: everything else is dropped */
 };
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 static bool good_name(const char *s)
 {
@@ -130,6 +155,11 @@ static bool good_name(const char *s)
         if (s[i] == '/' || (unsigned char)s[i] < ' ')
             return false;
     return true;
+}
+
+static int64_t ns_of(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
 
 struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
@@ -144,7 +174,7 @@ struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
     struct ips2_ext_writer *w = calloc(1, sizeof *w);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    size_t clen = strlen(collector), hlen = strlen(host);
+    size_t clen = strlen(collector);
     char tmp[PATH_MAX];
     size_t plen = strlen(dir) + clen + 40;
     if (w == NULL || (w->path = malloc(plen)) == NULL) {
@@ -155,33 +185,24 @@ struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
     snprintf(w->path, plen, "%s/%s.%d%s", dir, collector, (int)getpid(), IPS2_EXT_SUFFIX);
     snprintf(tmp, sizeof tmp, "%s.tmp", w->path);
     w->max_bytes = max_bytes ? max_bytes : IPS2_EXT_MAX_BYTES;
-    w->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-    if (w->fd < 0) {
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0) {
         set_err(err, "cannot create %s: %s", tmp, strerror(errno));
         free(w->path);
         free(w);
         return NULL;
     }
-    unsigned char h[EXT_HEAD + IPS2_EXT_NAME_MAX + 256];
+    ips2_out_init_fd(&w->out, fd, BUF_SIZE);
     struct timespec r, m;
     clock_gettime(CLOCK_REALTIME, &r);
     clock_gettime(CLOCK_MONOTONIC, &m);
-    memcpy(h, EXT_MAGIC, 8);
-    le32(h + 8, EXT_VERSION);
-    le32(h + 12, (uint32_t)(EXT_HEAD + clen + hlen));
-    le64(h + 16, (uint64_t)((int64_t)r.tv_sec * 1000000000 + r.tv_nsec));
-    le64(h + 24, (uint64_t)((int64_t)m.tv_sec * 1000000000 + m.tv_nsec));
-    le64(h + 32, interval_ns);
-    le32(h + 40, (uint32_t)getpid());
-    le16(h + 44, (uint16_t)clen);
-    le16(h + 46, (uint16_t)hlen);
-    memcpy(h + EXT_HEAD, collector, clen);
-    memcpy(h + EXT_HEAD + clen, host, hlen);
-    w->written = EXT_HEAD + clen + hlen;
-    if (write_all(w->fd, h, w->written) != 0 || rename(tmp, w->path) != 0) {
-        set_err(err, "cannot write %s: %s", tmp, strerror(errno));
-        close(w->fd);
+    struct ext_header h = {collector, host, ns_of(&r), ns_of(&m), interval_ns, (uint32_t)getpid()};
+    write_header(&w->out, &h);
+    if (ips2_out_flush(&w->out) != 0 || rename(tmp, w->path) != 0) {
+        set_err(err, "cannot write %s: %s", tmp, strerror(w->out.err ? w->out.err : errno));
+        close(fd);
         unlink(tmp);
+        ips2_out_free(&w->out);
         free(w->path);
         free(w);
         return NULL;
@@ -193,15 +214,11 @@ struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
 
 int ips2_ext_flush(struct ips2_ext_writer *w, char *err)
 {
-    if (w->used == 0)
-        return 0;
-    if (write_all(w->fd, w->buf, w->used) != 0) {
-        set_err(err, "cannot write %s: %s", w->path, strerror(errno));
-        w->used = 0;
+    if (ips2_out_flush(&w->out) != 0) {
+        set_err(err, "cannot write %s: %s", w->path, strerror(w->out.err));
+        ips2_out_discard(&w->out); /* the next flush tries again */
         return -1;
     }
-    w->written += w->used;
-    w->used = 0;
     return 0;
 }
 
@@ -212,23 +229,11 @@ static int room_for(struct ips2_ext_writer *w, size_t n, size_t reserve, char *e
 {
     if (w->full)
         return 0;
-    if (w->written + w->used + n + reserve > w->max_bytes)
+    if (ips2_out_offset(&w->out) + n + reserve > w->max_bytes)
         return 0;
-    if (w->used + n > BUF_SIZE && ips2_ext_flush(w, err) != 0)
+    if (w->out.n + n > BUF_SIZE && ips2_ext_flush(w, err) != 0)
         return -1;
     return 1;
-}
-
-static void put_note(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, const char *text,
-                     size_t len)
-{
-    unsigned char *p = w->buf + w->used;
-    le16(p, REC_NOTE);
-    le16(p + 2, (uint16_t)(16 + len));
-    le32(p + 4, pid);
-    le64(p + 8, (uint64_t)mono_ns);
-    memcpy(p + 16, text, len);
-    w->used += 16 + len;
 }
 
 /* The bound is reached: one note says so; nothing else goes in. */
@@ -240,9 +245,9 @@ static int bound_reached(struct ips2_ext_writer *w, char *err)
     int n = snprintf(text, sizeof text,
                      "the file reached its bound of %llu bytes: later samples were dropped",
                      (unsigned long long)w->max_bytes);
-    if (w->used + 16 + (size_t)n > BUF_SIZE && ips2_ext_flush(w, err) != 0)
+    if (w->out.n + 16 + (size_t)n > BUF_SIZE && ips2_ext_flush(w, err) != 0)
         return -1;
-    put_note(w, ips2_ext_now(), 0, text, (size_t)n);
+    write_note(&w->out, 0, ips2_ext_now(), text, (size_t)n);
     w->full = true;
     return ips2_ext_flush(w, err);
 }
@@ -263,8 +268,7 @@ int ips2_ext_metric(struct ips2_ext_writer *w, const char *name, const char *uni
         set_err(err, "metric \"%s\": at most %d metrics per file", name, IPS2_EXT_METRICS);
         return -1;
     }
-    size_t nl = strlen(name), ul = strlen(unit), n = 16 + nl + ul;
-    int ok = room_for(w, n, NOTE_RESERVE, err);
+    int ok = room_for(w, 16 + strlen(name) + strlen(unit), NOTE_RESERVE, err);
     if (ok < 0)
         return -1;
     if (ok == 0) {
@@ -272,16 +276,7 @@ int ips2_ext_metric(struct ips2_ext_writer *w, const char *name, const char *uni
         set_err(err, "%s: the file reached its bound", w->path);
         return -1;
     }
-    unsigned char *p = w->buf + w->used;
-    le16(p, REC_METRIC);
-    le16(p + 2, (uint16_t)n);
-    le32(p + 4, w->nmetrics);
-    le32(p + 8, (uint32_t)kind);
-    le16(p + 12, (uint16_t)nl);
-    le16(p + 14, (uint16_t)ul);
-    memcpy(p + 16, name, nl);
-    memcpy(p + 16 + nl, unit, ul);
-    w->used += n;
+    write_metric(&w->out, w->nmetrics, kind, name, unit);
     return (int)w->nmetrics++;
 }
 
@@ -295,16 +290,7 @@ int ips2_ext_sample(struct ips2_ext_writer *w, int64_t mono_ns, int metric, uint
     int ok = room_for(w, SAMPLE_SIZE, NOTE_RESERVE, err);
     if (ok <= 0)
         return ok < 0 ? -1 : bound_reached(w, err);
-    unsigned char *p = w->buf + w->used;
-    uint64_t bits;
-    memcpy(&bits, &value, 8);
-    le16(p, REC_SAMPLE);
-    le16(p + 2, SAMPLE_SIZE);
-    le32(p + 4, (uint32_t)metric);
-    le32(p + 8, pid);
-    le64(p + 12, (uint64_t)mono_ns);
-    le64(p + 20, bits);
-    w->used += SAMPLE_SIZE;
+    write_sample(&w->out, (uint32_t)metric, pid, mono_ns, value);
     return 0;
 }
 
@@ -317,12 +303,7 @@ int ips2_ext_process(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, c
     int ok = room_for(w, PROCESS_SIZE, NOTE_RESERVE, err);
     if (ok <= 0)
         return ok < 0 ? -1 : bound_reached(w, err);
-    unsigned char *p = w->buf + w->used;
-    le16(p, REC_PROCESS);
-    le16(p + 2, PROCESS_SIZE);
-    le32(p + 4, pid);
-    le64(p + 8, (uint64_t)mono_ns);
-    w->used += PROCESS_SIZE;
+    write_process(&w->out, pid, mono_ns);
     return 0;
 }
 
@@ -333,7 +314,7 @@ int ips2_ext_note(struct ips2_ext_writer *w, int64_t mono_ns, uint32_t pid, cons
     int ok = room_for(w, 16 + len, NOTE_RESERVE, err);
     if (ok <= 0)
         return ok < 0 ? -1 : bound_reached(w, err);
-    put_note(w, mono_ns, pid, text, len);
+    write_note(&w->out, pid, mono_ns, text, len);
     return 0;
 }
 
@@ -342,52 +323,22 @@ int ips2_ext_close(struct ips2_ext_writer *w, char *err)
     if (w == NULL)
         return 0;
     int rc = ips2_ext_flush(w, err);
-    if (close(w->fd) != 0 && rc == 0) {
+    if (close(w->out.fd) != 0 && rc == 0) {
         set_err(err, "cannot close %s: %s", w->path, strerror(errno));
         rc = -1;
     }
+    ips2_out_free(&w->out);
     free(w->path);
     free(w);
     return rc;
 }
 
-/* ---- reader ----------------------------------------------------------- */
+/* ---- reading: one read_X per write_X ------------------------------------ */
 
-struct in {
-    const unsigned char *b;
-    size_t size;
-    const char *name;
-    char *err;
-};
+#define bad(in, off, ...) ips2_in_fail((in), (off), __VA_ARGS__)
 
-static int bad(const struct in *in, size_t off, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad(const struct in *in, size_t off, const char *fmt, ...)
-{
-    if (in->err == NULL)
-        return -1;
-    int n = snprintf(in->err, IPS2_EXT_ERR_MAX, "%s: byte %zu: ", in->name, off);
-    if (n < 0 || n >= IPS2_EXT_ERR_MAX)
-        return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(in->err + n, IPS2_EXT_ERR_MAX - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static char *dup_bytes(const unsigned char *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (s != NULL) {
-        memcpy(s, p, n);
-        s[n] = '\0';
-    }
-    return s;
-}
-
-/* Printable text without NUL bytes. */
-static bool text_ok(const unsigned char *p, size_t n)
+/* Text without NUL bytes. */
+static bool text_ok(const uint8_t *p, size_t n)
 {
     return memchr(p, '\0', n) == NULL;
 }
@@ -459,115 +410,208 @@ static bool time_ok(const struct ips2_ext_data *d, int64_t mono)
            real >= 0;
 }
 
-static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, size_t *cap_s,
-                       size_t *cap_n, struct procs *procs)
+/* What reading the records needs beside the data. */
+struct records {
+    size_t cap_samples, cap_notes;
+    struct procs procs;
+};
+
+static int bad_time(struct ips2_in *in, size_t at, int64_t mono)
 {
-    const unsigned char *p = in->b + at;
-    uint16_t type = rd16(p), size = rd16(p + 2);
-    if (type == REC_SAMPLE) {
-        if (size != SAMPLE_SIZE)
-            return bad(in, at + 2, "expected a sample record of %d bytes, found %u", SAMPLE_SIZE,
-                       size);
-        uint32_t metric = rd32(p + 4);
-        if (metric >= d->nmetrics)
-            return bad(in, at + 4, "expected a metric declared before (below %zu), found %u",
-                       d->nmetrics, metric);
-        int64_t mono = (int64_t)rd64(p + 12);
-        if (!time_ok(d, mono))
-            return bad(in, at + 12,
-                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
-                       "found %lld",
-                       (long long)mono);
-        uint64_t bits = rd64(p + 20);
-        double v;
-        memcpy(&v, &bits, 8);
-        if (!isfinite(v))
-            return bad(in, at + 20, "expected a finite value, found %g", v);
-        struct ips2_ext_sample *s = grow(d->samples, cap_s, d->nsamples, sizeof *s);
-        if (s == NULL)
-            return bad(in, at, "expected memory for samples, out of memory");
-        d->samples = s;
-        uint32_t pid = rd32(p + 8);
-        s[d->nsamples++] = (struct ips2_ext_sample){.metric = metric,
-                                                    .pid = pid,
-                                                    .proc = procs_get(procs, pid),
-                                                    .mono_ns = mono,
-                                                    .value = v};
-        return 0;
+    return bad(in, at,
+               "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
+               "found %lld",
+               (long long)mono);
+}
+
+/* The header (at least EXT_HEAD bytes are there); NULL and the error if it
+ * cannot be trusted. */
+static struct ips2_ext_data *read_header(struct ips2_in *in)
+{
+    size_t size = in->size;
+
+    if (size < 8 || memcmp(in->p, EXT_MAGIC, 8) != 0) {
+        bad(in, 0, "expected magic \"%s\", found %s", EXT_MAGIC,
+            size < 8 ? "a file shorter than it" : "other bytes");
+        return NULL;
     }
-    if (type == REC_PROCESS) {
-        if (size != PROCESS_SIZE)
-            return bad(in, at + 2, "expected a process record of %d bytes, found %u", PROCESS_SIZE,
-                       size);
-        uint32_t pid = rd32(p + 4);
-        if (pid == 0)
-            return bad(in, at + 4, "expected a pid > 0, found 0");
-        int64_t mono = (int64_t)rd64(p + 8);
-        if (!time_ok(d, mono))
-            return bad(in, at + 8,
-                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
-                       "found %lld",
-                       (long long)mono);
-        if (!procs_add(procs, pid))
-            return bad(in, at, "expected memory for processes, out of memory");
-        return 0;
+    if (size < EXT_HEAD) {
+        bad(in, size, "expected a %d-byte header, found the end of the file", EXT_HEAD);
+        return NULL;
     }
-    if (type == REC_METRIC) {
-        if (size < 16)
-            return bad(in, at + 2, "expected a metric record of at least 16 bytes, found %u", size);
-        uint32_t id = rd32(p + 4), kind = rd32(p + 8);
-        uint16_t nl = rd16(p + 12), ul = rd16(p + 14);
-        if (id != d->nmetrics || d->nmetrics >= IPS2_EXT_METRICS)
-            return bad(in, at + 4, "expected metric id %zu (ids in order, at most %d), found %u",
-                       d->nmetrics, IPS2_EXT_METRICS, id);
-        if (kind != IPS2_EXT_COUNTER && kind != IPS2_EXT_GAUGE)
-            return bad(in, at + 8, "expected kind 0 (counter) or 1 (gauge), found %u", kind);
-        if (nl == 0 || nl > IPS2_EXT_NAME_MAX || ul > IPS2_EXT_NAME_MAX ||
-            (size_t)16 + nl + ul != size)
-            return bad(in, at + 12,
-                       "expected a name of 1 to %d bytes and a unit of at most %d filling the "
-                       "record's %u bytes, found %u and %u",
-                       IPS2_EXT_NAME_MAX, IPS2_EXT_NAME_MAX, size, nl, ul);
-        if (!text_ok(p + 16, (size_t)nl + ul))
-            return bad(in, at + 16, "expected names without NUL bytes, found one");
-        struct ips2_ext_metric_def *m = realloc(d->metrics, (d->nmetrics + 1) * sizeof *d->metrics);
-        if (m == NULL)
-            return bad(in, at, "expected memory for a metric, out of memory");
-        d->metrics = m;
-        m += d->nmetrics;
-        m->kind = (enum ips2_ext_kind)kind;
-        m->name = dup_bytes(p + 16, nl);
-        m->unit = dup_bytes(p + 16 + nl, ul);
-        if (m->name == NULL || m->unit == NULL) {
-            free(m->name);
-            free(m->unit);
-            return bad(in, at, "expected memory for a metric, out of memory");
-        }
-        d->nmetrics++;
-        return 0;
+    ips2_get_bytes(in, 8);
+    uint32_t version = ips2_get_u32(in), hsize = ips2_get_u32(in);
+    int64_t real = ips2_get_i64(in), mono = ips2_get_i64(in);
+    uint64_t interval = ips2_get_u64(in);
+    uint32_t pid = ips2_get_u32(in);
+    uint16_t cl = ips2_get_u16(in), hl = ips2_get_u16(in);
+    if (version != EXT_VERSION) {
+        bad(in, 8, "expected version %d, found %u", EXT_VERSION, version);
+        return NULL;
     }
-    if (type == REC_NOTE) {
-        if (size < 16 || size - 16 > IPS2_EXT_NOTE_MAX)
-            return bad(in, at + 2, "expected a note record of 16 to %d bytes, found %u",
-                       16 + IPS2_EXT_NOTE_MAX, size);
-        if (!text_ok(p + 16, (size_t)size - 16))
-            return bad(in, at + 16, "expected a note without NUL bytes, found one");
-        struct ips2_ext_note *n = grow(d->notes, cap_n, d->nnotes, sizeof *n);
-        if (n == NULL)
-            return bad(in, at, "expected memory for notes, out of memory");
-        d->notes = n;
-        n += d->nnotes;
-        n->pid = rd32(p + 4);
-        n->mono_ns = (int64_t)rd64(p + 8);
-        if (!time_ok(d, n->mono_ns))
-            return bad(in, at + 8,
-                       "expected a time >= 0 that is >= 0 on the header's real-time clock too, "
-                       "found %lld",
-                       (long long)n->mono_ns);
-        if ((n->text = dup_bytes(p + 16, (size_t)size - 16)) == NULL)
-            return bad(in, at, "expected memory for a note, out of memory");
-        d->nnotes++;
-        return 0;
+    if (cl == 0 || cl > IPS2_EXT_NAME_MAX || hl > 255 || hsize != (uint32_t)EXT_HEAD + cl + hl) {
+        bad(in, 12,
+            "expected a header size of %d + a collector name of 1 to %d bytes + a host name of "
+            "at most 255, found %u with %u and %u",
+            EXT_HEAD, IPS2_EXT_NAME_MAX, hsize, cl, hl);
+        return NULL;
+    }
+    if (hsize > size) {
+        bad(in, size, "expected a %u-byte header, found the end of the file", hsize);
+        return NULL;
+    }
+    const uint8_t *names = ips2_get_bytes(in, (size_t)cl + hl);
+    if (!text_ok(names, (size_t)cl + hl)) {
+        bad(in, EXT_HEAD, "expected names without NUL bytes, found one");
+        return NULL;
+    }
+    if (interval == 0) {
+        bad(in, 32, "expected a sample interval > 0, found 0");
+        return NULL;
+    }
+    struct ips2_ext_data *d = calloc(1, sizeof *d);
+    if (d == NULL || (d->collector = ips2_dup_bytes(names, cl)) == NULL ||
+        (d->host = ips2_dup_bytes(names + cl, hl)) == NULL) {
+        ips2_ext_free(d);
+        bad(in, 0, "expected memory, out of memory");
+        return NULL;
+    }
+    d->ref_real_ns = real;
+    d->ref_mono_ns = mono;
+    if (real < 0 || mono < 0) {
+        bad(in, real < 0 ? 16 : 24, "expected clock readings >= 0, found %lld",
+            (long long)(real < 0 ? real : mono));
+        ips2_ext_free(d);
+        return NULL;
+    }
+    d->interval_ns = interval;
+    d->writer_pid = pid;
+    return d;
+}
+
+/* The fields of each record after its type and size (the cursor holds
+ * the record's bytes and no more; offsets are the file's). */
+static int read_metric(struct ips2_in *in, size_t at, uint16_t size, struct ips2_ext_data *d)
+{
+    if (size < 16)
+        return bad(in, at + 2, "expected a metric record of at least 16 bytes, found %u", size);
+    uint32_t id = ips2_get_u32(in), kind = ips2_get_u32(in);
+    uint16_t nl = ips2_get_u16(in), ul = ips2_get_u16(in);
+    if (id != d->nmetrics || d->nmetrics >= IPS2_EXT_METRICS)
+        return bad(in, at + 4, "expected metric id %zu (ids in order, at most %d), found %u",
+                   d->nmetrics, IPS2_EXT_METRICS, id);
+    if (kind != IPS2_EXT_COUNTER && kind != IPS2_EXT_GAUGE)
+        return bad(in, at + 8, "expected kind 0 (counter) or 1 (gauge), found %u", kind);
+    if (nl == 0 || nl > IPS2_EXT_NAME_MAX || ul > IPS2_EXT_NAME_MAX || (size_t)16 + nl + ul != size)
+        return bad(in, at + 12,
+                   "expected a name of 1 to %d bytes and a unit of at most %d filling the "
+                   "record's %u bytes, found %u and %u",
+                   IPS2_EXT_NAME_MAX, IPS2_EXT_NAME_MAX, size, nl, ul);
+    const uint8_t *text = ips2_get_bytes(in, (size_t)nl + ul);
+    if (!text_ok(text, (size_t)nl + ul))
+        return bad(in, at + 16, "expected names without NUL bytes, found one");
+    struct ips2_ext_metric_def *m = realloc(d->metrics, (d->nmetrics + 1) * sizeof *d->metrics);
+    if (m == NULL)
+        return bad(in, at, "expected memory for a metric, out of memory");
+    d->metrics = m;
+    m += d->nmetrics;
+    m->kind = (enum ips2_ext_kind)kind;
+    m->name = ips2_dup_bytes(text, nl);
+    m->unit = ips2_dup_bytes(text + nl, ul);
+    if (m->name == NULL || m->unit == NULL) {
+        free(m->name);
+        free(m->unit);
+        return bad(in, at, "expected memory for a metric, out of memory");
+    }
+    d->nmetrics++;
+    return 0;
+}
+
+static int read_sample(struct ips2_in *in, size_t at, uint16_t size, struct ips2_ext_data *d,
+                       struct records *rs)
+{
+    if (size != SAMPLE_SIZE)
+        return bad(in, at + 2, "expected a sample record of %d bytes, found %u", SAMPLE_SIZE, size);
+    uint32_t metric = ips2_get_u32(in), pid = ips2_get_u32(in);
+    int64_t mono = ips2_get_i64(in);
+    double v = ips2_get_f64(in);
+    if (metric >= d->nmetrics)
+        return bad(in, at + 4, "expected a metric declared before (below %zu), found %u",
+                   d->nmetrics, metric);
+    if (!time_ok(d, mono))
+        return bad_time(in, at + 12, mono);
+    if (!isfinite(v))
+        return bad(in, at + 20, "expected a finite value, found %g", v);
+    struct ips2_ext_sample *s = grow(d->samples, &rs->cap_samples, d->nsamples, sizeof *s);
+    if (s == NULL)
+        return bad(in, at, "expected memory for samples, out of memory");
+    d->samples = s;
+    s[d->nsamples++] = (struct ips2_ext_sample){.metric = metric,
+                                                .pid = pid,
+                                                .proc = procs_get(&rs->procs, pid),
+                                                .mono_ns = mono,
+                                                .value = v};
+    return 0;
+}
+
+static int read_note(struct ips2_in *in, size_t at, uint16_t size, struct ips2_ext_data *d,
+                     struct records *rs)
+{
+    if (size < 16 || size - 16 > IPS2_EXT_NOTE_MAX)
+        return bad(in, at + 2, "expected a note record of 16 to %d bytes, found %u",
+                   16 + IPS2_EXT_NOTE_MAX, size);
+    uint32_t pid = ips2_get_u32(in);
+    int64_t mono = ips2_get_i64(in);
+    const uint8_t *text = ips2_get_bytes(in, (size_t)size - 16);
+    if (!text_ok(text, (size_t)size - 16))
+        return bad(in, at + 16, "expected a note without NUL bytes, found one");
+    struct ips2_ext_note *n = grow(d->notes, &rs->cap_notes, d->nnotes, sizeof *n);
+    if (n == NULL)
+        return bad(in, at, "expected memory for notes, out of memory");
+    d->notes = n;
+    n += d->nnotes;
+    n->pid = pid;
+    n->mono_ns = mono;
+    if (!time_ok(d, n->mono_ns))
+        return bad_time(in, at + 8, n->mono_ns);
+    if ((n->text = ips2_dup_bytes(text, (size_t)size - 16)) == NULL)
+        return bad(in, at, "expected memory for a note, out of memory");
+    d->nnotes++;
+    return 0;
+}
+
+static int read_process(struct ips2_in *in, size_t at, uint16_t size, struct records *rs,
+                        const struct ips2_ext_data *d)
+{
+    if (size != PROCESS_SIZE)
+        return bad(in, at + 2, "expected a process record of %d bytes, found %u", PROCESS_SIZE,
+                   size);
+    uint32_t pid = ips2_get_u32(in);
+    int64_t mono = ips2_get_i64(in);
+    if (pid == 0)
+        return bad(in, at + 4, "expected a pid > 0, found 0");
+    if (!time_ok(d, mono))
+        return bad_time(in, at + 8, mono);
+    if (!procs_add(&rs->procs, pid))
+        return bad(in, at, "expected memory for processes, out of memory");
+    return 0;
+}
+
+/* One whole record at in's cursor (in holds exactly its bytes). */
+static int read_record(struct ips2_in *in, struct ips2_ext_data *d, struct records *rs)
+{
+    size_t at = in->pos;
+    uint16_t type = ips2_get_u16(in), size = ips2_get_u16(in);
+
+    switch (type) {
+    case REC_SAMPLE:
+        return read_sample(in, at, size, d, rs);
+    case REC_PROCESS:
+        return read_process(in, at, size, rs, d);
+    case REC_METRIC:
+        return read_metric(in, at, size, d);
+    case REC_NOTE:
+        return read_note(in, at, size, d, rs);
     }
     return bad(in, at,
                "expected a record type 1 (metric), 2 (sample), 3 (note) or 4 (process), found %u",
@@ -576,83 +620,38 @@ static int read_record(const struct in *in, size_t at, struct ips2_ext_data *d, 
 
 struct ips2_ext_data *ips2_ext_decode(const void *bytes, size_t size, const char *name, char *err)
 {
-    struct in in = {bytes, size, name ? name : "external data", err};
+    struct ips2_in in;
+
     if (err != NULL)
         err[0] = '\0';
-    if (size < 8 || memcmp(in.b, EXT_MAGIC, 8) != 0) {
-        bad(&in, 0, "expected magic \"%s\", found %s", EXT_MAGIC,
-            size < 8 ? "a file shorter than it" : "other bytes");
+    ips2_in_init(&in, bytes, size, name ? name : "external data", err, err ? IPS2_EXT_ERR_MAX : 0);
+    struct ips2_ext_data *d = read_header(&in);
+    if (d == NULL)
         return NULL;
-    }
-    if (size < EXT_HEAD) {
-        bad(&in, size, "expected a %d-byte header, found the end of the file", EXT_HEAD);
-        return NULL;
-    }
-    uint32_t version = rd32(in.b + 8), hsize = rd32(in.b + 12);
-    if (version != EXT_VERSION) {
-        bad(&in, 8, "expected version %d, found %u", EXT_VERSION, version);
-        return NULL;
-    }
-    uint16_t cl = rd16(in.b + 44), hl = rd16(in.b + 46);
-    if (cl == 0 || cl > IPS2_EXT_NAME_MAX || hl > 255 || hsize != (uint32_t)EXT_HEAD + cl + hl) {
-        bad(&in, 12,
-            "expected a header size of %d + a collector name of 1 to %d bytes + a host name of "
-            "at most 255, found %u with %u and %u",
-            EXT_HEAD, IPS2_EXT_NAME_MAX, hsize, cl, hl);
-        return NULL;
-    }
-    if (hsize > size) {
-        bad(&in, size, "expected a %u-byte header, found the end of the file", hsize);
-        return NULL;
-    }
-    if (!text_ok(in.b + EXT_HEAD, (size_t)cl + hl)) {
-        bad(&in, EXT_HEAD, "expected names without NUL bytes, found one");
-        return NULL;
-    }
-    uint64_t interval = rd64(in.b + 32);
-    if (interval == 0) {
-        bad(&in, 32, "expected a sample interval > 0, found 0");
-        return NULL;
-    }
-    struct ips2_ext_data *d = calloc(1, sizeof *d);
-    if (d == NULL || (d->collector = dup_bytes(in.b + EXT_HEAD, cl)) == NULL ||
-        (d->host = dup_bytes(in.b + EXT_HEAD + cl, hl)) == NULL) {
-        ips2_ext_free(d);
-        bad(&in, 0, "expected memory, out of memory");
-        return NULL;
-    }
-    d->ref_real_ns = (int64_t)rd64(in.b + 16);
-    d->ref_mono_ns = (int64_t)rd64(in.b + 24);
-    if (d->ref_real_ns < 0 || d->ref_mono_ns < 0) {
-        bad(&in, d->ref_real_ns < 0 ? 16 : 24, "expected clock readings >= 0, found %lld",
-            (long long)(d->ref_real_ns < 0 ? d->ref_real_ns : d->ref_mono_ns));
-        ips2_ext_free(d);
-        return NULL;
-    }
-    d->interval_ns = interval;
-    d->writer_pid = rd32(in.b + 40);
 
-    size_t at = hsize, cap_s = 0, cap_n = 0;
-    struct procs procs = {NULL, 0, 0};
-    while (at < size) {
-        if (size - at < 4) {
+    struct records rs = {0};
+    while (!in.failed && ips2_in_left(&in) > 0) {
+        size_t at = in.pos;
+        if (ips2_in_left(&in) < 4) {
             d->torn = true;
             break;
         }
-        uint16_t rsize = rd16(in.b + at + 2);
+        uint16_t rsize = ips2_le16_load(in.p + at + 2);
         if (rsize < 4) {
             bad(&in, at + 2, "expected a record size of at least 4, found %u", rsize);
             break;
         }
-        if (rsize > size - at) {
+        if (rsize > ips2_in_left(&in)) {
             d->torn = true; /* a write cut short by the writer's death */
             break;
         }
-        if (read_record(&in, at, d, &cap_s, &cap_n, &procs) < 0)
+        struct ips2_in record = in; /* bounded by the record */
+        record.size = at + rsize;
+        if (read_record(&record, d, &rs) < 0)
             break;
-        at += rsize;
+        in.pos = at + rsize;
     }
-    free(procs.v);
+    free(rs.procs.v);
     return d;
 }
 

@@ -7,7 +7,9 @@
 # as well (slave/module.mk), so libips2slave.a reads .ext files on its own.
 
 EXT_SRCS := collectors/external.c
-EXT_OBJS := $(EXT_SRCS:%.c=$(B)/obj/%.o)
+# (with the buffer codec it writes and reads through, so that a monitor
+# links this library alone, and zlib)
+EXT_OBJS := $(EXT_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/traces/codec.o $(B)/obj/traces/varint.o
 EXT_LIB  := $(B)/lib/libips2ext.a
 CFLAGS_collectors/ := -fPIC -Icollectors
 
@@ -20,7 +22,7 @@ COLLECT_OBJS := $(addprefix $(B)/obj/collectors/,collect_os.o collect_hw.o colle
 .SECONDARY: $(COLLECT_OBJS)
 $(B)/bin/ips2-collect-%: $(B)/obj/collectors/collect_%.o $(B)/obj/collectors/collect_loop.o $(EXT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(B)/obj/collectors/collect_loop.o $(EXT_LIB) -lm
+	$(CC) -o $@ $< $(B)/obj/collectors/collect_loop.o $(EXT_LIB) -lz -lm
 
 $(B)/include/ips2_external.h: collectors/ips2_external.h
 	@mkdir -p $(dir $@)
@@ -33,8 +35,8 @@ HEADERS   += $(B)/include/ips2_external.h
 # The reader takes untrusted files: a fuzz target and its seed corpus
 # (tests/fuzz/corpus-external: a whole file, a torn one, a note, one with
 # a time near 2^63, one with a pid reused by a new process).
-$(eval $(call fuzz_target,external,collectors/external.c,-Icollectors,-lm,\
-                          tests/fuzz/corpus-external))
+$(eval $(call fuzz_target,external,collectors/external.c traces/codec.c traces/varint.c,\
+                          -Icollectors -Itraces,-lz -lm,tests/fuzz/corpus-external))
 
 # Its unit test links the slave's reduction library (the reader is
 # compiled into it; the test also reduces the files it writes).

@@ -22,7 +22,8 @@ $(CPA_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
-$(eval $(call fuzz_target,cpa,cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c cpa/cpa_internal.h \
-                          cpa/ips2_cpa.h,-Itraces -Icpa,,tests/fuzz/corpus-cpa))
+$(eval $(call fuzz_target,cpa,cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c traces/codec.c \
+                          traces/varint.c cpa/cpa_internal.h cpa/ips2_cpa.h,-Itraces -Icpa,-lz,\
+                          tests/fuzz/corpus-cpa))
 
 bench: $(B)/bin/ips2-cpa

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ips2_fields.h"
 #include "pag_build.h"
 #include "pag_internal.h"
 
@@ -416,30 +417,7 @@ static void ipkey(struct pag_builder *b, uint64_t key)
 
 int pag_start_word(const struct ips2_event *ev)
 {
-    switch (ev->kind) {
-    case IPS2_EV_LOCK_ACQUIRED:
-    case IPS2_EV_LOCK_ACQUIRED_SHARED:
-    case IPS2_EV_VFORK:
-    case IPS2_EV_WAIT:
-        return 1;
-    case IPS2_EV_BARRIER_DEPART:
-    case IPS2_EV_SEM_ACQUIRED:
-    case IPS2_EV_CONNECT:
-    case IPS2_EV_ACCEPT:
-    case IPS2_EV_SPAWN:
-    case IPS2_EV_PVM_SPAWN:
-        return 2;
-    case IPS2_EV_COND_WAKE:
-    case IPS2_EV_PVM_BARRIER:
-        return 3;
-    case IPS2_EV_RECV:
-    case IPS2_EV_DGRAM_RECV:
-        return 4;
-    case IPS2_EV_PVM_RECV:
-        return 7;
-    default:
-        return -1;
-    }
+    return ips2_field_word(ev->kind, IPS2_ROLE_START);
 }
 
 /* A lock release or a condition signal at node n (time t): a lite record
@@ -481,15 +459,15 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_LOCK_RELEASE:
     case IPS2_EV_LOCK_RELEASE_SHARED:
         n = NODE();
-        it = source(b, PC_LOCK, n, t, key, x(ev, 0), ev->kind);
+        it = source(b, PC_LOCK, n, t, key, x(ev, IPS2_F_LOCK_RELEASE_SEQ), ev->kind);
         break;
     case IPS2_EV_LOCK_ACQUIRED:
     case IPS2_EV_LOCK_ACQUIRED_SHARED:
-        if (ev->nextra < 2)
+        if (ev->nextra <= IPS2_F_LOCK_ACQUIRED_START)
             return; /* it did not wait: no arc */
         n = NODE();
         if ((it = ITEM(PC_LOCK, PAG_DST, n))) {
-            it->k[2] = x(ev, 0);
+            it->k[2] = x(ev, IPS2_F_LOCK_ACQUIRED_SEQ);
             it->ws = ws;
             it->flags |= PI_WAITED;
         }
@@ -497,23 +475,24 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_COND_SIGNAL:
     case IPS2_EV_COND_BROADCAST:
         n = NODE();
-        it = source(b, PC_COND, n, t, key, x(ev, 0), ev->kind);
+        it = source(b, PC_COND, n, t, key, x(ev, IPS2_F_COND_SIGNAL_SEQ), ev->kind);
         break;
     case IPS2_EV_COND_WAKE:
-        if (ev->nextra < 3 || x(ev, 2) <= x(ev, 1))
+        if (ev->nextra <= IPS2_F_COND_WAKE_SEQ_SEEN ||
+            x(ev, IPS2_F_COND_WAKE_SEQ_SEEN) <= x(ev, IPS2_F_COND_WAKE_SEQ_AT_START))
             return; /* no signal came */
         n = NODE();
         if ((it = ITEM(PC_COND, PAG_DST, n))) {
-            it->k[2] = x(ev, 2);
+            it->k[2] = x(ev, IPS2_F_COND_WAKE_SEQ_SEEN);
             it->ws = ws;
         }
         break;
     case IPS2_EV_BARRIER_ARRIVE:
         n = NODE();
         if ((it = ITEM(PC_BARRIER, PAG_SRC, n))) {
-            it->k[3] = x(ev, 2);
-            it->aux = (uint32_t)x(ev, 0);
-            it->aux2 = (uint32_t)x(ev, 1);
+            it->k[3] = x(ev, IPS2_F_BARRIER_ARRIVE_EPISODE);
+            it->aux = (uint32_t)x(ev, IPS2_F_BARRIER_ARRIVE_ARRIVAL);
+            it->aux2 = (uint32_t)x(ev, IPS2_F_BARRIER_ARRIVE_PARTIES);
         }
         b->arrive_key = key;
         b->arrive_gid = gid(n);
@@ -521,9 +500,9 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_BARRIER_DEPART:
         n = NODE();
         if ((it = ITEM(PC_BARRIER, PAG_DST, n))) {
-            it->k[3] = x(ev, 0);
+            it->k[3] = x(ev, IPS2_F_BARRIER_DEPART_EPISODE);
             it->ws = ws;
-            if (x(ev, 1) == 1)
+            if (x(ev, IPS2_F_BARRIER_DEPART_SERIAL) == 1)
                 it->flags |= PI_SERIAL;
             if (b->arrive_key == key)
                 it->ref = b->arrive_gid;
@@ -532,22 +511,23 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     case IPS2_EV_SEM_POST:
         n = NODE();
         if ((it = ITEM(PC_SEM, PAG_SRC, n)))
-            it->k[3] = x(ev, 0);
+            it->k[3] = x(ev, IPS2_F_SEM_POST_POST);
         break;
     case IPS2_EV_SEM_ACQUIRED:
-        if (x(ev, 0) <= x(ev, 1))
+        if (x(ev, IPS2_F_SEM_ACQUIRED_WAIT) <= x(ev, IPS2_F_SEM_ACQUIRED_INITIAL))
             return; /* an initial token */
         n = NODE();
         if ((it = ITEM(PC_SEM, PAG_DST, n))) {
-            it->k[3] = x(ev, 0) - x(ev, 1);
+            it->k[3] = x(ev, IPS2_F_SEM_ACQUIRED_WAIT) - x(ev, IPS2_F_SEM_ACQUIRED_INITIAL);
             it->ws = ws != INT64_MIN ? ws : t; /* it did not wait: the arc weighs 0 */
         }
         break;
     case IPS2_EV_SYNC_INIT:
-        if (ev->nextra >= 1 &&
-            (x(ev, 0) == IPS2_SYNC_BARRIER || x(ev, 0) == IPS2_SYNC_SEM ||
-             x(ev, 0) == IPS2_SYNC_USER_BARRIER) &&
-            x(ev, 3) == 0)
+        if (ev->nextra > IPS2_F_SYNC_INIT_TYPE &&
+            (x(ev, IPS2_F_SYNC_INIT_TYPE) == IPS2_SYNC_BARRIER ||
+             x(ev, IPS2_F_SYNC_INIT_TYPE) == IPS2_SYNC_SEM ||
+             x(ev, IPS2_F_SYNC_INIT_TYPE) == IPS2_SYNC_USER_BARRIER) &&
+            x(ev, IPS2_F_SYNC_INIT_RESULT) == 0)
             it = item(b, PC_INIT, PAG_SRC, NO_GID, t, ev->kind);
         break;
     default:
@@ -568,55 +548,60 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
 
     switch (ev->kind) {
     case IPS2_EV_CHAN:
-        if (x(ev, 0) == IPS2_CHAN_TCP || x(ev, 0) == IPS2_CHAN_UDP) {
-            ipkey(b, x(ev, 1));
-            ipkey(b, x(ev, 2));
+        if (x(ev, IPS2_F_CHAN_TYPE) == IPS2_CHAN_TCP || x(ev, IPS2_F_CHAN_TYPE) == IPS2_CHAN_UDP) {
+            ipkey(b, x(ev, IPS2_F_CHAN_OUT_KEY));
+            ipkey(b, x(ev, IPS2_F_CHAN_IN_KEY));
         }
         break;
     case IPS2_EV_SEND:
     case IPS2_EV_RECV:
-        if (x(ev, 0) == 0 || x(ev, 2) == 0 || x(ev, 3) != 0 || (x(ev, 5) & IPS2_IO_PEEK))
+        if (x(ev, IPS2_F_SEND_KEY) == 0 || x(ev, IPS2_F_SEND_BYTES) == 0 ||
+            x(ev, IPS2_F_SEND_ERRNO) != 0 || (x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK))
             return;
         side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
         n = NODE();
         if (b->oom)
             break;
-        if (!pag_bytes_add(b->bytes, side, x(ev, 0), x(ev, 1), x(ev, 2), n,
-                           b->p->nodes[n].wall != t, t, side == PAG_DST ? ws : INT64_MIN))
+        if (!pag_bytes_add(b->bytes, side, x(ev, IPS2_F_SEND_KEY), x(ev, IPS2_F_SEND_OFFSET),
+                           x(ev, IPS2_F_SEND_BYTES), n, b->p->nodes[n].wall != t, t,
+                           side == PAG_DST ? ws : INT64_MIN))
             b->oom = true;
         break;
     case IPS2_EV_DGRAM_SEND:
     case IPS2_EV_DGRAM_RECV:
-        if (x(ev, 0) == 0 || x(ev, 3) != 0 || (x(ev, 5) & IPS2_IO_PEEK))
+        if (x(ev, IPS2_F_DGRAM_SEND_KEY) == 0 || x(ev, IPS2_F_DGRAM_SEND_ERRNO) != 0 ||
+            (x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK))
             return;
         side = ev->kind == IPS2_EV_DGRAM_SEND ? PAG_SRC : PAG_DST;
         n = NODE();
         if ((it = ITEM(PC_DGRAM, side, n))) {
-            it->k[0] = x(ev, 0);
-            it->k[1] = x(ev, 1);
+            it->k[0] = x(ev, IPS2_F_DGRAM_SEND_KEY);
+            it->k[1] = x(ev, IPS2_F_DGRAM_SEND_SEQ);
             it->ws = side == PAG_DST ? ws : INT64_MIN;
-            if (ip_family(x(ev, 6)))
+            if (ip_family(x(ev, IPS2_F_DGRAM_SEND_PEER)))
                 it->flags |= PI_IP;
         }
         break;
     case IPS2_EV_CONNECT:
-        if (x(ev, 0) == 0 || (x(ev, 1) != 0 && x(ev, 1) != EINPROGRESS))
+        if (x(ev, IPS2_F_CONNECT_KEY) == 0 ||
+            (x(ev, IPS2_F_CONNECT_ERRNO) != 0 && x(ev, IPS2_F_CONNECT_ERRNO) != EINPROGRESS))
             return;
         n = NODE();
         if ((it = ITEM(PC_CONN, PAG_SRC, n))) {
-            it->k[0] = x(ev, 0);
-            if (ip_family(x(ev, 3)))
+            it->k[0] = x(ev, IPS2_F_CONNECT_KEY);
+            if (ip_family(x(ev, IPS2_F_CONNECT_SELF)))
                 it->flags |= PI_IP;
         }
         break;
     case IPS2_EV_ACCEPT:
-        if (x(ev, 0) == 0 || x(ev, 1) != 0 || ev->payload == (UINT64_C(1) << 48) - 1)
+        if (x(ev, IPS2_F_ACCEPT_KEY) == 0 || x(ev, IPS2_F_ACCEPT_ERRNO) != 0 ||
+            ev->payload == (UINT64_C(1) << 48) - 1)
             return;
         n = NODE();
         if ((it = ITEM(PC_CONN, PAG_DST, n))) {
-            it->k[0] = x(ev, 0);
+            it->k[0] = x(ev, IPS2_F_ACCEPT_KEY);
             it->ws = ws;
-            if (ip_family(x(ev, 3)))
+            if (ip_family(x(ev, IPS2_F_ACCEPT_SELF)))
                 it->flags |= PI_IP;
         }
         break;
@@ -627,11 +612,11 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
 
 static bool wait_reaped(const struct ips2_event *ev)
 {
-    uint32_t sig = (uint32_t)x(ev, 0) & 0x7f;
+    uint32_t sig = (uint32_t)x(ev, IPS2_F_WAIT_STATUS) & 0x7f;
     bool exited = sig == 0, signalled = sig != 0 && sig != 0x7f; /* WIFEXITED, WIFSIGNALED */
 
-    return ev->payload != 0 && x(ev, 4) == 0 && (exited || signalled) &&
-           !(x(ev, 3) & 0x01000000); /* WNOWAIT */
+    return ev->payload != 0 && x(ev, IPS2_F_WAIT_ERROR) == 0 && (exited || signalled) &&
+           !(x(ev, IPS2_F_WAIT_OPTIONS) & 0x01000000); /* WNOWAIT */
 }
 
 static void process_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
@@ -645,8 +630,8 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
     switch (ev->kind) {
     case IPS2_EV_PROC_START:
         b->proc_start = true;
-        if (x(ev, 0))
-            b->ppid = (uint32_t)x(ev, 0);
+        if (x(ev, IPS2_F_PROC_START_PPID))
+            b->ppid = (uint32_t)x(ev, IPS2_F_PROC_START_PPID);
         if ((it = ITEM(PC_PROC, PAG_DST, b->last))) {
             it->k[0] = (uint64_t)(uint32_t)b->pid;
             it->aux = b->ppid;
@@ -672,10 +657,10 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         b->thread_exit_how = (int32_t)ev->payload; /* the item comes at the thread's end */
         break;
     case IPS2_EV_THREAD_START:
-        b->create_seq = x(ev, 0);
+        b->create_seq = x(ev, IPS2_F_THREAD_START_CREATE_SEQ);
         if ((it = ITEM(PC_THREAD, PAG_DST, b->last))) {
             it->k[0] = scope_of(b, 0);
-            it->k[1] = x(ev, 0);
+            it->k[1] = x(ev, IPS2_F_THREAD_START_CREATE_SEQ);
             it->wall = b->last_t;
         }
         break;
@@ -691,7 +676,7 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         b->join_begin = t;
         break;
     case IPS2_EV_JOIN_END:
-        if (x(ev, 0) != 0 || ev->payload == 0) {
+        if (x(ev, IPS2_F_JOIN_END_RESULT) != 0 || ev->payload == 0) {
             b->in_join = false;
             return;
         }
@@ -706,7 +691,9 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
     case IPS2_EV_FORK:
     case IPS2_EV_SPAWN:
     case IPS2_EV_VFORK:
-        if (ev->payload == 0 || (ev->kind != IPS2_EV_FORK && x(ev, ev->kind == IPS2_EV_SPAWN)))
+        if (ev->payload == 0 ||
+            (ev->kind != IPS2_EV_FORK &&
+             x(ev, ev->kind == IPS2_EV_SPAWN ? IPS2_F_SPAWN_ERROR : IPS2_F_VFORK_ERROR)))
             return;
         n = ev->kind == IPS2_EV_VFORK ? NODE() : prev;
         /* the child may start before the call returns: the arc leaves the
@@ -737,32 +724,36 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         if ((it = item(b, PC_PVMTID, PAG_DST, b->head != NO_GID ? b->head : gid(b->last), t,
                        ev->kind)))
             it->k[0] = ev->payload & mask32;
-        if (x(ev, 0) != 0 &&
+        if (x(ev, IPS2_F_PVM_TASK_PARENT) != 0 &&
             (it = item(b, PC_PVMTASK, PAG_DST, b->head != NO_GID ? b->head : gid(b->node_mark), t,
                        ev->kind))) {
             it->k[0] = ev->payload & mask32;
-            it->k[1] = x(ev, 0) & mask32;
+            it->k[1] = x(ev, IPS2_F_PVM_TASK_PARENT) & mask32;
             it->wall = b->p->nodes[IPS2_PAG_GID_NODE(it->gid)].wall;
         }
         break;
     case IPS2_EV_PVM_SEND:
-        if (ev->payload == 0 || x(ev, 2) == 0 || x(ev, 6) != 0)
+        if (ev->payload == 0 || x(ev, IPS2_F_PVM_SEND_SEQ) == 0 ||
+            x(ev, IPS2_F_PVM_SEND_ERROR) != 0)
             return;
         n = NODE();
         if ((it = ITEM(PC_PVM, PAG_SRC, n))) {
-            it->k[0] = (x(ev, 4) & mask32) << 32 | (ev->payload & mask32);
-            it->k[1] = (x(ev, 1) & mask32) << 32 | (x(ev, 0) & mask32);
-            it->k[2] = x(ev, 2);
+            it->k[0] = (x(ev, IPS2_F_PVM_SEND_SENDER) & mask32) << 32 | (ev->payload & mask32);
+            it->k[1] = (x(ev, IPS2_F_PVM_SEND_CONTEXT) & mask32) << 32 |
+                       (x(ev, IPS2_F_PVM_SEND_TAG) & mask32);
+            it->k[2] = x(ev, IPS2_F_PVM_SEND_SEQ);
         }
         break;
     case IPS2_EV_PVM_RECV:
-        if (ev->payload == 0 || x(ev, 2) == 0 || x(ev, 6) != 0)
+        if (ev->payload == 0 || x(ev, IPS2_F_PVM_RECV_SEQ) == 0 ||
+            x(ev, IPS2_F_PVM_RECV_ERROR) != 0)
             return;
         n = NODE();
         if ((it = ITEM(PC_PVM, PAG_DST, n))) {
-            it->k[0] = (ev->payload & mask32) << 32 | (x(ev, 4) & mask32);
-            it->k[1] = (x(ev, 1) & mask32) << 32 | (x(ev, 0) & mask32);
-            it->k[2] = x(ev, 2);
+            it->k[0] = (ev->payload & mask32) << 32 | (x(ev, IPS2_F_PVM_RECV_RECEIVER) & mask32);
+            it->k[1] = (x(ev, IPS2_F_PVM_RECV_CONTEXT) & mask32) << 32 |
+                       (x(ev, IPS2_F_PVM_RECV_TAG) & mask32);
+            it->k[2] = x(ev, IPS2_F_PVM_RECV_SEQ);
             it->ws = ws;
         }
         break;
@@ -772,16 +763,16 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         n = NODE();
         if ((it = ITEM(PC_PVMTASK, PAG_SRC, n))) {
             it->k[0] = ev->payload & mask32;
-            it->k[1] = x(ev, 0) & mask32;
+            it->k[1] = x(ev, IPS2_F_PVM_SPAWN_TID) & mask32;
         }
         break;
     case IPS2_EV_PVM_BARRIER:
-        if (x(ev, 2) != 0)
+        if (x(ev, IPS2_F_PVM_BARRIER_ERROR) != 0)
             return;
         n = NODE();
         if ((it = ITEM(PC_PVMBAR, PAG_DST, n))) {
-            it->k[0] = string_hash(ev, 4);
-            it->k[1] = x(ev, 1);
+            it->k[0] = string_hash(ev, IPS2_F_PVM_BARRIER_GROUP);
+            it->k[1] = x(ev, IPS2_F_PVM_BARRIER_EPISODE);
             it->k[2] = IPS2_PAG_GID_NODE(it->prev != NO_GID ? it->prev : it->gid);
             it->ws = ws;
         }

@@ -48,8 +48,9 @@ void pag_thread_drop(struct pag_builder *b);
 typedef void pag_shares_fn(void *arg, struct pag_builder *b);
 void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu);
 
-/* Which extra word of ev holds its call's start timer, or -1 (the caller
- * turns it into session time for pag_event's ws). */
+/* Which extra word of ev holds its call's start timer (the field with the
+ * role IPS2_ROLE_START in ips2_fields.h's table), or -1 (the caller turns
+ * it into session time for pag_event's ws). */
 int pag_start_word(const struct ips2_event *ev);
 
 /* An event at session time t, thread CPU c, procedure `top` on top of the

@@ -18,6 +18,14 @@
  *                warnings: u32 length + bytes each
  *   end-4   4    crc32 (zlib) of every byte before it
  *
+ * The writer and the reader go through the buffer codec (traces/
+ * ips2_codec.h) and mirror each other as Lua's ldump.c and lundump.c do:
+ * write_header, write_names, write_strings, write_tables, write_warnings
+ * and write_crc, and a read_X for each, in the same order (read_header
+ * checks the crc at the end first, as this reader always has: nothing
+ * is decoded from bytes that were altered).  The tables are the structs
+ * as they are in memory, copied whole: a little-endian host is assumed.
+ *
  * The decoder trusts nothing: it checks the crc, every count against the
  * bytes left before it allocates, every index against its table, the
  * threads' node ranges (they tile the nodes in order), the nodes' time
@@ -34,6 +42,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ips2_codec.h"
 #include "pag_internal.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -51,6 +60,7 @@ _Static_assert(sizeof(struct ips2_pag_end) == 48, "end layout");
 #define MAGIC   "IPS2PAG"
 #define VERSION 1
 #define HEAD    96
+#define WBUF    (64u << 10) /* the write buffer of a part file */
 
 enum what { W_PART = 1, W_ENDS = 2, W_CROSS = 3 };
 enum {
@@ -69,113 +79,10 @@ enum {
 
 /* ---- encoding ------------------------------------------------------------ */
 
-/* Where the bytes go: a growing buffer (fd < 0), or a file through a
- * small buffer, big arrays written as they are (the part's arrays are
- * most of it: no copy of the whole part is ever made).  The crc follows
- * the bytes. */
-#define WBUF (64u << 10)
-
-struct enc {
-    unsigned char *p;
-    size_t n, cap;
-    int fd;
-    uint32_t crc;
-    bool oom; /* out of memory, or the file could not be written (err) */
-    int err;
-};
-
-static uint32_t crc_of(uint32_t crc, const void *data, size_t len)
+/* What a message of kind w holds of the part: its counts. */
+static void counts_of(const struct ips2_pag *g, enum what w, uint64_t c[C_N])
 {
-    const unsigned char *b = data;
-
-    while (len) { /* crc32's length is an uInt */
-        uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
-        crc = (uint32_t)crc32(crc, b, n);
-        b += n;
-        len -= n;
-    }
-    return crc;
-}
-
-static void write_all(struct enc *e, const void *data, size_t len)
-{
-    const char *b = data;
-
-    while (len && !e->oom) {
-        ssize_t w = write(e->fd, b, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e->err = w < 0 ? errno : ENOSPC;
-            e->oom = true;
-            return;
-        }
-        b += w;
-        len -= (size_t)w;
-    }
-}
-
-static void flush(struct enc *e)
-{
-    if (e->fd >= 0 && e->n) {
-        write_all(e, e->p, e->n);
-        e->n = 0;
-    }
-}
-
-/* The bytes, without the crc (raw: the crc itself). */
-static void put_bytes(struct enc *e, const void *data, size_t len, bool raw)
-{
-    if (e->oom || len == 0)
-        return;
-    if (!raw)
-        e->crc = crc_of(e->crc, data, len);
-    if (e->fd >= 0 && e->n + len > e->cap) {
-        flush(e);
-        if (len >= e->cap) {
-            write_all(e, data, len);
-            return;
-        }
-    }
-    if (e->n + len > e->cap) {
-        size_t cap = e->cap ? e->cap : 4096;
-        while (cap < e->n + len)
-            cap *= 2;
-        unsigned char *q = realloc(e->p, cap);
-        if (!q) {
-            e->oom = true;
-            return;
-        }
-        e->p = q;
-        e->cap = cap;
-    }
-    memcpy(e->p + e->n, data, len);
-    e->n += len;
-}
-
-static void put(struct enc *e, const void *data, size_t len)
-{
-    put_bytes(e, data, len, false);
-}
-
-static void put32(struct enc *e, uint32_t v)
-{
-    put(e, &v, 4);
-}
-
-static void put_str(struct enc *e, const char *s)
-{
-    size_t len = s ? strlen(s) : 0;
-
-    put32(e, (uint32_t)len);
-    put(e, s, len);
-}
-
-static void emit(struct enc *e, const struct ips2_pag *g, enum what w)
-{
-    uint64_t c[C_N] = {0};
-    uint16_t v16[2] = {VERSION, (uint16_t)w};
-
+    memset(c, 0, C_N * sizeof(*c));
     if (w != W_CROSS) {
         c[C_STRINGS] = g->nstrings;
         c[C_APPS] = g->napps;
@@ -192,41 +99,78 @@ static void emit(struct enc *e, const struct ips2_pag *g, enum what w)
         c[C_OUTS] = g->nouts;
         c[C_WARNINGS] = g->nwarnings;
     }
-    e->crc = (uint32_t)crc32(0L, Z_NULL, 0);
-    put(e, MAGIC, 8);
-    put(e, v16, 4);
-    put32(e, g->part);
-    put(e, c, sizeof(c));
-    put_str(e, w == W_CROSS ? "" : g->machine);
-    put_str(e, w == W_CROSS ? "" : g->trace_dir);
+}
+
+static void write_header(struct ips2_out *o, const struct ips2_pag *g, enum what w,
+                         const uint64_t c[C_N])
+{
+    ips2_out_crc_begin(o);
+    ips2_put_bytes(o, MAGIC, 8);
+    ips2_put_u16(o, VERSION);
+    ips2_put_u16(o, (uint16_t)w);
+    ips2_put_u32(o, g->part);
+    for (unsigned i = 0; i < C_N; i++)
+        ips2_put_u64(o, c[i]);
+}
+
+static void write_names(struct ips2_out *o, const struct ips2_pag *g, enum what w)
+{
+    ips2_put_str32(o, w == W_CROSS ? "" : g->machine);
+    ips2_put_str32(o, w == W_CROSS ? "" : g->trace_dir);
+}
+
+static void write_strings(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N])
+{
     for (size_t i = 0; i < c[C_STRINGS]; i++)
-        put_str(e, g->strings[i]);
-    put(e, g->apps, c[C_APPS] * sizeof(*g->apps));
-    put(e, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
-    put(e, g->threads, c[C_THREADS] * sizeof(*g->threads));
-    put(e, g->nodes, c[C_NODES] * sizeof(*g->nodes));
-    put(e, g->shares, c[C_SHARES] * sizeof(*g->shares));
-    put(e, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
-    put(e, g->outs, c[C_OUTS] * sizeof(*g->outs));
-    put(e, g->ends, c[C_ENDS] * sizeof(*g->ends));
+        ips2_put_str32(o, g->strings[i]);
+}
+
+/* The tables, each as the bytes of its structs (written straight to a
+ * file: no copy of a whole part is ever made). */
+static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N])
+{
+    ips2_put_bytes(o, g->apps, c[C_APPS] * sizeof(*g->apps));
+    ips2_put_bytes(o, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
+    ips2_put_bytes(o, g->threads, c[C_THREADS] * sizeof(*g->threads));
+    ips2_put_bytes(o, g->nodes, c[C_NODES] * sizeof(*g->nodes));
+    ips2_put_bytes(o, g->shares, c[C_SHARES] * sizeof(*g->shares));
+    ips2_put_bytes(o, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
+    ips2_put_bytes(o, g->outs, c[C_OUTS] * sizeof(*g->outs));
+    ips2_put_bytes(o, g->ends, c[C_ENDS] * sizeof(*g->ends));
+}
+
+static void write_warnings(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N])
+{
     for (size_t i = 0; i < c[C_WARNINGS]; i++)
-        put_str(e, g->warnings[i]);
-    uint32_t crc = e->crc;
-    put_bytes(e, &crc, 4, true);
-    flush(e);
+        ips2_put_str32(o, g->warnings[i]);
+}
+
+/* The crc32 of every byte before it. */
+static void write_crc(struct ips2_out *o)
+{
+    ips2_put_u32(o, ips2_out_crc_end(o));
+}
+
+static void write_pag(struct ips2_out *o, const struct ips2_pag *g, enum what w)
+{
+    uint64_t c[C_N];
+
+    counts_of(g, w, c);
+    write_header(o, g, w, c);
+    write_names(o, g, w);
+    write_strings(o, g, c);
+    write_tables(o, g, c);
+    write_warnings(o, g, c);
+    write_crc(o);
 }
 
 static void *encode(const struct ips2_pag *g, enum what w, size_t *size)
 {
-    struct enc e = {.fd = -1};
+    struct ips2_out o;
 
-    emit(&e, g, w);
-    if (e.oom) {
-        free(e.p);
-        return NULL;
-    }
-    *size = e.n;
-    return e.p;
+    ips2_out_init(&o);
+    write_pag(&o, g, w);
+    return ips2_out_take(&o, size);
 }
 
 void *ips2_pag_encode(const struct ips2_pag *pag, size_t *size)
@@ -246,29 +190,32 @@ void *ips2_pag_cross_encode(const struct ips2_pag *pag, size_t *size)
 
 int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size_t errlen)
 {
-    struct enc e = {.fd = -1};
+    struct ips2_out o;
     char tmp[4096];
+    int fd;
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (!(e.p = malloc(WBUF))) {
-        snprintf(err, errlen, "%s: out of memory encoding the PAG", path);
-        return -1;
-    }
-    e.cap = WBUF;
-    if ((e.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        free(e.p);
         return -1;
     }
-    emit(&e, pag, W_PART);
-    free(e.p);
-    if (e.oom) {
-        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(e.err ? e.err : ENOMEM));
-        close(e.fd);
+    ips2_out_init_fd(&o, fd, WBUF);
+    if (o.err) {
+        snprintf(err, errlen, "%s: out of memory encoding the PAG", path);
+        close(fd);
         unlink(tmp);
         return -1;
     }
-    if (close(e.fd) != 0 || rename(tmp, path) != 0) {
+    write_pag(&o, pag, W_PART);
+    ips2_out_flush(&o);
+    ips2_out_free(&o);
+    if (o.err) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(o.err));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         unlink(tmp);
         return -1;
@@ -279,77 +226,78 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
 /* ---- decoding ------------------------------------------------------------ */
 
 struct dec {
-    const unsigned char *p;
-    size_t n, off;
-    const char *name;
-    char *err;
-    size_t errlen;
-    bool failed;
+    struct ips2_in in;
+    struct ips2_pag *g;
+    enum what w;
+    uint64_t c[C_N];
+    size_t at[C_N]; /* where each table starts, for check() */
 };
 
+/* Fails with "NAME: byte OFF: expected WHAT"; false. */
 __attribute__((format(printf, 3, 4))) static bool bad(struct dec *d, size_t off, const char *fmt,
                                                       ...)
 {
     char what[300];
     va_list ap;
 
-    if (d->failed)
-        return false;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(d->err, d->errlen, "%s: byte %zu: expected %s", d->name, off, what);
-    d->failed = true;
+    ips2_in_fail(&d->in, off, "expected %s", what);
     return false;
 }
 
-static bool get(struct dec *d, void *out, size_t len, const char *what)
+static size_t left(const struct dec *d)
 {
-    if (d->failed)
+    return ips2_in_left(&d->in);
+}
+
+/* len more bytes of what: there, or a failure. */
+static bool need(struct dec *d, size_t len, const char *what)
+{
+    if (d->in.failed)
         return false;
-    if (len > d->n - d->off)
-        return bad(d, d->off, "%s (%zu bytes), found %zu bytes left", what, len, d->n - d->off);
-    memcpy(out, d->p + d->off, len);
-    d->off += len;
+    if (len > left(d))
+        return bad(d, d->in.pos, "%s (%zu bytes), found %zu bytes left", what, len, left(d));
     return true;
 }
 
-static char *get_str(struct dec *d, const char *what)
+static char *read_str(struct dec *d, const char *what)
 {
-    uint32_t len = 0;
-    size_t at = d->off;
+    size_t at = d->in.pos;
+    uint32_t len;
+    char *s;
 
-    if (!get(d, &len, 4, what))
+    if (!need(d, 4, what))
         return NULL;
-    if (len > d->n - d->off) {
-        bad(d, at, "%s of %u bytes, found %zu bytes left", what, len, d->n - d->off);
-        return NULL;
-    }
-    if (memchr(d->p + d->off, 0, len)) {
+    switch (ips2_get_str32(&d->in, &s, &len)) {
+    case IPS2_STR_OK:
+        return s;
+    case IPS2_STR_NO_LENGTH:
+        break;
+    case IPS2_STR_SHORT:
+        bad(d, at, "%s of %u bytes, found %zu bytes left", what, len, left(d));
+        break;
+    case IPS2_STR_NUL:
         bad(d, at, "%s without NUL bytes, found one", what);
-        return NULL;
-    }
-    char *s = malloc((size_t)len + 1);
-    if (!s) {
+        break;
+    case IPS2_STR_NOMEM:
         bad(d, at, "memory for %s", what);
-        return NULL;
+        break;
     }
-    memcpy(s, d->p + d->off, len);
-    s[len] = '\0';
-    d->off += len;
-    return s;
+    return NULL;
 }
 
 /* An array of n elements of size elem, after checking they fit. */
-static void *get_array(struct dec *d, uint64_t n, size_t elem, const char *what)
+static void *read_array(struct dec *d, uint64_t n, size_t elem, const char *what)
 {
-    size_t at = d->off;
+    size_t at = d->in.pos;
 
-    if (d->failed)
+    if (d->in.failed)
         return NULL;
-    if (n > (d->n - d->off) / elem) {
+    if (!ips2_in_fits(&d->in, n, elem)) {
         bad(d, at, "%llu %s (%zu bytes each), found %zu bytes left", (unsigned long long)n, what,
-            elem, d->n - d->off);
+            elem, left(d));
         return NULL;
     }
     if (n == 0)
@@ -359,9 +307,120 @@ static void *get_array(struct dec *d, uint64_t n, size_t elem, const char *what)
         bad(d, at, "memory for %llu %s", (unsigned long long)n, what);
         return NULL;
     }
-    memcpy(v, d->p + d->off, (size_t)n * elem);
-    d->off += (size_t)n * elem;
+    memcpy(v, ips2_get_bytes(&d->in, (size_t)n * elem), (size_t)n * elem);
     return v;
+}
+
+/* The crc32 of every byte before the last four (write_crc); the bytes
+ * decoded from then on stop before it. */
+static bool read_crc(struct dec *d)
+{
+    const uint8_t *p = d->in.p;
+    size_t size = d->in.size;
+    uint32_t want = ips2_le32_load(p + size - 4);
+    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+
+    for (size_t off = 0; off < size - 4;) {
+        size_t len = size - 4 - off > (1u << 30) ? (1u << 30) : size - 4 - off;
+        crc = (uint32_t)crc32(crc, p + off, (uInt)len);
+        off += len;
+    }
+    if (crc != want)
+        return bad(d, size - 4, "crc32 %08x, found %08x", crc, want);
+    d->in.size = size - 4; /* the crc is not data */
+    return true;
+}
+
+static bool read_header(struct dec *d)
+{
+    struct ips2_in *in = &d->in;
+
+    if (in->size < HEAD + 12)
+        return bad(d, 0, "a PAG of at least %d bytes, found %zu", HEAD + 12, in->size);
+    if (!need(d, 8, "the magic") || memcmp(ips2_get_bytes(in, 8), MAGIC, 8) != 0)
+        return bad(d, 0, "magic \"IPS2PAG\", found something else");
+    if (!need(d, 4, "version"))
+        return false;
+    uint16_t version = ips2_get_u16(in), what = ips2_get_u16(in);
+    if (version != VERSION || what != d->w)
+        return bad(d, 8, "version %d of a %s, found version %u of kind %u", VERSION,
+                   d->w == W_PART   ? "part"
+                   : d->w == W_ENDS ? "part's ends"
+                                    : "matching's arcs",
+                   version, what);
+    if (!read_crc(d) || !need(d, 4, "the part number"))
+        return false;
+    d->g->part = ips2_get_u32(in);
+    if (!need(d, sizeof(d->c), "the counts"))
+        return false;
+    for (unsigned i = 0; i < C_N; i++)
+        d->c[i] = ips2_get_u64(in);
+    return true;
+}
+
+static bool read_names(struct dec *d)
+{
+    return (d->g->machine = read_str(d, "the machine")) &&
+           (d->g->trace_dir = read_str(d, "the trace dir"));
+}
+
+static bool read_strings(struct dec *d)
+{
+    struct ips2_pag *g = d->g;
+    uint64_t n = d->c[C_STRINGS];
+
+    d->at[C_STRINGS] = d->in.pos;
+    if (!ips2_in_fits(&d->in, n, 4))
+        return bad(d, d->in.pos, "%llu strings, found %zu bytes left", (unsigned long long)n,
+                   left(d));
+    if (n && !(g->strings = calloc((size_t)n, sizeof(char *))))
+        return bad(d, d->in.pos, "memory for the strings");
+    for (; g->nstrings < n; g->nstrings++)
+        if (!(g->strings[g->nstrings] = read_str(d, "a string")))
+            return false;
+    return true;
+}
+
+static bool read_tables(struct dec *d)
+{
+    struct ips2_pag *g = d->g;
+
+#define TABLE(field, idx, what)                                                                    \
+    d->at[idx] = d->in.pos;                                                                        \
+    g->field = read_array(d, d->c[idx], sizeof(*g->field), what);                                  \
+    if (d->in.failed)                                                                              \
+        return false;                                                                              \
+    g->n##field = (size_t)d->c[idx];
+    TABLE(apps, C_APPS, "applications")
+    TABLE(processes, C_PROCESSES, "processes")
+    TABLE(threads, C_THREADS, "threads")
+    TABLE(nodes, C_NODES, "nodes")
+    TABLE(shares, C_SHARES, "shares")
+    TABLE(arcs, C_ARCS, "arcs")
+    TABLE(outs, C_OUTS, "outs")
+    TABLE(ends, C_ENDS, "ends")
+#undef TABLE
+    return true;
+}
+
+static bool read_warnings(struct dec *d)
+{
+    struct ips2_pag *g = d->g;
+    uint64_t n = d->c[C_WARNINGS];
+
+    d->at[C_WARNINGS] = d->in.pos;
+    if (!ips2_in_fits(&d->in, n, 4))
+        return bad(d, d->in.pos, "%llu warnings, found %zu bytes left", (unsigned long long)n,
+                   left(d));
+    if (n && !(g->warnings = calloc((size_t)n, sizeof(char *))))
+        return bad(d, d->in.pos, "memory for the warnings");
+    for (; g->nwarnings < n; g->nwarnings++)
+        if (!(g->warnings[g->nwarnings] = read_str(d, "a warning")))
+            return false;
+    if (left(d))
+        return bad(d, d->in.pos, "the crc32 at byte %zu, found %zu more bytes", d->in.size,
+                   left(d));
+    return true;
 }
 
 static bool role_known(uint16_t role)
@@ -473,106 +532,21 @@ static bool check(struct dec *d, struct ips2_pag *g, enum what w, const size_t *
 static int decode(const void *data, size_t size, const char *name, enum what w,
                   struct ips2_pag **out, char *err, size_t errlen)
 {
-    struct dec d = {data, size, 0, name ? name : "PAG", err, errlen, false};
-    struct ips2_pag *g = calloc(1, sizeof(*g));
-    uint64_t c[C_N];
-    size_t at[C_N] = {0};
-    char magic[8];
-    uint16_t v16[2];
-    uint32_t crc, want;
+    struct dec d = {.w = w};
 
     *out = NULL;
-    if (!g) {
-        snprintf(err, errlen, "%s: out of memory", d.name);
+    ips2_in_init(&d.in, data, size, name ? name : "PAG", err, errlen);
+    if (!(d.g = calloc(1, sizeof(*d.g)))) {
+        snprintf(err, errlen, "%s: out of memory", d.in.name);
         return -1;
     }
-    if (size < HEAD + 12) {
-        bad(&d, 0, "a PAG of at least %d bytes, found %zu", HEAD + 12, size);
-        goto fail;
+    if (!read_header(&d) || !read_names(&d) || !read_strings(&d) || !read_tables(&d) ||
+        !read_warnings(&d) || !check(&d, d.g, w, d.at)) {
+        ips2_pag_free(d.g);
+        return -1;
     }
-    get(&d, magic, 8, "the magic");
-    if (memcmp(magic, MAGIC, 8) != 0) {
-        bad(&d, 0, "magic \"IPS2PAG\", found something else");
-        goto fail;
-    }
-    get(&d, v16, 4, "version");
-    if (v16[0] != VERSION || v16[1] != w) {
-        bad(&d, 8, "version %d of a %s, found version %u of kind %u", VERSION,
-            w == W_PART   ? "part"
-            : w == W_ENDS ? "part's ends"
-                          : "matching's arcs",
-            v16[0], v16[1]);
-        goto fail;
-    }
-    memcpy(&want, (const unsigned char *)data + size - 4, 4);
-    crc = (uint32_t)crc32(0L, Z_NULL, 0);
-    for (size_t off = 0; off < size - 4;) {
-        size_t len = size - 4 - off > (1u << 30) ? (1u << 30) : size - 4 - off;
-        crc = (uint32_t)crc32(crc, (const unsigned char *)data + off, (uInt)len);
-        off += len;
-    }
-    if (crc != want) {
-        bad(&d, size - 4, "crc32 %08x, found %08x", crc, want);
-        goto fail;
-    }
-    d.n = size - 4; /* the crc is not data */
-    get(&d, &g->part, 4, "the part number");
-    get(&d, c, sizeof(c), "the counts");
-    if (!(g->machine = get_str(&d, "the machine")) ||
-        !(g->trace_dir = get_str(&d, "the trace dir")))
-        goto fail;
-    at[C_STRINGS] = d.off;
-    if (c[C_STRINGS] > (d.n - d.off) / 4) {
-        bad(&d, d.off, "%llu strings, found %zu bytes left", (unsigned long long)c[C_STRINGS],
-            d.n - d.off);
-        goto fail;
-    }
-    if (c[C_STRINGS] && !(g->strings = calloc((size_t)c[C_STRINGS], sizeof(char *)))) {
-        bad(&d, d.off, "memory for the strings");
-        goto fail;
-    }
-    for (; g->nstrings < c[C_STRINGS]; g->nstrings++)
-        if (!(g->strings[g->nstrings] = get_str(&d, "a string")))
-            goto fail;
-#define ARRAY(field, idx, what)                                                                    \
-    at[idx] = d.off;                                                                               \
-    g->field = get_array(&d, c[idx], sizeof(*g->field), what);                                     \
-    if (d.failed)                                                                                  \
-        goto fail;                                                                                 \
-    g->n##field = (size_t)c[idx];
-    ARRAY(apps, C_APPS, "applications")
-    ARRAY(processes, C_PROCESSES, "processes")
-    ARRAY(threads, C_THREADS, "threads")
-    ARRAY(nodes, C_NODES, "nodes")
-    ARRAY(shares, C_SHARES, "shares")
-    ARRAY(arcs, C_ARCS, "arcs")
-    ARRAY(outs, C_OUTS, "outs")
-    ARRAY(ends, C_ENDS, "ends")
-#undef ARRAY
-    at[C_WARNINGS] = d.off;
-    if (c[C_WARNINGS] > (d.n - d.off) / 4) {
-        bad(&d, d.off, "%llu warnings, found %zu bytes left", (unsigned long long)c[C_WARNINGS],
-            d.n - d.off);
-        goto fail;
-    }
-    if (c[C_WARNINGS] && !(g->warnings = calloc((size_t)c[C_WARNINGS], sizeof(char *)))) {
-        bad(&d, d.off, "memory for the warnings");
-        goto fail;
-    }
-    for (; g->nwarnings < c[C_WARNINGS]; g->nwarnings++)
-        if (!(g->warnings[g->nwarnings] = get_str(&d, "a warning")))
-            goto fail;
-    if (d.off != d.n) {
-        bad(&d, d.off, "the crc32 at byte %zu, found %zu more bytes", d.n, d.n - d.off);
-        goto fail;
-    }
-    if (!check(&d, g, w, at))
-        goto fail;
-    *out = g;
+    *out = d.g;
     return 0;
-fail:
-    ips2_pag_free(g);
-    return -1;
 }
 
 int ips2_pag_decode(const void *data, size_t size, const char *name, struct ips2_pag **out,

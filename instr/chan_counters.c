@@ -13,19 +13,26 @@
  * safe in signal handlers.  A full or missing table leaves the caller to
  * count in its own process (ips2_counter_get returns NULL).
  *
+ * The table's space is reserved (posix_fallocate) before it is mapped, as
+ * the streams' is: on a full disk a sparse table would kill the program
+ * with SIGBUS at its first message.  A process that cannot have the table
+ * counts in its own process and says so in its process stream: a LOST
+ * record with payload 0, extra [0] = the error, [1] = 0 (no thread: the
+ * channel table).
+ *
  * A later connection with the same key (a reused TCP port pair, a FIFO
  * created again) continues the counts where the previous one ended, on
  * both sides alike, so pairing still holds.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fds.h"
 
-#define COUNTER_SLOTS (1u << 16) /* 8 MiB of sparse file */
+#define COUNTER_SLOTS (1u << 16) /* 8 MiB of file */
 #define MAX_PROBES    64
 
 static struct ips2_counter *table;
@@ -41,14 +48,22 @@ void ips2_counters_setup(void)
     ips2_quiet_begin();
     snprintf(path, sizeof(path), "%s/ips2-channels.shm", ips2_proc.dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int err = fd < 0 ? errno : 0;
     if (fd >= 0) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && (st.st_size >= (off_t)bytes || ftruncate(fd, bytes) == 0)) {
+        /* Every process reserves it: a no-op once the first one has. */
+        err = posix_fallocate(fd, 0, (off_t)bytes);
+        if (err == 0) {
             void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (m != MAP_FAILED)
                 table = m;
+            else
+                err = errno;
         }
         close(fd);
+    }
+    if (table == NULL) {
+        uint64_t why[2] = {(uint64_t)err, 0};
+        ips2_process_stream_lost(0, why, 2);
     }
     ips2_quiet_end();
 }

@@ -38,11 +38,16 @@ static int own_process(void)
     return ips2_proc.initialized && getpid() == ips2_proc.pid;
 }
 
+/* The path is read through a copy: it may be bad (exec then fails with
+ * EFAULT, as untraced). */
 static void exec_begin(const char *path)
 {
+    char copy[8 * IPS2_RAW_MAX_EXTRA];
+
     if (!own_process())
         return;
-    ips2_emit_string(&ips2_self, IPS2_EV_EXEC, 0, NULL, 0, path ? path : "");
+    ips2_emit_string(&ips2_self, IPS2_EV_EXEC, 0, NULL, 0,
+                     ips2_caller_string(copy, sizeof(copy), path));
     ips2_streams_seal();
 }
 

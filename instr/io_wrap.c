@@ -18,9 +18,15 @@
  *
  * The fortified variants (__read_chk, __open_2, ...) check their
  * arguments as glibc would and then take the same path as the plain call.
+ *
+ * A caller's pointer is read directly only once the kernel has accepted
+ * it: a path after the open succeeded; an iovec array before the call, or
+ * a path after a failure, through caller_mem.c, so that a bad one gives
+ * EFAULT as untraced.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -50,6 +56,7 @@ static int wants_mode(int flags)
 static void record_open(int fd, int err, int flags, uint64_t start, const char *path)
 {
     uint64_t pre[4];
+    char copy[8 * IPS2_RAW_MAX_EXTRA];
 
     if (fd >= 0)
         ips2_fd_set_file(fd, flags);
@@ -58,6 +65,8 @@ static void record_open(int fd, int err, int flags, uint64_t start, const char *
     pre[1] = (uint64_t)(unsigned)flags;
     pre[2] = start;
     pre[3] = e ? atomic_load_explicit(&e->type, memory_order_relaxed) : IPS2_CHAN_UNKNOWN;
+    if (fd < 0) /* the path may be bad, or longer than the kernel read */
+        path = ips2_caller_string(copy, sizeof(copy), path);
     ips2_emit_string(&ips2_self, IPS2_EV_OPEN, (uint64_t)(int64_t)fd, pre, 4, path ? path : "");
     if (e != NULL)
         ips2_fd_announce(fd, e);
@@ -242,13 +251,23 @@ IPS2_EXPORT ssize_t write(int fd, const void *buf, size_t n)
     return r;
 }
 
-static size_t iov_bytes(const struct iovec *iov, int n)
+/* The bytes an iovec array asks for, read through copies; -1 if the array
+ * cannot be read (the call will say EFAULT or EINVAL). */
+static ssize_t iov_bytes(const struct iovec *iov, int n)
 {
+    struct iovec chunk[64];
     size_t total = 0;
 
-    for (int i = 0; i < n && iov != NULL; i++)
-        total += iov[i].iov_len;
-    return total;
+    if (n < 0 || n > IOV_MAX)
+        return -1;
+    for (int i = 0; i < n; i += 64) {
+        int k = n - i < 64 ? n - i : 64;
+        if (ips2_caller_read(chunk, iov + i, (size_t)k * sizeof(*iov)) != 0)
+            return -1;
+        for (int j = 0; j < k; j++)
+            total += chunk[j].iov_len;
+    }
+    return total > SSIZE_MAX ? -1 : (ssize_t)total;
 }
 
 IPS2_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)

@@ -166,11 +166,18 @@ __attribute__((destructor(101))) static void ips2_fini(void)
     errno = saved_errno;
 }
 
+/* The status as the parent sees it: exit(258) and a main returning 258
+ * are both "exited 2" to waitpid. */
+static int parent_sees(int status)
+{
+    return status & 0377;
+}
+
 static void note_exit(int how, int status)
 {
     if (!ips2_proc.exit_seen) {
         ips2_proc.exit_how = how;
-        ips2_proc.exit_status = status;
+        ips2_proc.exit_status = parent_sees(status);
         ips2_proc.exit_seen = 1;
     }
 }
@@ -206,14 +213,14 @@ IPS2_EXPORT void exit(int status)
 
 IPS2_EXPORT void _exit(int status)
 {
-    ips2_process_end(IPS2_EXIT_NOW, status, 1);
+    ips2_process_end(IPS2_EXIT_NOW, parent_sees(status), 1);
     IPS2_REAL(_exit)(status);
     __builtin_unreachable();
 }
 
 IPS2_EXPORT void _Exit(int status)
 {
-    ips2_process_end(IPS2_EXIT_NOW, status, 1);
+    ips2_process_end(IPS2_EXIT_NOW, parent_sees(status), 1);
     IPS2_REAL(_Exit)(status);
     __builtin_unreachable();
 }

@@ -16,6 +16,14 @@
  *                process enrolled: its tid and its parent task's tid.
  *   PVM_SEND     per message sent (pvm_send, pvm_psend, one per destination
  *                of pvm_mcast): destination, tag, context, sequence, bytes.
+ *                Recorded when the call begins (once the task is
+ *                enrolled), so that the message's arc starts when the send
+ *                began, and a sender killed as soon as its message is out
+ *                (a pvm_kill right after the last reply) has recorded it;
+ *                a send that then fails takes its sequence back and has
+ *                its record rewritten: sequence 0, the error (a failed
+ *                pvm_mcast: its first record so, with destination 0, the
+ *                others made padding, which readers skip).
  *   PVM_RECV     per message received (pvm_recv, pvm_trecv, a pvm_nrecv
  *                that got one, pvm_precv), and per pvm_trecv that timed
  *                out: source, tag, context, sequence, bytes, the timer when
@@ -40,6 +48,12 @@
  * wrapped just to run quiet.  The wrappers' own PVM calls keep errno and
  * pvm_errno as the program's call left them, and are made only when the
  * task is enrolled, so that they never print or connect.
+ *
+ * libpvm may refuse a call (no pvmd, a bad count) before it reads the
+ * caller's arrays and strings: the wrappers read pvm_mcast's tids only
+ * after a call that succeeded, and pvm_spawn's file name through a copy
+ * (caller_mem.c), so that a bad pointer gives the error it gives
+ * untraced, never a fault here.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -230,6 +244,59 @@ static void record_send(int dst, int tag, int ctx, int bytes, unsigned how, int 
     ips2_emit(IPS2_EV_PVM_SEND, tid_word(dst), extra, 7, IPS2_CPU_DERIVED);
 }
 
+/* A message about to be sent, recorded before the call (send_begin) and
+ * completed after it (send_end). */
+struct pending_send {
+    struct ips2_placed at; /* at.fd < 0: not recorded yet */
+    int dst, ctx, tag;
+    uint64_t seq;
+};
+
+/* Gives back the sequence number p took, if no send took one since. */
+static void seq_give_back(struct pending_send *p)
+{
+    lock();
+    struct ips2_pvm_pair *pair = ips2_pvm_pair_find(&sent, p->dst, p->ctx, p->tag, false);
+    if (pair != NULL && p->seq != 0 && pair->count == p->seq)
+        pair->count--;
+    unlock();
+    p->seq = 0;
+}
+
+/* Records the send of a message to dst before the call, if the task is
+ * enrolled (else nothing yet: record_send after the call). */
+static void send_begin(struct pending_send *p, int dst, int tag, int ctx, int bytes, unsigned how)
+{
+    int me = my_tid(0);
+
+    p->at.fd = -1;
+    p->dst = dst;
+    p->ctx = ctx;
+    p->tag = tag;
+    p->seq = 0;
+    if (me <= 0)
+        return;
+    lock();
+    p->seq = ips2_pvm_pair_next(&sent, dst, ctx, tag);
+    unlock();
+    uint64_t extra[7] = {(uint32_t)tag, (uint32_t)ctx, p->seq, (uint32_t)bytes,
+                         tid_word(me),  how,           0};
+    ips2_emit_placed(IPS2_EV_PVM_SEND, tid_word(dst), extra, 7, &p->at);
+    if (p->at.fd < 0)
+        seq_give_back(p); /* not written: record_send numbers it after the call */
+}
+
+/* A send recorded by send_begin returned cc: a failure takes its sequence
+ * back and rewrites the record (sequence 0, the error). */
+static void send_end(struct pending_send *p, int cc)
+{
+    if (cc >= 0)
+        return;
+    seq_give_back(p);
+    ips2_placed_patch(&p->at, 2, 0);
+    ips2_placed_patch(&p->at, 6, error_word(cc));
+}
+
 /* A receive that returned cc (a buffer id, 0 for none, or an error).
  * info describes the message when cc > 0 (pvm_getminfo). */
 static void record_recv(int cc, const struct pvmminfo *info, unsigned how, uint64_t start)
@@ -286,9 +353,14 @@ IPS2_EXPORT int pvm_send(int tid, int tag)
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
     int bytes = send_buffer_bytes();
+    struct pending_send p = {.at.fd = -1};
+    if (ctx < PVM_SYSTEM_CONTEXTS)
+        send_begin(&p, tid, tag, ctx, bytes, IPS2_PVM_SEND);
     int cc = CALL(pvm_send, (tid, tag));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS)
+    if (p.at.fd >= 0)
+        send_end(&p, cc);
+    else if (ctx < PVM_SYSTEM_CONTEXTS)
         record_send(tid, tag, ctx, bytes, IPS2_PVM_SEND, cc);
     return leave(s, cc);
 }
@@ -327,32 +399,82 @@ IPS2_EXPORT int pvm_psend(int tid, int tag, void *buf, int len, int type)
         return CALL(pvm_psend, (tid, tag, buf, len, type));
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
+    struct pending_send p = {.at.fd = -1};
+    if (ctx < PVM_SYSTEM_CONTEXTS)
+        send_begin(&p, tid, tag, ctx, datatype_bytes(len, type), IPS2_PVM_PSEND);
     int cc = CALL(pvm_psend, (tid, tag, buf, len, type));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS)
+    if (p.at.fd >= 0)
+        send_end(&p, cc);
+    else if (ctx < PVM_SYSTEM_CONTEXTS)
         record_send(tid, tag, ctx, datatype_bytes(len, type), IPS2_PVM_PSEND, cc);
     return leave(s, cc);
+}
+
+/* pvm_mcast's sends recorded before the call: up to this many targets
+ * (more are recorded after the call). */
+enum { MCAST_EARLY = 64 };
+
+/* Records before the call the sends of a pvm_mcast to tids (read through a
+ * copy: libpvm may refuse the call before it reads them); returns how
+ * many, or -1 if they are left to record_send after the call. */
+static int mcast_begin(struct pending_send *p, const int *tids, int count, int tag, int ctx,
+                       int bytes)
+{
+    int given[MCAST_EARLY], targets[MCAST_EARLY];
+    int me = my_tid(0);
+
+    if (me <= 0 || tids == NULL || count <= 0 || count > MCAST_EARLY ||
+        ips2_caller_read(given, tids, (size_t)count * sizeof(int)) != 0)
+        return -1;
+    int n = ips2_pvm_mcast_targets(given, count, me, targets);
+    for (int i = 0; i < n; i++)
+        send_begin(&p[i], targets[i], tag, ctx, bytes, IPS2_PVM_MCAST);
+    return n;
+}
+
+/* The n sends mcast_begin recorded, after a call that returned cc: a
+ * failure leaves one failed send, to destination 0, as the call records
+ * when nothing was sent. */
+static void mcast_end(struct pending_send *p, int n, int cc, int tag, int ctx, int bytes)
+{
+    if (cc >= 0)
+        return;
+    for (int i = n - 1; i >= 0; i--) {
+        send_end(&p[i], cc); /* sequences back, last taken first */
+        if (i > 0)
+            ips2_placed_erase(&p[i].at);
+    }
+    if (n > 0 && p[0].at.fd >= 0)
+        ips2_placed_payload(&p[0].at, 0);
+    else
+        record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc);
 }
 
 IPS2_EXPORT int pvm_mcast(int *tids, int count, int tag)
 {
     enum { ON_STACK = 256 };
     int stack[ON_STACK];
+    struct pending_send early[MCAST_EARLY];
 
     if (ips2_passthrough())
         return CALL(pvm_mcast, (tids, count, tag));
     ips2_quiet_begin();
     int ctx = CALL(pvm_getcontext, ());
     int bytes = send_buffer_bytes();
+    int n = ctx < PVM_SYSTEM_CONTEXTS ? mcast_begin(early, tids, count, tag, ctx, bytes) : -1;
     int cc = CALL(pvm_mcast, (tids, count, tag));
     struct saved_errors s = errors_save();
-    if (ctx < PVM_SYSTEM_CONTEXTS) {
-        int me = my_tid(cc >= 0);
+    if (n >= 0) {
+        mcast_end(early, n, cc, tag, ctx, bytes);
+    } else if (ctx < PVM_SYSTEM_CONTEXTS && cc < 0) {
+        record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc); /* nothing was sent */
+    } else if (ctx < PVM_SYSTEM_CONTEXTS && tids != NULL && count > 0) {
+        /* libpvm read every tid to send: they can be read */
+        int me = my_tid(1);
         int *targets = count <= ON_STACK ? stack : malloc((size_t)count * sizeof(int));
-        int n = targets && tids && count > 0 ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
-        if (cc < 0) /* nothing was sent */
-            record_send(0, tag, ctx, bytes, IPS2_PVM_MCAST, cc);
-        for (int i = 0; cc >= 0 && i < n; i++)
+        int m = targets ? ips2_pvm_mcast_targets(tids, count, me, targets) : 0;
+        for (int i = 0; i < m; i++)
             record_send(targets[i], tag, ctx, bytes, IPS2_PVM_MCAST, cc);
         if (targets != stack)
             free(targets);
@@ -490,16 +612,18 @@ IPS2_EXPORT int pvm_spawn(char *file, char **argv, int flags, char *where, int n
     struct saved_errors s = errors_save();
     int me = my_tid(numt >= 0);
     uint64_t pre[5] = {tid_word(me), 0, start, 0, ntask > 0 ? (uint64_t)ntask : 0};
+    char copy[8 * IPS2_RAW_MAX_EXTRA];
+    const char *name = ips2_caller_string(copy, sizeof(copy), file);
     if (numt < 0 || ntask <= 0) {
         pre[1] = error_word(numt);
-        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, 0, pre, 5, file ? file : "");
+        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, 0, pre, 5, name);
     }
     for (int i = 0; numt >= 0 && i < ntask; i++) {
         /* libpvm puts the tids first, then the error codes of the failures */
         int tid = out && i < numt ? out[i] : 0;
         pre[1] = out && i >= numt ? error_word(out[i]) : 0;
         pre[3] = (uint64_t)i;
-        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, tid_word(tid), pre, 5, file ? file : "");
+        ips2_emit_string(&ips2_self, IPS2_EV_PVM_SPAWN, tid_word(tid), pre, 5, name);
     }
     return leave(s, numt);
 }

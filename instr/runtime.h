@@ -42,6 +42,7 @@ struct ips2_stream {
     _Atomic uintptr_t wanted;    /* the writer would like it up to here */
     atomic_int populating;       /* a thread is populating or remapping it */
     int proc_events;             /* header says procedure events are present */
+    int pinned;                  /* holds a record counted on in place: never unmapped */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
     pid_t tid;
@@ -77,6 +78,8 @@ struct ips2_thread {
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
     uint64_t lost;        /* records dropped since the last LOST record */
+    int lost_errno;       /* why every event is now dropped (no stream, stream cut), or 0 */
+    uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */
     uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
     struct ips2_stream *stream;
     int short_locks;   /* the stream's header says SHORT_LOCKS: slots may be bound */
@@ -143,6 +146,22 @@ enum ips2_emit_flags {
 };
 
 /* stream.c */
+
+/* Where ips2_emit_placed() put a record: its stream's file and offset, so
+ * that it can be rewritten once the call it describes has returned,
+ * whatever window the thread writes by then. */
+struct ips2_placed {
+    int fd; /* -1: the record was not written */
+    off_t offset;
+    uint64_t word0;
+};
+
+void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,
+                      struct ips2_placed *where);
+/* Rewrites extra word i; the payload; the whole record into padding. */
+void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value);
+void ips2_placed_payload(const struct ips2_placed *where, uint64_t payload);
+void ips2_placed_erase(const struct ips2_placed *where);
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
                     unsigned nextra, unsigned flags);
 void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,
@@ -152,6 +171,7 @@ void ips2_thread_close(struct ips2_thread *t);
 int ips2_process_stream_open(void);
 void ips2_process_stream_emit(unsigned kind, uint64_t payload, const uint64_t *extra,
                               unsigned nextra, int wait);
+uint64_t *ips2_process_stream_lost(uint64_t lost, const uint64_t *extra, unsigned nextra);
 void ips2_streams_seal(void);
 void ips2_streams_unseal(void);
 void ips2_streams_close_all(void);
@@ -340,6 +360,13 @@ void ips2_spawn_forget(void);
 
 /* signals.c */
 void ips2_signals_install(void);
+
+/* caller_mem.c: the caller's memory, read or written without faulting
+ * (0, or -1 if any of it is not accessible); a string as far as it reads,
+ * cut to fit buf ("" if unreadable). */
+int ips2_caller_read(void *to, const void *from, size_t n);
+int ips2_caller_write(void *to, const void *from, size_t n);
+const char *ips2_caller_string(char *buf, size_t size, const char *s);
 
 /* The libc definition of a function that libips2 interposes, looked up
  * once per call site. */

@@ -13,8 +13,15 @@
  * the caller sees the same results), and a caller's buffer too small for
  * the address leaves that datagram's key unknown (0).  Error-queue reads
  * (MSG_ERRQUEUE) are not messages and pass through.
+ *
+ * A caller's pointer may be bad: the untraced call then fails with EFAULT,
+ * and so must the traced one.  The wrappers read an address, a message
+ * header or a vector directly only once the kernel has accepted it (the
+ * call succeeded); before the call, after a failure, and where they write
+ * back what the kernel would have written, they go through caller_mem.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -49,6 +56,26 @@ IPS2_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
     return rc;
 }
 
+/* A copy of the address a call was given, for when the kernel may not
+ * have accepted it; NULL if it cannot be read. *len is cut to the copy. */
+static const struct sockaddr *caller_sockaddr(struct sockaddr_storage *copy,
+                                              const struct sockaddr *addr, socklen_t *len)
+{
+    if (*len > sizeof(*copy))
+        *len = sizeof(*copy);
+    return addr != NULL && ips2_caller_read(copy, addr, *len) == 0 ? (struct sockaddr *)copy : NULL;
+}
+
+/* Where a datagram went: the address the caller named, as is once the
+ * kernel has accepted it (result >= 0), else through a copy. */
+static const struct sockaddr *sent_to(ssize_t result, const struct sockaddr *addr, socklen_t *len,
+                                      struct sockaddr_storage *copy)
+{
+    if (addr == NULL || result >= 0)
+        return addr;
+    return caller_sockaddr(copy, addr, len);
+}
+
 static void endpoint_words(uint64_t *x, const struct ips2_fd *e, const struct ips2_endpoint *peer)
 {
     static const struct ips2_endpoint none;
@@ -80,9 +107,14 @@ IPS2_EXPORT int connect(int fd, __CONST_SOCKADDR_ARG addr, socklen_t len)
     int err = errno;
     struct ips2_endpoint peer;
     struct ips2_fd *e = NULL;
+    struct sockaddr_storage copy;
+    const struct sockaddr *named = addr.__sockaddr__;
     uint64_t x[9];
 
-    if (ips2_endpoint_from_sockaddr(addr.__sockaddr__, len, &peer) != 0)
+    /* Connecting (or trying to) means the kernel took the address in. */
+    if (rc != 0 && err != EINPROGRESS)
+        named = caller_sockaddr(&copy, named, &len);
+    if (ips2_endpoint_from_sockaddr(named, len, &peer) != 0)
         memset(&peer, 0, sizeof(peer));
     /* A failure (EALREADY, EISCONN, ECONNREFUSED, ...) leaves the entry as
      * it was: what an earlier connect found, or unknown until first used. */
@@ -164,7 +196,10 @@ IPS2_EXPORT int shutdown(int fd, int how)
         uint64_t start = ips2_io_start();                                                          \
         ssize_t r = call;                                                                          \
         int err = errno;                                                                           \
-        ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, callid, addr, alen, flags);           \
+        struct sockaddr_storage copy;                                                              \
+        socklen_t len = (alen);                                                                    \
+        const struct sockaddr *to = sent_to(r, (addr), &len, &copy);                               \
+        ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, callid, to, len, flags);              \
         errno = err;                                                                               \
         return r;                                                                                  \
     } while (0)
@@ -183,8 +218,26 @@ IPS2_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, __CONST
 
 IPS2_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    SEND_WRAPPER(IPS2_REAL(sendmsg)(fd, msg, flags), IPS2_IO_SENDMSG,
-                 msg ? (const struct sockaddr *)msg->msg_name : NULL, msg ? msg->msg_namelen : 0);
+    if (ips2_passthrough())
+        return IPS2_REAL(sendmsg)(fd, msg, flags);
+    struct ips2_fd *e = ips2_fd_lookup(fd);
+    if (e == NULL)
+        return IPS2_REAL(sendmsg)(fd, msg, flags);
+    uint64_t start = ips2_io_start();
+    ssize_t r = IPS2_REAL(sendmsg)(fd, msg, flags);
+    int err = errno;
+    struct msghdr m = {0};
+    struct sockaddr_storage copy;
+
+    if (r >= 0)
+        m = *msg;
+    else if (ips2_caller_read(&m, msg, sizeof(m)) != 0)
+        memset(&m, 0, sizeof(m));
+    socklen_t len = m.msg_namelen;
+    const struct sockaddr *to = sent_to(r, m.msg_name, &len, &copy);
+    ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, IPS2_IO_SENDMSG, to, len, flags);
+    errno = err;
+    return r;
 }
 
 IPS2_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags)
@@ -218,23 +271,28 @@ static ssize_t traced_recvfrom(int fd, struct ips2_fd *e, void *buf, size_t n, i
                                struct sockaddr *addr, socklen_t *alen, unsigned call)
 {
     struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss), given = alen ? *alen : 0;
+    socklen_t len = sizeof(ss), given = 0;
     const struct sockaddr *src = NULL;
+    int source = needs_source(e, flags);
     ssize_t r;
     uint64_t start = ips2_io_start();
 
-    if (needs_source(e, flags) && addr == NULL) {
+    if (source && addr == NULL) {
         r = IPS2_REAL(recvfrom)(fd, buf, n, flags, (struct sockaddr *)&ss, &len);
         src = (struct sockaddr *)&ss;
     } else {
+        /* The room the caller gave, to tell a cut address from a whole one:
+         * *alen is the address's full length after the call. */
+        int room_known =
+            source && alen != NULL && ips2_caller_read(&given, alen, sizeof(given)) == 0;
         r = IPS2_REAL(recvfrom)(fd, buf, n, flags, addr, alen);
-        if (addr != NULL && alen != NULL && *alen <= given) {
+        if (r >= 0 && room_known && *alen <= given) {
             src = addr;
             len = *alen;
         }
     }
     int err = errno;
-    if (!needs_source(e, flags))
+    if (!source)
         src = NULL;
     else if (src == NULL)
         src = (const struct sockaddr *)&ss, len = 0; /* truncated: unknown */
@@ -286,6 +344,40 @@ IPS2_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, i
     return recvfrom(fd, buf, n, flags, addr, alen);
 }
 
+/* recvmsg on an unconnected datagram socket, which must learn the source:
+ * with the caller's address buffer if there is one, else with one of ours
+ * in a copy of the caller's header, then the fields that the kernel would
+ * have written given back (msg_controllen, msg_flags). */
+static ssize_t recvmsg_with_source(int fd, struct msghdr *msg, int flags,
+                                   struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct msghdr m;
+    ssize_t r;
+
+    if (ips2_caller_read(&m, msg, sizeof(m)) != 0)
+        return IPS2_REAL(recvmsg)(fd, msg, flags); /* EFAULT, as untraced */
+    if (m.msg_name != NULL) {
+        r = IPS2_REAL(recvmsg)(fd, msg, flags);
+        if (r >= 0 && msg->msg_namelen <= m.msg_namelen) {
+            memcpy(ss, m.msg_name, msg->msg_namelen);
+            *len = msg->msg_namelen;
+        }
+        return r;
+    }
+    m.msg_name = ss;
+    m.msg_namelen = sizeof(*ss);
+    r = IPS2_REAL(recvmsg)(fd, &m, flags);
+    if (r >= 0) {
+        size_t at = offsetof(struct msghdr, msg_controllen);
+        if (ips2_caller_write((char *)msg + at, (char *)&m + at, sizeof(m) - at) != 0) {
+            errno = EFAULT; /* the kernel's own write back would have failed */
+            return -1;
+        }
+        *len = m.msg_namelen;
+    }
+    return r;
+}
+
 IPS2_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
     if (ips2_passthrough() || (flags & MSG_ERRQUEUE) || msg == NULL)
@@ -294,34 +386,15 @@ IPS2_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
     if (e == NULL)
         return IPS2_REAL(recvmsg)(fd, msg, flags);
     struct sockaddr_storage ss;
-    const struct sockaddr *src = NULL;
-    socklen_t len = 0, given = msg->msg_namelen;
-    ssize_t r;
+    socklen_t len = 0; /* 0: the source is unknown (cut) */
+    int source = needs_source(e, flags);
     uint64_t start = ips2_io_start();
-
-    if (needs_source(e, flags) && msg->msg_name == NULL) {
-        struct msghdr m = *msg;
-        m.msg_name = &ss;
-        m.msg_namelen = sizeof(ss);
-        r = IPS2_REAL(recvmsg)(fd, &m, flags);
-        if (r >= 0) {
-            msg->msg_controllen = m.msg_controllen;
-            msg->msg_flags = m.msg_flags;
-        }
-        src = (struct sockaddr *)&ss;
-        len = m.msg_namelen;
-    } else {
-        r = IPS2_REAL(recvmsg)(fd, msg, flags);
-        if (msg->msg_name != NULL && msg->msg_namelen <= given) {
-            src = msg->msg_name;
-            len = msg->msg_namelen;
-        }
-    }
+    ssize_t r = source ? recvmsg_with_source(fd, msg, flags, &ss, &len)
+                       : IPS2_REAL(recvmsg)(fd, msg, flags);
     int err = errno;
-    if (needs_source(e, flags) && src == NULL)
-        src = (const struct sockaddr *)&ss, len = 0; /* truncated: unknown */
-    ips2_io_transfer(fd, e, IPS2_DIR_IN, r, err, start, IPS2_IO_RECVMSG, r >= 0 ? src : NULL, len,
-                     flags);
+
+    ips2_io_transfer(fd, e, IPS2_DIR_IN, r, err, start, IPS2_IO_RECVMSG,
+                     r >= 0 && source ? (struct sockaddr *)&ss : NULL, len, flags);
     errno = err;
     return r;
 }
@@ -336,14 +409,19 @@ IPS2_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
     struct ips2_fd *e = ips2_fd_lookup(fd);
     if (e == NULL)
         return IPS2_REAL(recvmmsg)(fd, vec, vlen, flags, timeout);
-    struct mmsghdr own[MMSG_OWN_NAMES];
+    /* An unconnected datagram socket must learn each source: the vector is
+     * received into a copy of the caller's with our address buffers where
+     * the caller gave none, then what the kernel would have written is
+     * given back. */
+    struct mmsghdr given[MMSG_OWN_NAMES], own[MMSG_OWN_NAMES];
     struct sockaddr_storage names[MMSG_OWN_NAMES];
-    int substitute = needs_source(e, flags) && vlen <= MMSG_OWN_NAMES;
+    int substitute = needs_source(e, flags) && vlen <= MMSG_OWN_NAMES &&
+                     ips2_caller_read(given, vec, vlen * sizeof(*vec)) == 0;
     struct mmsghdr *v = vec;
     uint64_t start = ips2_io_start();
 
     if (substitute) {
-        memcpy(own, vec, vlen * sizeof(*vec));
+        memcpy(own, given, vlen * sizeof(*vec));
         for (unsigned i = 0; i < vlen; i++) {
             if (own[i].msg_hdr.msg_name == NULL) {
                 own[i].msg_hdr.msg_name = &names[i];
@@ -354,19 +432,26 @@ IPS2_EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags,
     }
     int r = IPS2_REAL(recvmmsg)(fd, v, vlen, flags, timeout);
     int err = errno;
+    if (r > 0 && substitute) {
+        for (int i = 0; i < r; i++) {
+            given[i].msg_len = own[i].msg_len;
+            given[i].msg_hdr.msg_controllen = own[i].msg_hdr.msg_controllen;
+            given[i].msg_hdr.msg_flags = own[i].msg_hdr.msg_flags;
+            if (given[i].msg_hdr.msg_name != NULL) {
+                if (own[i].msg_hdr.msg_namelen > given[i].msg_hdr.msg_namelen)
+                    own[i].msg_hdr.msg_name = NULL; /* cut: the source is unknown */
+                given[i].msg_hdr.msg_namelen = own[i].msg_hdr.msg_namelen;
+            }
+        }
+        if (ips2_caller_write(vec, given, (size_t)r * sizeof(*vec)) != 0)
+            r = -1, err = EFAULT; /* the kernel's own write back would have failed */
+    }
     if (r < 0)
         ips2_io_transfer(fd, e, IPS2_DIR_IN, -1, err, start, IPS2_IO_RECVMMSG, NULL, 0, flags);
     for (int i = 0; i < r; i++) {
-        if (substitute) {
-            vec[i].msg_len = own[i].msg_len;
-            vec[i].msg_hdr.msg_controllen = own[i].msg_hdr.msg_controllen;
-            vec[i].msg_hdr.msg_flags = own[i].msg_hdr.msg_flags;
-            if (vec[i].msg_hdr.msg_name != NULL)
-                vec[i].msg_hdr.msg_namelen = own[i].msg_hdr.msg_namelen;
-        }
         const struct sockaddr *src = needs_source(e, flags) ? v[i].msg_hdr.msg_name : NULL;
-        ips2_io_transfer(fd, e, IPS2_DIR_IN, (ssize_t)vec[i].msg_len, 0, start, IPS2_IO_RECVMMSG,
-                         src, src ? v[i].msg_hdr.msg_namelen : 0, flags);
+        ips2_io_transfer(fd, e, IPS2_DIR_IN, (ssize_t)v[i].msg_len, 0, start, IPS2_IO_RECVMMSG, src,
+                         src ? v[i].msg_hdr.msg_namelen : 0, flags);
     }
     errno = err;
     return r;

@@ -33,12 +33,15 @@
 
 extern char **environ;
 
+/* what is the caller's path or command line, read through a copy: it may
+ * be bad (the call then fails with EFAULT, as untraced). */
 static void record_spawn(pid_t pid, unsigned how, int err, uint64_t start, const char *what)
 {
     uint64_t pre[3] = {how, (uint64_t)err, start};
+    char copy[8 * IPS2_RAW_MAX_EXTRA];
 
     ips2_emit_string(&ips2_self, IPS2_EV_SPAWN, pid > 0 ? (uint64_t)pid : 0, pre, 3,
-                     what ? what : "");
+                     ips2_caller_string(copy, sizeof(copy), what));
 }
 
 typedef int spawn_fn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,

@@ -10,6 +10,19 @@
  * here, with errno saved and a per-thread guard against re-entry from
  * signal handlers: a nested event that finds the slow path busy is counted
  * as lost and reported by a LOST record later.
+ *
+ * Events a thread drops because it has no stream to write are counted too,
+ * where the slave finds them, by one LOST record whose payload the thread
+ * increments in place (so a killed process keeps the count it reached):
+ *
+ * - a stream that can grow no more (the disk is full) gets the TRUNCATED
+ *   feature bit and ends with LOST, extra [0] = the error (ENOSPC ...);
+ *   every window keeps room for that record at its end;
+ * - a thread that got no stream at all (full disk, no descriptors) has
+ *   LOST in its process stream, extra [0] = the error, [1] = its tid.
+ *
+ * A stream holding such a record is pinned: its windows stay mapped until
+ * the process ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +42,16 @@ static uintptr_t window_end(const struct ips2_stream *s)
     return (uintptr_t)s->window + IPS2_WINDOW_BYTES;
 }
 
+/* Bytes kept free at the end of every window for the LOST record that ends
+ * a stream which cannot get its next window. */
+#define LOST_TAIL_BYTES (8 * 3)
+
+/* Records may be appended below this; the rest is the LOST tail. */
+static uintptr_t window_room_end(const struct ips2_stream *s)
+{
+    return window_end(s) - LOST_TAIL_BYTES;
+}
+
 static off_t stream_offset(const struct ips2_stream *s, uintptr_t cur)
 {
     return s->window_offset + (off_t)(cur - (uintptr_t)s->window);
@@ -36,14 +59,18 @@ static off_t stream_offset(const struct ips2_stream *s, uintptr_t cur)
 
 static int window_map(struct ips2_stream *s, off_t offset)
 {
-    if (posix_fallocate(s->fd, offset, IPS2_WINDOW_BYTES) != 0)
+    int err = posix_fallocate(s->fd, offset, IPS2_WINDOW_BYTES);
+
+    if (err != 0) {
+        errno = err; /* posix_fallocate returns it and leaves errno alone */
         return -1;
+    }
     void *w = mmap(NULL, IPS2_WINDOW_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, offset);
     if (w == MAP_FAILED)
         return -1;
     while (atomic_exchange(&s->populating, 1))
         sched_yield(); /* the prefaulter is in the old window */
-    if (s->window)
+    if (s->window && !s->pinned)
         munmap(s->window, IPS2_WINDOW_BYTES);
     s->window = w;
     s->window_offset = offset;
@@ -168,7 +195,8 @@ static void stream_finish(struct ips2_stream *s, uintptr_t cur, int truncate)
     pwrite(s->fd, &data, sizeof(data), offsetof(struct ips2_file_header, data_bytes));
     pwrite(s->fd, &state, sizeof(state), offsetof(struct ips2_file_header, state));
     if (truncate) {
-        munmap(s->window, IPS2_WINDOW_BYTES);
+        if (!s->pinned)
+            munmap(s->window, IPS2_WINDOW_BYTES);
         s->window = NULL;
         if (ftruncate(s->fd, IPS2_RAW_HEADER_SIZE + (off_t)data) != 0)
             (void)0; /* the reader stops at data_bytes anyway */
@@ -190,21 +218,46 @@ static void set_feature(struct ips2_stream *s, uint64_t bit)
     }
 }
 
+/* One more event dropped by t: counted in place by its LOST record once
+ * it has one, else reported by the next LOST record written. */
+static void count_lost(struct ips2_thread *t)
+{
+    if (t->lost_word)
+        __atomic_fetch_add(t->lost_word, 1ull << 16, __ATOMIC_RELAXED); /* payload += 1 */
+    else
+        t->lost++;
+}
+
+/* t's stream can grow no more (err says why): it ends with a LOST record
+ * at `at`, in the room the window kept for it, which counts every event
+ * the thread drops from now on. */
+static void stream_cut(struct ips2_thread *t, uintptr_t at, int err)
+{
+    struct ips2_stream *s = t->stream;
+    uint64_t why = (uint64_t)err;
+
+    ips2_record_put((uint64_t *)at, IPS2_EV_LOST, ips2_timer_now(), 0, 0, t->lost, &why, 1);
+    t->lost = 0;
+    t->cur = at + LOST_TAIL_BYTES;
+    t->lost_word = (uint64_t *)at;
+    t->lost_errno = err;
+    s->pinned = 1;
+    set_feature(s, IPS2_FEAT_TRUNCATED);
+    t->state = IPS2_THREAD_DONE;
+}
+
 /* Reserves room for `bytes` at t->cur, moving to the next window if need be. */
 static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
 {
     struct ips2_stream *s = t->stream;
 
-    if (t->cur + bytes > window_end(s)) {
-        size_t rest = window_end(s) - t->cur;
-        if (rest) {
-            uint64_t *pad = (uint64_t *)t->cur;
-            *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
-        }
+    if (t->cur + bytes > window_room_end(s)) {
+        uintptr_t at = t->cur;
+        size_t rest = window_end(s) - at;
+        uint64_t *pad = (uint64_t *)at;
+        *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
         if (window_map(s, s->window_offset + IPS2_WINDOW_BYTES) < 0) {
-            t->cur = window_end(s);
-            set_feature(s, IPS2_FEAT_TRUNCATED);
-            t->state = IPS2_THREAD_DONE;
+            stream_cut(t, at, errno);
             return NULL;
         }
         t->cur = (uintptr_t)s->window;
@@ -225,15 +278,17 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
     return p;
 }
 
-static void put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cpu, uint64_t cpu,
-                uint64_t payload, const uint64_t *extra, unsigned nextra)
+/* Appends a record; returns where it went, or NULL if it was lost. */
+static uint64_t *put(struct ips2_thread *t, unsigned kind, uint64_t timer, int has_cpu,
+                     uint64_t cpu, uint64_t payload, const uint64_t *extra, unsigned nextra)
 {
     uint64_t *p = reserve(t, 8 * ips2_record_words(has_cpu ? 1 : 0, nextra));
     if (p == NULL) {
-        t->lost++;
-        return;
+        count_lost(t);
+        return NULL;
     }
     ips2_record_put(p, kind, timer, has_cpu, cpu, payload, extra, nextra);
+    return p;
 }
 
 static void sync_point(struct ips2_thread *t)
@@ -256,11 +311,13 @@ static void set_limit(struct ips2_thread *t)
         return;
     }
     uintptr_t end = atomic_load(&t->stream->populated);
+    if (end > window_room_end(t->stream))
+        end = window_room_end(t->stream);
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
-static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
-                        const uint64_t *extra, unsigned nextra, unsigned flags)
+static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
+                             const uint64_t *extra, unsigned nextra, unsigned flags)
 {
     uint64_t now = ips2_timer_now(), cpu = 0;
     int has_cpu = 0;
@@ -286,7 +343,7 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
         t->short_locks = 1;
     }
-    put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
+    uint64_t *at = put(t, kind, now, has_cpu, cpu, payload, extra, nextra);
     if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
         t->addr_base = IPS2_SHORT_BASE(payload);
         if (!t->stream->proc_events) {
@@ -294,17 +351,21 @@ static void write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
             set_feature(t->stream, IPS2_FEAT_PROC_EVENTS);
         }
     }
+    return at;
 }
 
-void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
-                    unsigned nextra, unsigned flags)
+/* The slow path of every event; returns where its record went (NULL if it
+ * was not written). */
+static uint64_t *emit(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                      unsigned nextra, unsigned flags)
 {
     int saved_errno = errno;
+    uint64_t *at = NULL;
 
     if (t->busy) {
         t->lost++;
         errno = saved_errno;
-        return;
+        return NULL;
     }
     t->busy = 1;
     t->limit = 0; /* nested events from signal handlers come here and are counted */
@@ -318,10 +379,65 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
         ips2_record_modules();
     }
     if (t->state == IPS2_THREAD_TRACING)
-        write_event(t, kind, payload, extra, nextra, flags);
+        at = write_event(t, kind, payload, extra, nextra, flags);
+    else if (t->lost_errno)
+        count_lost(t);
     set_limit(t);
     t->busy = 0;
     errno = saved_errno;
+    return at;
+}
+
+void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
+                    unsigned nextra, unsigned flags)
+{
+    emit(t, kind, payload, extra, nextra, flags);
+}
+
+void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,
+                      struct ips2_placed *where)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t *at = emit(t, kind, payload, extra, nextra, IPS2_CPU_DERIVED);
+
+    where->fd = -1;
+    if (at != NULL && t->stream != NULL) {
+        where->fd = t->stream->fd;
+        where->offset = stream_offset(t->stream, (uintptr_t)at);
+        where->word0 = *at;
+    }
+}
+
+static void placed_write(const struct ips2_placed *where, unsigned word, uint64_t value)
+{
+    int saved_errno = errno;
+
+    if (where->fd >= 0 &&
+        pwrite(where->fd, &value, sizeof(value), where->offset + 8 * (off_t)word) < 0)
+        (void)0; /* the record keeps what it said */
+    errno = saved_errno;
+}
+
+void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value)
+{
+    placed_write(where, 2 + IPS2_RAW_HAS_CPU(where->word0) + i, value);
+}
+
+void ips2_placed_payload(const struct ips2_placed *where, uint64_t payload)
+{
+    uint64_t w = where->word0;
+
+    placed_write(where, 0,
+                 IPS2_RAW_WORD0(IPS2_RAW_KIND(w), IPS2_RAW_HAS_CPU(w), IPS2_RAW_NEXTRA(w),
+                                payload & IPS2_PAYLOAD_MASK));
+}
+
+/* Readers skip a PAD record's payload bytes, wherever it stands. */
+void ips2_placed_erase(const struct ips2_placed *where)
+{
+    uint64_t bytes = 8 * (2 + (uint64_t)IPS2_RAW_NEXTRA(where->word0));
+
+    placed_write(where, 0, IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, bytes));
 }
 
 /* A lock record that is not one word (see ips2_emit_acquired): the first
@@ -378,18 +494,51 @@ static struct ips2_stream *stream_new(unsigned kind, pid_t tid, unsigned *k)
         if (errno != EEXIST)
             break;
     }
+    int saved_errno = errno; /* why, for the caller */
     free(s);
+    errno = saved_errno;
     return NULL;
+}
+
+/* A LOST record in the process stream, counted on in place (the stream is
+ * pinned); NULL if the process stream has no room either. */
+uint64_t *ips2_process_stream_lost(uint64_t lost, const uint64_t *extra, unsigned nextra)
+{
+    struct ips2_thread *w = &ips2_proc.proc_writer;
+    uint64_t *p = NULL;
+
+    if (ips2_proc.proc_stream == NULL)
+        return NULL;
+    ips2_lock(&ips2_proc.lock);
+    if (w->state == IPS2_THREAD_TRACING) {
+        p = reserve(w, 8 * ips2_record_words(0, nextra));
+        if (p != NULL) {
+            ips2_record_put(p, IPS2_EV_LOST, ips2_timer_now(), 0, 0, lost, extra, nextra);
+            ips2_proc.proc_stream->pinned = 1;
+        } else {
+            count_lost(w);
+        }
+    }
+    ips2_unlock(&ips2_proc.lock);
+    return p;
 }
 
 int ips2_thread_open(struct ips2_thread *t)
 {
     unsigned k;
-    struct ips2_stream *s = stream_new(IPS2_STREAM_THREAD, gettid(), &k);
+    pid_t tid = gettid();
+    struct ips2_stream *s = stream_new(IPS2_STREAM_THREAD, tid, &k);
 
     t->state = IPS2_THREAD_DONE;
-    if (s == NULL)
+    if (s == NULL) {
+        int err = errno ? errno : EIO;
+        uint64_t x[2] = {(uint64_t)err, (uint64_t)tid};
+        t->lost_errno = err;
+        t->lost_word = ips2_process_stream_lost(t->lost, x, 2);
+        if (t->lost_word)
+            t->lost = 0;
         return -1;
+    }
     s->owner = t;
     ips2_lock(&ips2_proc.lock);
     s->next = ips2_proc.streams;
@@ -423,11 +572,13 @@ void ips2_thread_close(struct ips2_thread *t)
 {
     struct ips2_stream *s = t->stream;
 
-    if (t->state != IPS2_THREAD_TRACING)
+    if (s == NULL) /* never opened, or closed already */
         return;
     ips2_quiet_begin();
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
+    t->lost_word = NULL; /* a cut stream's LOST record ends with it */
+    t->lost_errno = 0;
     ips2_lock(&ips2_proc.lock);
     unlink_stream(s);
     ips2_unlock(&ips2_proc.lock);

@@ -1,6 +1,6 @@
 # master/: the master package `ips2`, a stubs-enabled Tcl extension:
-# $(B)/lib/ips2/libips2tcl.so and its pkgIndex.tcl, found with auto_path
-# (or TCLLIBPATH) = $(B)/lib.  It links the reduction library (slave/, for
+# $(B)/lib/ips2/libips2tcl.so, its Tcl layer (*.tcl) and its pkgIndex.tcl,
+# found with auto_path (or TCLLIBPATH) = $(B)/lib.  It links the reduction library (slave/, for
 # decoding reductions files and reducing phases in-process) and the trace
 # library, both position-independent.  `make install` puts the directory in
 # PREFIX/lib/ips2.  The model and tables (everything but the tcl_* files,
@@ -31,14 +31,28 @@ $(MASTER_PKG_INDEX): master/pkgIndex.tcl
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-all: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX)
+# The package's Tcl layer (workload language, manifest, formatting, the
+# `ips2` command line: ANALYSTS.md §1, §3, §7) beside the library, and the
+# `ips2` command, a tclsh script, in $(B)/bin.
+MASTER_TCL_FILES := $(patsubst master/%,$(MASTER_PKG_DIR)/%,$(filter-out master/pkgIndex.tcl,\
+                        $(wildcard master/*.tcl)))
+$(MASTER_PKG_DIR)/%.tcl: master/%.tcl
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(B)/bin/ips2: master/ips2
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod +x $@
+
+PROGRAMS += $(B)/bin/ips2
+all: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES)
 
 .PHONY: install-master
 install: install-master
-install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX)
+install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES)
 	install -d "$(DESTDIR)$(PREFIX)/lib/ips2"
 	install -m 755 $(MASTER_PKG_LIB) "$(DESTDIR)$(PREFIX)/lib/ips2/"
-	install -m 644 $(MASTER_PKG_INDEX) "$(DESTDIR)$(PREFIX)/lib/ips2/"
+	install -m 644 $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES) "$(DESTDIR)$(PREFIX)/lib/ips2/"
 
 # Unit tests of the model and tables: built in memory, no Tcl.
 MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables

@@ -52,12 +52,7 @@ static Tcl_Obj *get(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, const ch
 /* Same, for an optional key: NULL without an error when missing. */
 static Tcl_Obj *opt(Tcl_Obj *dict, const char *key)
 {
-    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
-    Tcl_IncrRefCount(k);
-    if (Tcl_DictObjGet(NULL, dict, k, &v) != TCL_OK)
-        v = NULL;
-    Tcl_DecrRefCount(k);
-    return v;
+    return Ips2DictValue(dict, key);
 }
 
 static int get_int(Tcl_Interp *interp, Tcl_Obj *dict, const char *key, const char *what, int *out)

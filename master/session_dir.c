@@ -2,11 +2,12 @@
  * session_dir.c - loads a session directory (ANALYSTS.md §2-§3) into a
  * model: manifest.tcl, reductions/MACHINE.red and the log.  Nothing is rerun.
  *
- * The manifest is data written as Tcl commands.  It is read in a fresh
- * safe interpreter stripped of every command and namespace, that has only
- * the manifest's own commands, so that it can only ever describe a
- * session.  It is evaluated one command at a time: a bad command is one
- * problem, "manifest.tcl:LINE: what was expected", and the rest is read.
+ * The manifest is data written as Tcl commands.  It is read by the
+ * package's one manifest reader, ips2::manifest::load (manifest.tcl of
+ * this folder: a safe interpreter that knows only the manifest's commands,
+ * so that it can only ever describe a session), one command at a time: a
+ * bad command is one problem, "manifest.tcl:LINE: what was expected", and
+ * the rest is read.  The dict it gives is put into the model here.
  * A reductions file that cannot be decoded is one problem naming the file
  * and byte offset; the other machines stand.  Each line of the log ("MACHINE:
  * what happened") is a problem as it is.
@@ -23,209 +24,150 @@
 #include <tcl.h>
 
 #include "tcl_session.h"
-
-struct load {
-    struct ips2_model *m;
-    const char *file; /* "manifest.tcl", for messages */
-    int line;
-    int have_session;
-};
-
-/* ------------------------------------------------------------ commands --- */
-
-static int wrong(Tcl_Interp *ip, const char *cmd, const char *args)
-{
-    Tcl_SetObjResult(ip, Tcl_ObjPrintf("%s: expected \"%s %s\"", cmd, cmd, args));
-    return TCL_ERROR;
-}
-
-static int wide(Tcl_Interp *ip, Tcl_Obj *o, const char *what, Tcl_WideInt *v)
-{
-    if (Tcl_GetWideIntFromObj(NULL, o, v) == TCL_OK)
-        return TCL_OK;
-    Tcl_SetObjResult(
-        ip, Tcl_ObjPrintf("expected %s (an integer) but got \"%s\"", what, Tcl_GetString(o)));
-    return TCL_ERROR;
-}
-
-static int model_err(Tcl_Interp *ip, const char *err)
-{
-    Tcl_SetObjResult(ip, Tcl_NewStringObj(err, -1));
-    return TCL_ERROR;
-}
-
-static int VersionCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    Tcl_WideInt v;
-
-    (void)cd;
-    if (objc != 2)
-        return wrong(ip, "ips2-session", "VERSION");
-    if (wide(ip, objv[1], "VERSION", &v) != TCL_OK)
-        return TCL_ERROR;
-    if (v != 1) {
-        Tcl_SetObjResult(ip, Tcl_ObjPrintf("ips2-session: version %" PRId64
-                                           " is not known (expected 1)",
-                                           (int64_t)v));
-        return TCL_ERROR;
-    }
-    return TCL_OK;
-}
-
-static int SessionCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    Tcl_WideInt v;
-
-    if (objc != 2)
-        return wrong(ip, "session", "START-REAL-NS");
-    if (wide(ip, objv[1], "START-REAL-NS", &v) != TCL_OK)
-        return TCL_ERROR;
-    if (ips2_model_set_session(l->m, l->m->dir, v, err) != 0)
-        return model_err(ip, err);
-    l->have_session = 1;
-    return TCL_OK;
-}
-
-static int MachineCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    Tcl_WideInt off;
-
-    if (objc != 4)
-        return wrong(ip, "machine", "NAME HOST REAL-MINUS-MONO-NS");
-    if (wide(ip, objv[3], "REAL-MINUS-MONO-NS", &off) != TCL_OK)
-        return TCL_ERROR;
-    if (ips2_model_add_machine(l->m, Tcl_GetString(objv[1]), Tcl_GetString(objv[2]), off, err))
-        return model_err(ip, err);
-    return TCL_OK;
-}
-
-static int ApplicationCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    static const char *const modes[] = {"active", "replay", "comparison", NULL};
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    int mode;
-
-    if (objc != 4)
-        return wrong(ip, "application", "NAME MODE SOURCE");
-    if (Tcl_GetIndexFromObjStruct(ip, objv[2], modes, sizeof(char *), "mode", 0, &mode) != TCL_OK)
-        return TCL_ERROR;
-    if (ips2_model_add_app(l->m, Tcl_GetString(objv[1]), (enum ips2_mode)mode,
-                           Tcl_GetString(objv[3]), err))
-        return model_err(ip, err);
-    return TCL_OK;
-}
-
-static int ProcessCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    Tcl_WideInt index, pid;
-    Tcl_Obj *status;
-    int rc;
-
-    if (objc < 7)
-        return wrong(ip, "process", "APP MACHINE INDEX PID {COMMAND...} STATUS");
-    if (wide(ip, objv[3], "INDEX", &index) != TCL_OK || wide(ip, objv[4], "PID", &pid) != TCL_OK)
-        return TCL_ERROR;
-    if (index < 0 || index > INT32_MAX || pid < 0 || pid > UINT32_MAX) {
-        Tcl_SetObjResult(ip, Tcl_NewStringObj("process: INDEX or PID out of range", -1));
-        return TCL_ERROR;
-    }
-    /* STATUS is one word ({exited 0}) or the rest of the words (exited 0) */
-    status = objc == 7 ? objv[6] : Tcl_NewListObj(objc - 6, objv + 6);
-    Tcl_IncrRefCount(status);
-    rc = ips2_model_add_process(l->m, Tcl_GetString(objv[1]), Tcl_GetString(objv[2]), (int)index,
-                                (uint32_t)pid, Tcl_GetString(objv[5]), Tcl_GetString(status), err);
-    Tcl_DecrRefCount(status);
-    return rc ? model_err(ip, err) : TCL_OK;
-}
-
-static int ReplayedCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    Tcl_WideInt shift;
-
-    if (objc != 4)
-        return wrong(ip, "replayed", "APP SESSION-DIR SHIFT-NS");
-    if (wide(ip, objv[3], "SHIFT-NS", &shift) != TCL_OK)
-        return TCL_ERROR;
-    if (ips2_model_app_index(l->m, Tcl_GetString(objv[1])) < 0 &&
-        ips2_model_add_app(l->m, Tcl_GetString(objv[1]), IPS2_MODE_COMPARISON,
-                           Tcl_GetString(objv[2]), err))
-        return model_err(ip, err);
-    if (ips2_model_set_shift(l->m, Tcl_GetString(objv[1]), Tcl_GetString(objv[2]), shift, err))
-        return model_err(ip, err);
-    return TCL_OK;
-}
-
-static int PhaseCmd(ClientData cd, Tcl_Interp *ip, int objc, Tcl_Obj *const objv[])
-{
-    struct load *l = cd;
-    char err[IPS2_ERR_MAX];
-    Tcl_WideInt s, e;
-
-    if (objc != 4)
-        return wrong(ip, "phase", "NAME START-NS END-NS");
-    if (wide(ip, objv[2], "START-NS", &s) != TCL_OK || wide(ip, objv[3], "END-NS", &e) != TCL_OK)
-        return TCL_ERROR;
-    if (ips2_phase_define(l->m, Tcl_GetString(objv[1]), s, e, err))
-        return model_err(ip, err);
-    return TCL_OK;
-}
+#include "tcl_util.h"
 
 /* ------------------------------------------------------------ manifest --- */
 
-/* A safe interpreter with nothing in it but the manifest's commands. */
-static Tcl_Interp *manifest_interp(struct load *l)
+static int get_wide(Tcl_Obj *dict, const char *key, Tcl_WideInt *v)
 {
-    static const struct {
-        const char *name;
-        Tcl_ObjCmdProc *proc;
-    } cmds[] = {{"ips2-session", VersionCmd}, {"session", SessionCmd},
-                {"machine", MachineCmd},      {"application", ApplicationCmd},
-                {"process", ProcessCmd},      {"replayed", ReplayedCmd},
-                {"phase", PhaseCmd}};
-    Tcl_Interp *ip = Tcl_CreateInterp();
-    Tcl_Obj *names = NULL, *spaces = NULL, **elems;
+    Tcl_Obj *o = Ips2DictValue(dict, key);
+
+    return o != NULL && Tcl_GetWideIntFromObj(NULL, o, v) == TCL_OK ? 0 : -1;
+}
+
+static const char *get_str(Tcl_Obj *dict, const char *key)
+{
+    Tcl_Obj *o = Ips2DictValue(dict, key);
+
+    return o ? Tcl_GetString(o) : "";
+}
+
+/* The manifest's entries under key, a dict NAME -> fields, in order. */
+static int for_each(Tcl_Obj *manifest, const char *key,
+                    int (*add)(struct ips2_model *m, const char *name, Tcl_Obj *fields, char *err),
+                    struct ips2_model *m)
+{
+    Tcl_Obj *entries, *name, *fields;
+    Tcl_DictSearch search;
+    char err[IPS2_ERR_MAX];
+    int done;
+
+    if ((entries = Ips2DictValue(manifest, key)) == NULL ||
+        Tcl_DictObjFirst(NULL, entries, &search, &name, &fields, &done) != TCL_OK)
+        return -1;
+    for (; !done; Tcl_DictObjNext(&search, &name, &fields, &done))
+        if (add(m, Tcl_GetString(name), fields, err) != 0)
+            ips2_model_problem(m, "manifest.tcl: %s %s: %s", key, Tcl_GetString(name), err);
+    Tcl_DictObjDone(&search);
+    return 0;
+}
+
+static int add_machine(struct ips2_model *m, const char *name, Tcl_Obj *f, char *err)
+{
+    Tcl_WideInt offset = 0;
+
+    get_wide(f, "offset", &offset);
+    return ips2_model_add_machine(m, name, get_str(f, "host"), offset, err);
+}
+
+static int add_app(struct ips2_model *m, const char *name, Tcl_Obj *f, char *err)
+{
+    static const char *const modes[] = {"active", "replay", "comparison"};
+    const char *mode = get_str(f, "mode");
+
+    for (int i = 0; i < 3; i++)
+        if (strcmp(mode, modes[i]) == 0)
+            return ips2_model_add_app(m, name, (enum ips2_mode)i, get_str(f, "source"), err);
+    ips2_set_error(err, "mode \"%s\" is not known", mode);
+    return -1;
+}
+
+static int add_replayed(struct ips2_model *m, const char *app, Tcl_Obj *f, char *err)
+{
+    Tcl_WideInt shift = 0;
+
+    get_wide(f, "shift", &shift);
+    return ips2_model_set_shift(m, app, get_str(f, "session"), shift, err);
+}
+
+static int add_phase(struct ips2_model *m, const char *name, Tcl_Obj *f, char *err)
+{
+    Tcl_WideInt start = 0, end = 0;
+
+    get_wide(f, "start", &start);
+    get_wide(f, "end", &end);
+    return ips2_phase_define(m, name, start, end, err);
+}
+
+static void add_processes(struct ips2_model *m, Tcl_Obj *manifest)
+{
+    char err[IPS2_ERR_MAX];
+    Tcl_Obj *list, **procs;
     int n;
 
-    if (ip == NULL)
-        return NULL;
-    if (Tcl_MakeSafe(ip) != TCL_OK || Tcl_Eval(ip, "info commands") != TCL_OK ||
-        (names = Tcl_GetObjResult(ip), Tcl_IncrRefCount(names), 0) ||
-        Tcl_Eval(ip, "namespace children ::") != TCL_OK ||
-        (spaces = Tcl_GetObjResult(ip), Tcl_IncrRefCount(spaces), 0))
-        goto fail;
-    /* every command and namespace goes: nothing is left but ours */
-    if (Tcl_ListObjGetElements(ip, names, &n, &elems) != TCL_OK)
-        goto fail;
-    for (int i = 0; i < n; i++)
-        Tcl_DeleteCommand(ip, Tcl_GetString(elems[i]));
-    if (Tcl_ListObjGetElements(ip, spaces, &n, &elems) != TCL_OK)
-        goto fail;
+    if ((list = Ips2DictValue(manifest, "processes")) == NULL ||
+        Tcl_ListObjGetElements(NULL, list, &n, &procs) != TCL_OK)
+        return;
     for (int i = 0; i < n; i++) {
-        Tcl_Namespace *ns = Tcl_FindNamespace(ip, Tcl_GetString(elems[i]), NULL, 0);
-        if (ns)
-            Tcl_DeleteNamespace(ns);
+        Tcl_WideInt index = -1, pid = -1;
+        get_wide(procs[i], "index", &index);
+        get_wide(procs[i], "pid", &pid);
+        if (index < 0 || index > INT32_MAX || pid < 0 || pid > UINT32_MAX) {
+            ips2_model_problem(m, "manifest.tcl: process %s.%s: INDEX or PID out of range",
+                               get_str(procs[i], "app"), get_str(procs[i], "index"));
+            continue;
+        }
+        if (ips2_model_add_process(m, get_str(procs[i], "app"), get_str(procs[i], "machine"),
+                                   (int)index, (uint32_t)pid, get_str(procs[i], "command"),
+                                   get_str(procs[i], "status"), err) != 0)
+            ips2_model_problem(m, "manifest.tcl: process %s.%s: %s", get_str(procs[i], "app"),
+                               get_str(procs[i], "index"), err);
     }
-    Tcl_DecrRefCount(names);
-    Tcl_DecrRefCount(spaces);
-    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-        Tcl_CreateObjCommand(ip, cmds[i].name, cmds[i].proc, l, NULL);
-    return ip;
-fail:
-    if (names)
-        Tcl_DecrRefCount(names);
-    if (spaces)
-        Tcl_DecrRefCount(spaces);
-    Tcl_DeleteInterp(ip);
-    return NULL;
+}
+
+/* Reads manifest.tcl into m with the package's one manifest reader,
+ * ips2::manifest::load: every bad command is one problem,
+ * "manifest.tcl:LINE: ...", and the rest is read; a manifest that cannot be
+ * read at all is one problem saying why.  The interpreter's result and
+ * state are left as they were. */
+static void load_manifest(Tcl_Interp *interp, struct ips2_model *m, const char *path)
+{
+    Tcl_InterpState saved = Tcl_SaveInterpState(interp, TCL_OK);
+    Tcl_Obj *cmd[3] = {Ips2Str("::ips2::manifest::load"), Ips2Str(path), Ips2Str("manifest.tcl")};
+    Tcl_Obj *answer, *manifest, *problems, **elems;
+    Tcl_WideInt start;
+    int n;
+
+    if (Tcl_EvalEx(interp, "package require ips2::manifest", -1, TCL_EVAL_GLOBAL) != TCL_OK) {
+        ips2_model_problem(m, "manifest.tcl: not read, the manifest reader is missing: %s",
+                           Tcl_GetStringResult(interp));
+        goto done;
+    }
+    if (Ips2EvalWords(interp, 3, cmd) != TCL_OK) {
+        ips2_model_problem(m, "%s", Tcl_GetStringResult(interp)); /* manifest.tcl: cannot read */
+        goto done;
+    }
+    answer = Tcl_GetObjResult(interp);
+    Tcl_IncrRefCount(answer);
+    if (Tcl_ListObjIndex(NULL, answer, 0, &manifest) != TCL_OK || manifest == NULL ||
+        Tcl_ListObjIndex(NULL, answer, 1, &problems) != TCL_OK || problems == NULL ||
+        Tcl_ListObjGetElements(NULL, problems, &n, &elems) != TCL_OK) {
+        ips2_model_problem(m, "manifest.tcl: the reader's answer is not {MANIFEST PROBLEMS}");
+        Tcl_DecrRefCount(answer);
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        ips2_model_problem(m, "%s", Tcl_GetString(elems[i]));
+    if (get_wide(manifest, "session", &start) == 0)
+        ips2_model_set_session(m, m->dir, start, NULL);
+    for_each(manifest, "machines", add_machine, m);
+    for_each(manifest, "applications", add_app, m);
+    add_processes(m, manifest);
+    for_each(manifest, "replayed", add_replayed, m);
+    for_each(manifest, "phases", add_phase, m);
+    Tcl_DecrRefCount(answer);
+done:
+    Tcl_RestoreInterpState(interp, saved);
 }
 
 static char *read_file(const char *path, size_t *size, char *err)
@@ -265,63 +207,6 @@ static char *read_file(const char *path, size_t *size, char *err)
     buf[n] = 0;
     *size = n;
     return buf;
-}
-
-/* Reads manifest.tcl into l->m; every bad command is a problem.  Returns 0,
- * or -1 when the manifest cannot be read at all. */
-static int load_manifest(struct load *l, const char *path)
-{
-    char err[IPS2_ERR_MAX];
-    size_t size;
-    char *text = read_file(path, &size, err);
-    Tcl_Interp *ip;
-    const char *p, *end;
-    Tcl_Parse parse;
-
-    if (text == NULL)
-        return -1;
-    if ((ip = manifest_interp(l)) == NULL) {
-        free(text);
-        ips2_model_problem(l->m, "%s: cannot make a safe interpreter to read it", l->file);
-        return -1;
-    }
-    p = text;
-    end = text + size;
-    l->line = 1;
-    while (p < end) {
-        const char *cmd;
-        int cmdline;
-        if (Tcl_ParseCommand(ip, p, (int)(end - p), 0, &parse) != TCL_OK) {
-            int line = l->line;
-            for (const char *q = p; q < end && q < parse.term; q++)
-                line += *q == '\n';
-            ips2_model_problem(l->m, "%s:%d: %s", l->file, line,
-                               Tcl_GetString(Tcl_GetObjResult(ip)));
-            break; /* the rest cannot be told apart */
-        }
-        cmd = parse.commandStart;
-        cmdline = l->line;
-        for (const char *q = p; q < cmd; q++)
-            cmdline += *q == '\n';
-        if (parse.numWords > 0 &&
-            Tcl_EvalEx(ip, cmd, (int)parse.commandSize, TCL_EVAL_GLOBAL) != TCL_OK) {
-            const char *msg = Tcl_GetString(Tcl_GetObjResult(ip));
-            if (strncmp(msg, "invalid command name", 20) == 0)
-                ips2_model_problem(l->m,
-                                   "%s:%d: %s (expected ips2-session, session, machine, "
-                                   "application, process, replayed or phase)",
-                                   l->file, cmdline, msg);
-            else
-                ips2_model_problem(l->m, "%s:%d: %s", l->file, cmdline, msg);
-        }
-        for (const char *q = p; q < cmd + parse.commandSize && q < end; q++)
-            l->line += *q == '\n';
-        p = cmd + parse.commandSize;
-        Tcl_FreeParse(&parse);
-    }
-    Tcl_DeleteInterp(ip);
-    free(text);
-    return 0;
 }
 
 /* ---------------------------------------------------------- reductions --- */
@@ -404,10 +289,9 @@ static void load_log(struct ips2_model *m, const char *dir)
     fclose(f);
 }
 
-struct ips2_model *Ips2LoadSession(const char *dir, char *err)
+struct ips2_model *Ips2LoadSession(Tcl_Interp *interp, const char *dir, char *err)
 {
     struct ips2_model *m;
-    struct load l = {.file = "manifest.tcl"};
     char path[4096];
     struct stat st;
     int manifest, reds = 0;
@@ -421,13 +305,10 @@ struct ips2_model *Ips2LoadSession(const char *dir, char *err)
         ips2_set_error(err, "out of memory");
         return NULL;
     }
-    l.m = m;
     snprintf(path, sizeof(path), "%s/manifest.tcl", dir);
     manifest = access(path, F_OK) == 0;
-    if (manifest && load_manifest(&l, path) != 0)
-        ips2_model_problem(m, "manifest.tcl: cannot be read");
-    if (manifest && !l.have_session)
-        ips2_model_problem(m, "manifest.tcl: no \"session START-REAL-NS\" line");
+    if (manifest)
+        load_manifest(interp, m, path);
     load_reductions(m, dir, &reds);
     if (!manifest && reds == 0) {
         ips2_set_error(err, "%s: not a session directory (no manifest.tcl, no reductions)", dir);

@@ -130,6 +130,13 @@ int ips2_table_find_column(const struct ips2_table *t, const char *name)
 static const char *const derived_name[] = {"incl_cpu", "incl_wall", "elapsed",
                                            "npt",      "processes", "threads"};
 static const char *const derived_unit[] = {"ns", "ns", "ns", "ns", "", ""};
+static const char *const derived_description[] = {
+    "procedure nodes: CPU time including the procedures called",
+    "procedure nodes: elapsed time including the procedures called",
+    "last end minus first start",
+    "normalized processor time: CPU time divided by the concurrency",
+    "processes under the node",
+    "threads under the node"};
 
 int ips2_metric_lookup(const char *name)
 {
@@ -154,6 +161,15 @@ const char *ips2_any_metric_unit(int metric)
         return ips2_metric_unit((unsigned)metric);
     if (metric >= IPS2_M_COUNT && metric < IPS2_X_COUNT)
         return derived_unit[metric - IPS2_M_COUNT];
+    return "";
+}
+
+const char *ips2_any_metric_description(int metric)
+{
+    if (metric >= 0 && metric < IPS2_M_COUNT)
+        return ips2_metric_description((unsigned)metric);
+    if (metric >= IPS2_M_COUNT && metric < IPS2_X_COUNT)
+        return derived_description[metric - IPS2_M_COUNT];
     return "";
 }
 
@@ -218,6 +234,36 @@ static struct ips2_table *oom(struct ips2_table *t, char *err)
     ips2_table_free(t);
     ips2_set_error(err, "out of memory");
     return NULL;
+}
+
+struct ips2_table *ips2_metric_list_table(char *err)
+{
+    static const enum ips2_node_kind kinds[] = {IPS2_NODE_APP,     IPS2_NODE_MACHINE,
+                                                IPS2_NODE_PROCESS, IPS2_NODE_THREAD,
+                                                IPS2_NODE_PROC,    IPS2_NODE_COLLECTOR};
+    static const char *const cols[] = {"metric", "unit", "levels", "histogram", "description"};
+    struct ips2_table *t = ips2_table_new(5);
+
+    if (t == NULL)
+        return oom(t, err);
+    for (size_t c = 0; c < 5; c++)
+        if (ips2_table_column(t, c, cols[c], ""))
+            return oom(t, err);
+    for (int k = 0; k < IPS2_X_COUNT; k++) {
+        char levels[128] = "";
+        long row = ips2_table_row(t);
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+            if (ips2_metric_applies(k, kinds[i]))
+                snprintf(levels + strlen(levels), sizeof(levels) - strlen(levels), "%s%s",
+                         levels[0] ? " " : "", ips2_node_kind_name(kinds[i]));
+        if (row < 0 || ips2_table_str(t, (size_t)row, 0, ips2_any_metric_name(k)) ||
+            ips2_table_str(t, (size_t)row, 1, ips2_any_metric_unit(k)) ||
+            ips2_table_str(t, (size_t)row, 2, levels) ||
+            ips2_table_str(t, (size_t)row, 3, k < IPS2_M_COUNT || k == IPS2_X_NPT ? "yes" : "no") ||
+            ips2_table_str(t, (size_t)row, 4, ips2_any_metric_description(k)))
+            return oom(t, err);
+    }
+    return t;
 }
 
 struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_node *n, char *err)

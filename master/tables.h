@@ -85,12 +85,17 @@ enum ips2_derived_metric {
 int ips2_metric_lookup(const char *name);
 const char *ips2_any_metric_name(int metric);
 const char *ips2_any_metric_unit(int metric);
+const char *ips2_any_metric_description(int metric);
 /* Whether the metric has a value for this kind of node. */
 int ips2_metric_applies(int metric, enum ips2_node_kind kind);
 /* A node's value of a metric; 0 or -1 with err (NPT can fail on OOM). */
 int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric, double *value,
                     char *err);
 
+/* Every metric a table or histogram can show: columns metric, unit, levels
+ * (the node kinds it has a value for), histogram (yes if it has time
+ * histograms) and description. */
+struct ips2_table *ips2_metric_list_table(char *err);
 /* The metric table of a node: columns metric, value, unit. */
 struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_node *n, char *err);
 

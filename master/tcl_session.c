@@ -3,16 +3,17 @@
  * (ANALYSTS.md §6).
  *
  * A session object is a command, ::ips2::sessionN, whose client data is
- * an Ips2Session holding the model; its subcommands are dispatched with
- * Tcl_GetIndexFromObjStruct (so unique prefixes work and a bad one gets
- * Tcl's standard message).  "close" deletes the command; the command's
+ * an Ips2Session holding the model; its subcommands are a table of names
+ * and procedures looked up with Tcl_GetIndexFromObjStruct, as Tk's widget
+ * commands are (so unique prefixes work and a bad one gets Tcl's standard
+ * message listing them).  "close" deletes the command; the command's
  * delete proc frees the model (and so releases the reducer, which lets
  * the PVM part tell its slaves to quit).  The per-interpreter counter of
  * session names lives in AssocData.
  *
  * The facts subcommands are here (apps, application, machines, processes,
- * problems, info, phase, phases, close); trees and tables are in
- * tcl_tables.c.
+ * problems, info, phase, phases, close); trees and tables (with the
+ * metric list and the fact tables of `table`) are in tcl_tables.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,7 @@ static void SessionDeleted(ClientData cd)
 
 static const char *const mode_names[] = {"active", "replay", "comparison"};
 
-static int AppsCmd(Ips2Session *s, Tcl_Interp *interp)
+static int AppsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
@@ -87,8 +88,9 @@ static int AppsCmd(Ips2Session *s, Tcl_Interp *interp)
     return TCL_OK;
 }
 
-static int ApplicationCmd(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name)
+static int ApplicationCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
+    Tcl_Obj *name = objv[2];
     int a = ips2_model_app_index(s->m, Tcl_GetString(name));
     const struct ips2_app_info *app;
     Tcl_Obj *d;
@@ -108,7 +110,7 @@ static int ApplicationCmd(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name)
     return TCL_OK;
 }
 
-static int MachinesCmd(Ips2Session *s, Tcl_Interp *interp)
+static int MachinesCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
@@ -118,18 +120,20 @@ static int MachinesCmd(Ips2Session *s, Tcl_Interp *interp)
     return TCL_OK;
 }
 
-/* One dict per process node of every logical tree. */
-static int ProcessesCmd(Ips2Session *s, Tcl_Interp *interp)
+/* One dict per process node of every logical tree; NULL with the error in
+ * interp's result. */
+Tcl_Obj *Ips2ProcessesObj(Ips2Session *s, Tcl_Interp *interp)
 {
-    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    Tcl_Obj *list;
 
     if (!s->m->indexed) {
         char err[IPS2_ERR_MAX];
         if (ips2_model_index(s->m, err) != 0) {
             Tcl_SetObjResult(interp, Tcl_NewStringObj(err, -1));
-            return TCL_ERROR;
+            return NULL;
         }
     }
+    list = Tcl_NewListObj(0, NULL);
     for (size_t a = 0; a < s->m->napps; a++) {
         const struct ips2_node *app = s->m->app_root[a];
         for (size_t i = 0; i < app->nchild; i++) {
@@ -159,21 +163,35 @@ static int ProcessesCmd(Ips2Session *s, Tcl_Interp *interp)
             }
         }
     }
+    return list;
+}
+
+static int ProcessesCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_Obj *list = Ips2ProcessesObj(s, interp);
+
+    if (list == NULL)
+        return TCL_ERROR;
     Tcl_SetObjResult(interp, list);
     return TCL_OK;
 }
 
-static int ProblemsCmd(Ips2Session *s, Tcl_Interp *interp)
+Tcl_Obj *Ips2ProblemsObj(Ips2Session *s)
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
     for (size_t i = 0; i < s->m->nproblems; i++)
         Tcl_ListObjAppendElement(NULL, list, Ips2Str(s->m->problems[i]));
-    Tcl_SetObjResult(interp, list);
+    return list;
+}
+
+static int ProblemsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_SetObjResult(interp, Ips2ProblemsObj(s));
     return TCL_OK;
 }
 
-static int InfoCmd(Ips2Session *s, Tcl_Interp *interp)
+static int InfoCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_Obj *d = Tcl_NewDictObj();
 
@@ -203,10 +221,6 @@ static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const
     Tcl_WideInt start, end;
     char err[IPS2_ERR_MAX];
 
-    if (objc != 5) {
-        Tcl_WrongNumArgs(interp, 2, objv, "name start end");
-        return TCL_ERROR;
-    }
     if (Tcl_GetWideIntFromObj(interp, objv[3], &start) != TCL_OK ||
         Tcl_GetWideIntFromObj(interp, objv[4], &end) != TCL_OK)
         return TCL_ERROR;
@@ -221,7 +235,7 @@ static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const
     return TCL_OK;
 }
 
-static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
+Tcl_Obj *Ips2PhasesObj(Ips2Session *s)
 {
     Tcl_Obj *list = Tcl_NewListObj(0, NULL);
 
@@ -230,9 +244,63 @@ static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
                          Tcl_NewWideIntObj(s->m->phases[i].end_ns)};
         Tcl_ListObjAppendElement(NULL, list, Tcl_NewListObj(3, e));
     }
-    Tcl_SetObjResult(interp, list);
+    return list;
+}
+
+static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_SetObjResult(interp, Ips2PhasesObj(s));
     return TCL_OK;
 }
+
+static int CloseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    Tcl_DeleteCommandFromToken(interp, s->token);
+    return TCL_OK;
+}
+
+/*
+ * The subcommands, as Tk's widget commands have them: a table of names and
+ * procedures that Tcl_GetIndexFromObjStruct looks up (unique prefixes work;
+ * an unknown word gets Tcl's message listing them all), with the number of
+ * words each takes after its name checked here when the table says (-1:
+ * the procedure checks them).
+ */
+typedef int Ips2SubcommandProc(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+static const struct Subcommand {
+    const char *name;
+    Ips2SubcommandProc *proc;
+    int min, max;      /* words after the name; min -1: not checked here */
+    const char *usage; /* for Tcl_WrongNumArgs */
+} subcommands[] = {{"application", ApplicationCmd, 1, 1, "name"},
+                   {"apps", AppsCmd, 0, 0, NULL},
+                   {"close", CloseCmd, 0, 0, NULL},
+                   {"gprof", Ips2GprofCmd, -1, 0, NULL},
+                   {"histogram", Ips2HistogramCmd, -1, 0, NULL},
+                   {"info", InfoCmd, 0, 0, NULL},
+                   {"machines", MachinesCmd, 0, 0, NULL},
+                   {"metric-list", Ips2MetricListCmd, 0, 0, NULL},
+                   {"metrics", Ips2MetricsCmd, -1, 0, NULL},
+                   {"npt", Ips2NptCmd, -1, 0, NULL},
+                   {"objects", Ips2ObjectsCmd, -1, 0, NULL},
+                   {"phase", PhaseCmd, 3, 3, "name start end"},
+                   {"phases", PhasesCmd, 0, 0, NULL},
+                   {"problems", ProblemsCmd, 0, 0, NULL},
+                   {"processes", ProcessesCmd, 0, 0, NULL},
+                   {"profile", Ips2ProfileCmd, -1, 0, NULL},
+                   {"table", Ips2FactTableCmd, -1, 0, NULL},
+                   {"tree", Ips2TreeCmd, -1, 0, NULL},
+                   /* the critical path: tcl_cpa.c */
+                   {"cp", Ips2CpaCmd, -1, 0, NULL},
+                   {"cp-zero", Ips2CpaCmd, -1, 0, NULL},
+                   {"cp-path", Ips2CpaCmd, -1, 0, NULL},
+                   {"cp-imbalance", Ips2CpaCmd, -1, 0, NULL},
+                   {"timeline", Ips2CpaCmd, -1, 0, NULL},
+                   /* asynchronous queries: tcl_async.c */
+                   {"async", Ips2AsyncCmd, 2, 2, "words callback"},
+                   {"cancel", Ips2CancelCmd, 0, 1, "?id?"},
+                   {NULL, NULL, 0, 0, NULL}};
 
 /*
  *----------------------------------------------------------------------
@@ -248,122 +316,24 @@ static int PhasesCmd(Ips2Session *s, Tcl_Interp *interp)
  */
 static int SessionObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
-    static const char *const subcmds[] = {
-        "application", "apps",         "close",    "gprof",   "histogram", "info",
-        "machines",    "metrics",      "npt",      "objects", "phase",     "phases",
-        "problems",    "processes",    "profile",  "tree",    "cp",        "cp-zero",
-        "cp-path",     "cp-imbalance", "timeline", "async",   "cancel",    NULL};
-    enum {
-        S_APPLICATION,
-        S_APPS,
-        S_CLOSE,
-        S_GPROF,
-        S_HISTOGRAM,
-        S_INFO,
-        S_MACHINES,
-        S_METRICS,
-        S_NPT,
-        S_OBJECTS,
-        S_PHASE,
-        S_PHASES,
-        S_PROBLEMS,
-        S_PROCESSES,
-        S_PROFILE,
-        S_TREE,
-        S_CP, /* the critical-path ones: tcl_cpa.c */
-        S_CP_ZERO,
-        S_CP_PATH,
-        S_CP_IMBALANCE,
-        S_TIMELINE,
-        S_ASYNC, /* asynchronous queries: tcl_async.c */
-        S_CANCEL
-    };
     Ips2Session *s = cd;
+    const struct Subcommand *sub;
     int index, rc;
 
     if (objc < 2) {
         Tcl_WrongNumArgs(interp, 1, objv, "subcommand ?arg ...?");
         return TCL_ERROR;
     }
-    if (Tcl_GetIndexFromObjStruct(interp, objv[1], subcmds, sizeof(char *), "subcommand", 0,
-                                  &index) != TCL_OK)
+    if (Tcl_GetIndexFromObjStruct(interp, objv[1], subcommands, sizeof(subcommands[0]),
+                                  "subcommand", 0, &index) != TCL_OK)
         return TCL_ERROR;
-    if (objc != 2 &&
-        (index == S_APPS || index == S_CLOSE || index == S_INFO || index == S_MACHINES ||
-         index == S_PHASES || index == S_PROBLEMS || index == S_PROCESSES)) {
-        Tcl_WrongNumArgs(interp, 2, objv, NULL);
+    sub = &subcommands[index];
+    if (sub->min >= 0 && (objc - 2 < sub->min || objc - 2 > sub->max)) {
+        Tcl_WrongNumArgs(interp, 2, objv, sub->usage);
         return TCL_ERROR;
     }
     Tcl_Preserve(s);
-    switch (index) {
-    case S_APPLICATION:
-        if (objc != 3) {
-            Tcl_WrongNumArgs(interp, 2, objv, "name");
-            rc = TCL_ERROR;
-        } else {
-            rc = ApplicationCmd(s, interp, objv[2]);
-        }
-        break;
-    case S_APPS:
-        rc = AppsCmd(s, interp);
-        break;
-    case S_CLOSE:
-        Tcl_DeleteCommandFromToken(interp, s->token);
-        rc = TCL_OK;
-        break;
-    case S_GPROF:
-        rc = Ips2GprofCmd(s, interp, objc, objv);
-        break;
-    case S_HISTOGRAM:
-        rc = Ips2HistogramCmd(s, interp, objc, objv);
-        break;
-    case S_INFO:
-        rc = InfoCmd(s, interp);
-        break;
-    case S_MACHINES:
-        rc = MachinesCmd(s, interp);
-        break;
-    case S_METRICS:
-        rc = Ips2MetricsCmd(s, interp, objc, objv);
-        break;
-    case S_NPT:
-        rc = Ips2NptCmd(s, interp, objc, objv);
-        break;
-    case S_OBJECTS:
-        rc = Ips2ObjectsCmd(s, interp, objc, objv);
-        break;
-    case S_PHASE:
-        rc = PhaseCmd(s, interp, objc, objv);
-        break;
-    case S_PHASES:
-        rc = PhasesCmd(s, interp);
-        break;
-    case S_PROBLEMS:
-        rc = ProblemsCmd(s, interp);
-        break;
-    case S_PROCESSES:
-        rc = ProcessesCmd(s, interp);
-        break;
-    case S_PROFILE:
-        rc = Ips2ProfileCmd(s, interp, objc, objv);
-        break;
-    case S_CP:
-    case S_CP_ZERO:
-    case S_CP_PATH:
-    case S_CP_IMBALANCE:
-    case S_TIMELINE:
-        rc = Ips2CpaCmd(s, interp, objc, objv);
-        break;
-    case S_ASYNC:
-        rc = Ips2AsyncCmd(s, interp, objc, objv);
-        break;
-    case S_CANCEL:
-        rc = Ips2CancelCmd(s, interp, objc, objv);
-        break;
-    default:
-        rc = Ips2TreeCmd(s, interp, objc, objv);
-        break;
-    }
+    rc = sub->proc(s, interp, objc, objv);
     Tcl_Release(s);
     return rc;
 }
@@ -375,7 +345,7 @@ int Ips2_OpenSession(Tcl_Interp *interp, const char *dir, ips2_reduce_fn *reduce
 {
     MasterData *md = GetMasterData(interp);
     char err[IPS2_ERR_MAX], name[64];
-    struct ips2_model *m = Ips2LoadSession(dir, err);
+    struct ips2_model *m = Ips2LoadSession(interp, dir, err);
     Ips2Session *s;
 
     if (m == NULL) {

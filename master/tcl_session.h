@@ -19,9 +19,10 @@ typedef struct Ips2Session {
     void *cpa;            /* critical-path state (tcl_cpa.c), NULL until asked */
 } Ips2Session;
 
-/* Loads a session directory into a new, indexed model; NULL with err
- * (IPS2_ERR_MAX bytes) if dir is not a session at all. */
-struct ips2_model *Ips2LoadSession(const char *dir, char *err);
+/* Loads a session directory into a new, indexed model, reading its
+ * manifest with the package's reader (ips2::manifest::load) in interp;
+ * NULL with err (IPS2_ERR_MAX bytes) if dir is not a session at all. */
+struct ips2_model *Ips2LoadSession(Tcl_Interp *interp, const char *dir, char *err);
 
 /* Subcommands of tcl_tables.c: objv[0] is the session command, objv[1]
  * the subcommand.  Standard Tcl results. */
@@ -32,6 +33,15 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
 int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+
+/* The facts of tcl_session.c as Tcl values: the processes (a list of
+ * dicts; NULL with the error in interp's result), the phases ({NAME START
+ * END} each) and the problems (strings). */
+Tcl_Obj *Ips2ProcessesObj(Ips2Session *s, Tcl_Interp *interp);
+Tcl_Obj *Ips2PhasesObj(Ips2Session *s);
+Tcl_Obj *Ips2ProblemsObj(Ips2Session *s);
 
 /* A table as the dict {columns {{NAME UNIT} ...} rows {{...} ...}}. */
 Tcl_Obj *Ips2TableObj(const struct ips2_table *t);

@@ -9,6 +9,9 @@
  *   $s gprof NODE ?-phase P? ?-format dict|text?
  *   $s objects NODE ?-phase P?
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
+ *   $s metric-list
+ *   $s table processes|phases|problems ?-columns {NAME ...}?
+ *   $s table cp-zero CP-ZERO-ARGS ... ?-columns {NAME ...}?
  *
  * A tree is a node dict {kind K name N path P children {NODE ...}}, with
  * host (machines) and command and status (processes) where known.  Tables
@@ -19,10 +22,19 @@
  *
  * With -phase the table is computed on the phase's model (phases.c); a
  * node that has no data in the phase has zero values there.
+ *
+ * metric-list is every metric a table or histogram takes, with its unit,
+ * levels and description (tables.c).  `table` gives the session's facts
+ * as tables, so that the command line and the GUI show the same ones:
+ * processes (application index machine pid status cpu start end command),
+ * phases (phase start end), problems (problem), and cp-zero's answer
+ * (what length new_length saved percent, keeping its mode, app and
+ * warnings); -columns keeps those columns, in that order.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "tcl_cpa.h"
 #include "tcl_session.h"
 #include "tcl_util.h"
 
@@ -476,5 +488,239 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     Tcl_SetObjResult(interp, d);
     ips2_table_free(t);
     ips2_hist_free(&h);
+    return TCL_OK;
+}
+
+/* ---------------------------------------------------------- metric list --- */
+
+int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    char err[IPS2_ERR_MAX];
+    struct ips2_table *t = ips2_metric_list_table(err);
+
+    (void)s;
+    if (t == NULL)
+        return Failed(interp, err, "metric-list");
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+/* ---------------------------------------------------------- fact tables --- */
+
+/* A table dict of the given columns ({NAME UNIT} each) and rows. */
+static Tcl_Obj *TableDict(int ncols, const char *const (*cols)[2], Tcl_Obj *rows)
+{
+    Tcl_Obj *columns = Tcl_NewListObj(0, NULL), *d = Tcl_NewDictObj();
+
+    for (int c = 0; c < ncols; c++) {
+        Tcl_Obj *e[2] = {Ips2Str(cols[c][0]), Ips2Str(cols[c][1])};
+        Tcl_ListObjAppendElement(NULL, columns, Tcl_NewListObj(2, e));
+    }
+    Ips2Put(d, "columns", columns);
+    Ips2Put(d, "rows", rows);
+    return d;
+}
+
+/* A command ({WORD ...}) as one line: its words joined by spaces. */
+static Tcl_Obj *CommandLine(Tcl_Obj *command)
+{
+    Tcl_Obj **words, *line;
+    int n;
+
+    if (Tcl_ListObjGetElements(NULL, command, &n, &words) != TCL_OK)
+        return command;
+    line = Tcl_NewObj();
+    for (int i = 0; i < n; i++) {
+        if (i)
+            Tcl_AppendToObj(line, " ", 1);
+        Tcl_AppendObjToObj(line, words[i]);
+    }
+    return line;
+}
+
+static int ProcessesTable(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj **table)
+{
+    static const char *const cols[][2] = {{"application", ""}, {"index", ""},  {"machine", ""},
+                                          {"pid", ""},         {"status", ""}, {"cpu", "ns"},
+                                          {"start", "ns"},     {"end", "ns"},  {"command", ""}};
+    static const char *const keys[] = {"app", "index", "machine", "pid",    "status",
+                                       "cpu", "start", "end",     "command"};
+    Tcl_Obj *ps = Ips2ProcessesObj(s, interp), **p, *rows;
+    int n;
+
+    if (ps == NULL)
+        return TCL_ERROR;
+    Tcl_IncrRefCount(ps);
+    Tcl_ListObjGetElements(NULL, ps, &n, &p);
+    rows = Tcl_NewListObj(0, NULL);
+    for (int i = 0; i < n; i++) {
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL);
+        for (int c = 0; c < 9; c++) {
+            Tcl_Obj *v = Ips2DictValue(p[i], keys[c]);
+            if (v == NULL)
+                v = Tcl_NewObj();
+            else if (c == 8)
+                v = CommandLine(v);
+            Tcl_ListObjAppendElement(NULL, row, v);
+        }
+        Tcl_ListObjAppendElement(NULL, rows, row);
+    }
+    Tcl_DecrRefCount(ps);
+    *table = TableDict(9, cols, rows);
+    return TCL_OK;
+}
+
+/* cp-zero's answer as a table: one row, what would take no time and the
+ * path's length before and after. */
+static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[],
+                        Tcl_Obj **table)
+{
+    static const char *const cols[][2] = {
+        {"what", ""}, {"length", "ns"}, {"new_length", "ns"}, {"saved", "ns"}, {"percent", "%"}};
+    static const char *const keys[] = {"length", "new_length", "saved", "percent"};
+    static const char *const kept[] = {"mode", "app", "warnings"};
+    Tcl_Obj **words = (Tcl_Obj **)ckalloc((size_t)(objc - 1) * sizeof(Tcl_Obj *));
+    Tcl_Obj *z, *row, *procedure, *v;
+    int rc;
+
+    /* $s table cp-zero ARG ... is asked as $s cp-zero ARG ... */
+    words[0] = objv[0];
+    for (int i = 2; i < objc; i++)
+        words[i - 1] = objv[i];
+    rc = Ips2CpaCmd(s, interp, objc - 1, words);
+    ckfree(words);
+    if (rc != TCL_OK)
+        return rc;
+    z = Tcl_GetObjResult(interp);
+    Tcl_IncrRefCount(z);
+    procedure = Ips2DictValue(z, "procedure");
+    row = Tcl_NewListObj(0, NULL);
+    if (procedure != NULL && Tcl_GetCharLength(procedure) > 0) {
+        Tcl_ListObjAppendElement(NULL, row,
+                                 Tcl_ObjPrintf("procedure %s", Tcl_GetString(procedure)));
+    } else {
+        v = Ips2DictValue(z, "process");
+        Tcl_ListObjAppendElement(NULL, row, Tcl_ObjPrintf("process %s", v ? Tcl_GetString(v) : ""));
+    }
+    for (int c = 0; c < 4; c++) {
+        v = Ips2DictValue(z, keys[c]);
+        Tcl_ListObjAppendElement(NULL, row, v ? v : Tcl_NewObj());
+    }
+    *table = TableDict(5, cols, Tcl_NewListObj(1, &row));
+    for (int k = 0; k < 3; k++) {
+        v = Ips2DictValue(z, kept[k]);
+        Ips2Put(*table, kept[k], v ? v : Tcl_NewObj());
+    }
+    Tcl_DecrRefCount(z);
+    Tcl_ResetResult(interp);
+    return TCL_OK;
+}
+
+/* Keeps the columns named in names, in that order, of a table dict. */
+static int KeepColumns(Tcl_Interp *interp, Tcl_Obj *table, Tcl_Obj *names)
+{
+    Tcl_Obj **want, **cols, **rows, *newcols, *newrows;
+    int nwant, ncols, nrows, *at;
+
+    if (Tcl_ListObjGetElements(interp, names, &nwant, &want) != TCL_OK)
+        return TCL_ERROR;
+    Tcl_ListObjGetElements(NULL, Ips2DictValue(table, "columns"), &ncols, &cols);
+    Tcl_ListObjGetElements(NULL, Ips2DictValue(table, "rows"), &nrows, &rows);
+    at = (int *)ckalloc((size_t)(nwant ? nwant : 1) * sizeof(int));
+    newcols = Tcl_NewListObj(0, NULL);
+    for (int w = 0; w < nwant; w++) {
+        Tcl_Obj *name;
+        at[w] = -1;
+        for (int c = 0; c < ncols && at[w] < 0; c++)
+            if (Tcl_ListObjIndex(NULL, cols[c], 0, &name) == TCL_OK && name &&
+                strcmp(Tcl_GetString(name), Tcl_GetString(want[w])) == 0)
+                at[w] = c;
+        if (at[w] < 0) {
+            Tcl_Obj *known = Tcl_NewListObj(0, NULL);
+            for (int c = 0; c < ncols; c++)
+                if (Tcl_ListObjIndex(NULL, cols[c], 0, &name) == TCL_OK && name)
+                    Tcl_ListObjAppendElement(NULL, known, name);
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("no column \"%s\": must be one of %s",
+                                                   Tcl_GetString(want[w]), Tcl_GetString(known)));
+            Tcl_DecrRefCount(known);
+            Tcl_DecrRefCount(newcols);
+            ckfree(at);
+            return TCL_ERROR;
+        }
+        Tcl_ListObjAppendElement(NULL, newcols, cols[at[w]]);
+    }
+    newrows = Tcl_NewListObj(0, NULL);
+    for (int r = 0; r < nrows; r++) {
+        Tcl_Obj *row = Tcl_NewListObj(0, NULL), *cell;
+        for (int w = 0; w < nwant; w++) {
+            if (Tcl_ListObjIndex(NULL, rows[r], at[w], &cell) != TCL_OK || cell == NULL)
+                cell = Tcl_NewObj();
+            Tcl_ListObjAppendElement(NULL, row, cell);
+        }
+        Tcl_ListObjAppendElement(NULL, newrows, row);
+    }
+    ckfree(at);
+    Ips2Put(table, "columns", newcols);
+    Ips2Put(table, "rows", newrows);
+    return TCL_OK;
+}
+
+int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const tables[] = {"processes", "phases", "problems", "cp-zero", NULL};
+    enum { T_PROCESSES, T_PHASES, T_PROBLEMS, T_CP_ZERO };
+    static const char *const phase_cols[][2] = {{"phase", ""}, {"start", "ns"}, {"end", "ns"}};
+    static const char *const problem_cols[][2] = {{"problem", ""}};
+    Tcl_Obj *table = NULL, *columns = NULL, *rows, **items;
+    int which, n, rc = TCL_OK;
+
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, "processes|phases|problems|cp-zero ?arg ...?");
+        return TCL_ERROR;
+    }
+    if (Tcl_GetIndexFromObjStruct(interp, objv[2], tables, sizeof(char *), "table", 0, &which) !=
+        TCL_OK)
+        return TCL_ERROR;
+    /* -columns LIST, the last two words, applies to any of them */
+    if (objc >= 5 && strcmp(Tcl_GetString(objv[objc - 2]), "-columns") == 0) {
+        columns = objv[objc - 1];
+        objc -= 2;
+    }
+    if (which != T_CP_ZERO && objc != 3) {
+        Tcl_WrongNumArgs(interp, 3, objv, "?-columns names?");
+        return TCL_ERROR;
+    }
+    switch (which) {
+    case T_PROCESSES:
+        rc = ProcessesTable(s, interp, &table);
+        break;
+    case T_PHASES:
+        rows = Tcl_NewListObj(0, NULL);
+        Tcl_ListObjGetElements(NULL, Ips2PhasesObj(s), &n, &items);
+        for (int i = 0; i < n; i++)
+            Tcl_ListObjAppendElement(NULL, rows, items[i]);
+        table = TableDict(3, phase_cols, rows);
+        break;
+    case T_PROBLEMS:
+        rows = Tcl_NewListObj(0, NULL);
+        for (size_t i = 0; i < s->m->nproblems; i++)
+            Tcl_ListObjAppendElement(NULL, rows,
+                                     Tcl_NewListObj(1, (Tcl_Obj *[]){Ips2Str(s->m->problems[i])}));
+        table = TableDict(1, problem_cols, rows);
+        break;
+    case T_CP_ZERO:
+        rc = ZeroingTable(s, interp, objc, objv, &table);
+        break;
+    }
+    if (rc != TCL_OK)
+        return rc;
+    Tcl_IncrRefCount(table);
+    if (columns != NULL && KeepColumns(interp, table, columns) != TCL_OK) {
+        Tcl_DecrRefCount(table);
+        return TCL_ERROR;
+    }
+    Tcl_SetObjResult(interp, table);
+    Tcl_DecrRefCount(table);
     return TCL_OK;
 }

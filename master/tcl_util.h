@@ -1,7 +1,7 @@
 /*
  * tcl_util.h - the few Tcl helpers the master's C files share: a string
- * object (NULL as ""), a dict entry under a C string key, and evaluating a
- * command given as words.
+ * object (NULL as ""), a dict entry under a C string key (put and get),
+ * and evaluating a command given as words.
  */
 #ifndef IPS2_TCL_UTIL_H
 #define IPS2_TCL_UTIL_H
@@ -16,6 +16,18 @@ static inline Tcl_Obj *Ips2Str(const char *s)
 static inline void Ips2Put(Tcl_Obj *dict, const char *key, Tcl_Obj *value)
 {
     Tcl_DictObjPut(NULL, dict, Tcl_NewStringObj(key, -1), value);
+}
+
+/* The value under key in dict; NULL if there is none or dict is no dict. */
+static inline Tcl_Obj *Ips2DictValue(Tcl_Obj *dict, const char *key)
+{
+    Tcl_Obj *k = Tcl_NewStringObj(key, -1), *v = NULL;
+
+    Tcl_IncrRefCount(k);
+    if (Tcl_DictObjGet(NULL, dict, k, &v) != TCL_OK)
+        v = NULL;
+    Tcl_DecrRefCount(k);
+    return v;
 }
 
 /* Evaluates the command words[0..n) at global level, holding a reference

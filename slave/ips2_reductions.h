@@ -207,10 +207,11 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
 
 void ips2_reductions_free(struct ips2_reductions *r);
 
-/* Name of a metric ("cpu", "wall", "calls", ...) and its unit ("ns", "", "bytes");
- * NULL for a number that is no metric. */
+/* Name of a metric ("cpu", "wall", "calls", ...), its unit ("ns", "", "bytes")
+ * and what it counts, in a few words; NULL for a number that is no metric. */
 const char *ips2_metric_name(unsigned metric);
 const char *ips2_metric_unit(unsigned metric);
+const char *ips2_metric_description(unsigned metric);
 
 /* The metric of a name, or -1. */
 int ips2_metric_by_name(const char *name);

@@ -65,9 +65,9 @@ PROGRAMS += $(B)/bin/ips2slave
 $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/tests/unit/test_slave_merge.o: \
     CFLAGS_COMMON += -Islave
 $(B)/tests/unit/test_slave_run: $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/slave/slave_run.o \
-                               $(B)/obj/slave/slave_collect.o $(B)/obj/collectors/external.o
+                               $(B)/obj/slave/slave_collect.o $(EXT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -lcmocka -lm
+	$(CC) -o $@ $^ -lcmocka -lz -lm
 $(B)/tests/unit/test_slave_merge: $(B)/obj/tests/unit/test_slave_merge.o \
                                   $(B)/obj/slave/slave_merge.o
 	@mkdir -p $(dir $@)

@@ -4,6 +4,11 @@
  * longs to 4 bytes) and strings and blobs with an explicit length (so the
  * receiver bounds what it allocates).  Used by both ips2slave and the
  * master's Tcl extension; no state of its own.
+ *
+ * It is a thin layer over PVM, not a byte codec: PVM's XDR encoding does
+ * the byte order, and it encodes no bytes itself.  The byte formats that
+ * travel inside its blobs (a reductions file, the critical-path messages
+ * of cpa/wire.c) are written and read through traces/ips2_codec.h.
  */
 #include <pvm3.h>
 #include <stdlib.h>

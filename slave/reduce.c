@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ips2_fields.h"
 #include "ips2_symbols.h"
 #include "pag_build.h"
 #include "reduce_ext.h"
@@ -303,12 +304,14 @@ static void load_process_stream(struct image *im, const struct stream *s, int64_
         if (ev->kind == IPS2_EV_PROC_EXIT) {
             im->exit_seen = true;
             im->exit_how = (int32_t)ev->payload;
-            im->exit_status = ev->nextra ? (int32_t)ev->extra[0] : 0;
+            im->exit_status = ev->nextra > IPS2_F_PROC_EXIT_STATUS
+                                  ? (int32_t)ev->extra[IPS2_F_PROC_EXIT_STATUS]
+                                  : 0;
             im->exit_t = (int64_t)ev->wall_ns + offset;
         }
         if (ev->kind != IPS2_EV_MODULE || !im->symtab)
             continue;
-        if (ev->nextra < 2) {
+        if (ev->nextra <= IPS2_F_MODULE_END) {
             red_build_problem(im->b,
                               "%s: byte %llu: expected a module event with 2 extra words, "
                               "found %u",
@@ -316,9 +319,9 @@ static void load_process_stream(struct image *im, const struct stream *s, int64_
             continue;
         }
         char path[IPS2_PATH_MAX];
-        ips2_event_string(ev, 2, path, sizeof(path));
-        if (ips2_symtab_add_module(im->symtab, ev->payload, ev->extra[0], ev->extra[1], path,
-                                   merr) != 0)
+        ips2_event_string(ev, IPS2_F_MODULE_PATH, path, sizeof(path));
+        if (ips2_symtab_add_module(im->symtab, ev->payload, ev->extra[IPS2_F_MODULE_START],
+                                   ev->extra[IPS2_F_MODULE_END], path, merr) != 0)
             red_build_problem(im->b, "names unresolved: %s", merr);
     }
     if (rc < 0)

@@ -18,10 +18,15 @@
  * on the session's base, so every event goes to the PAG builder too when
  * the reduction builds one (struct rt's pag).
  */
+#include <assert.h>
 #include <string.h>
 
+#include "ips2_fields.h"
 #include "pag_build.h"
 #include "reduce_internal.h"
+
+/* sync-object and sync-init name an object's type in the same word */
+static_assert(IPS2_F_SYNC_OBJECT_TYPE == IPS2_F_SYNC_INIT_TYPE, "one type word");
 
 #define NONE 0xff /* no metric */
 #define NOX  -1   /* no extra word */
@@ -61,32 +66,46 @@ struct kind_map {
 static const struct kind_map kinds[IPS2_EV_KIND_MAX + 1] = {
     /* synchronisation (9.1): the wait of a lock, condition, barrier or
      * semaphore; lock-acquired's type comes from the object's sync-object */
-    SYNC(IPS2_EV_LOCK_ACQUIRED, IPS2_SYNC_MUTEX, 1, NOX, 2, 0),
-    SYNC(IPS2_EV_LOCK_ACQUIRED_SHARED, IPS2_SYNC_RWLOCK, 1, NOX, 2, 0),
-    SYNC(IPS2_EV_SYNC_FAILED, IPS2_SYNC_MUTEX, 2, 0, NOX, 1),
-    SYNC(IPS2_EV_COND_WAKE, IPS2_SYNC_COND, 3, NOX, NOX, 0),
-    SYNC(IPS2_EV_BARRIER_DEPART, IPS2_SYNC_BARRIER, 2, NOX, 3, 0),
-    SYNC(IPS2_EV_SEM_ACQUIRED, IPS2_SYNC_SEM, 2, NOX, NOX, 0),
+    SYNC(IPS2_EV_LOCK_ACQUIRED, IPS2_SYNC_MUTEX, IPS2_F_LOCK_ACQUIRED_START, NOX,
+         IPS2_F_LOCK_ACQUIRED_CPU_START, 0),
+    SYNC(IPS2_EV_LOCK_ACQUIRED_SHARED, IPS2_SYNC_RWLOCK, IPS2_F_LOCK_ACQUIRED_SHARED_START, NOX,
+         IPS2_F_LOCK_ACQUIRED_SHARED_CPU_START, 0),
+    SYNC(IPS2_EV_SYNC_FAILED, IPS2_SYNC_MUTEX, IPS2_F_SYNC_FAILED_START, IPS2_F_SYNC_FAILED_TYPE,
+         NOX, 1),
+    SYNC(IPS2_EV_COND_WAKE, IPS2_SYNC_COND, IPS2_F_COND_WAKE_START, NOX, NOX, 0),
+    SYNC(IPS2_EV_BARRIER_DEPART, IPS2_SYNC_BARRIER, IPS2_F_BARRIER_DEPART_START, NOX,
+         IPS2_F_BARRIER_DEPART_CPU_START, 0),
+    SYNC(IPS2_EV_SEM_ACQUIRED, IPS2_SYNC_SEM, IPS2_F_SEM_ACQUIRED_START, NOX, NOX, 0),
     /* messages and files (9.2) */
-    MSG(IPS2_EV_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_BYTES),
-    MSG(IPS2_EV_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5, IF_BYTES),
-    MSG(IPS2_EV_DGRAM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, 4, 2, 3, 5, IF_OK),
-    MSG(IPS2_EV_DGRAM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 4, 2, 3, 5,
+    MSG(IPS2_EV_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, IPS2_F_SEND_START,
+        IPS2_F_SEND_BYTES, IPS2_F_SEND_ERRNO, IPS2_F_SEND_CALL, IF_BYTES),
+    MSG(IPS2_EV_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, IPS2_F_RECV_START,
+        IPS2_F_RECV_BYTES, IPS2_F_RECV_ERRNO, IPS2_F_RECV_CALL, IF_BYTES),
+    MSG(IPS2_EV_DGRAM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, IPS2_F_DGRAM_SEND_START,
+        IPS2_F_DGRAM_SEND_BYTES, IPS2_F_DGRAM_SEND_ERRNO, IPS2_F_DGRAM_SEND_CALL, IF_OK),
+    MSG(IPS2_EV_DGRAM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV,
+        IPS2_F_DGRAM_RECV_START, IPS2_F_DGRAM_RECV_BYTES, IPS2_F_DGRAM_RECV_ERRNO,
+        IPS2_F_DGRAM_RECV_CALL, IF_OK),
+    MSG(IPS2_EV_CONNECT, IPS2_M_MSG_WAIT, NONE, NONE, IPS2_F_CONNECT_START, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_ACCEPT, IPS2_M_MSG_WAIT, NONE, NONE, IPS2_F_ACCEPT_START, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_IO_WAIT, IPS2_M_MSG_WAIT, NONE, NONE, IPS2_F_IO_WAIT_START, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_READ, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, IPS2_F_FILE_READ_START,
+        IPS2_F_FILE_READ_BYTES, IPS2_F_FILE_READ_ERRNO, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_WRITE, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, IPS2_F_FILE_WRITE_START,
+        IPS2_F_FILE_WRITE_BYTES, IPS2_F_FILE_WRITE_ERRNO, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_SEEK, IPS2_M_SEEK_TIME, NONE, NONE, IPS2_F_FILE_SEEK_START, NOX, NOX, NOX,
         IF_OK),
-    MSG(IPS2_EV_CONNECT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_ACCEPT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_IO_WAIT, IPS2_M_MSG_WAIT, NONE, NONE, 2, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_FILE_READ, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
-    MSG(IPS2_EV_FILE_WRITE, IPS2_M_IO_TIME, IPS2_M_IO_OPS, IPS2_M_IO_BYTES, 3, 1, 2, NOX, IF_OK),
-    MSG(IPS2_EV_FILE_SEEK, IPS2_M_SEEK_TIME, NONE, NONE, 4, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_FILE_SYNC, IPS2_M_IO_TIME, IPS2_M_IO_OPS, NONE, 2, NOX, 1, NOX, IF_OK),
+    MSG(IPS2_EV_FILE_SYNC, IPS2_M_IO_TIME, IPS2_M_IO_OPS, NONE, IPS2_F_FILE_SYNC_START, NOX,
+        IPS2_F_FILE_SYNC_ERRNO, NOX, IF_OK),
     /* processes and PVM (9.3) */
-    MSG(IPS2_EV_VFORK, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_WAIT, IPS2_M_SYNC_WAIT, NONE, NONE, 1, NOX, NOX, NOX, IF_OK),
-    MSG(IPS2_EV_PVM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, NOX, 3, 6, NOX, IF_OK),
-    MSG(IPS2_EV_PVM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV, 7, 3, 6, NOX,
-        IF_PAYLOAD),
-    MSG(IPS2_EV_PVM_BARRIER, IPS2_M_SYNC_WAIT, NONE, NONE, 3, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_VFORK, IPS2_M_SYNC_WAIT, NONE, NONE, IPS2_F_VFORK_START, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_WAIT, IPS2_M_SYNC_WAIT, NONE, NONE, IPS2_F_WAIT_START, NOX, NOX, NOX, IF_OK),
+    MSG(IPS2_EV_PVM_SEND, NONE, IPS2_M_MSGS_SENT, IPS2_M_BYTES_SENT, NOX, IPS2_F_PVM_SEND_BYTES,
+        IPS2_F_PVM_SEND_ERROR, NOX, IF_OK),
+    MSG(IPS2_EV_PVM_RECV, IPS2_M_MSG_WAIT, IPS2_M_MSGS_RECV, IPS2_M_BYTES_RECV,
+        IPS2_F_PVM_RECV_START, IPS2_F_PVM_RECV_BYTES, IPS2_F_PVM_RECV_ERROR, NOX, IF_PAYLOAD),
+    MSG(IPS2_EV_PVM_BARRIER, IPS2_M_SYNC_WAIT, NONE, NONE, IPS2_F_PVM_BARRIER_START, NOX, NOX, NOX,
+        IF_OK),
 };
 
 static uint64_t word(const struct ips2_event *ev, int i)
@@ -183,18 +202,18 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
     case IPS2_EV_PROC_START:
         r->proc_start_seen = true;
         r->proc_start_how = (int32_t)ev->payload;
-        r->ppid = (uint32_t)extra(ev, 0);
+        r->ppid = (uint32_t)extra(ev, IPS2_F_PROC_START_PPID);
         break;
     case IPS2_EV_PROC_EXIT:
         r->proc_exit_seen = true;
         r->exit_how = (int32_t)ev->payload;
-        r->exit_status = (int32_t)extra(ev, 0);
+        r->exit_status = (int32_t)extra(ev, IPS2_F_PROC_EXIT_STATUS);
         r->exit_t = t;
         break;
     case IPS2_EV_THREAD_START:
         r->thread_start_seen = true;
         r->creator = (uint32_t)ev->payload;
-        r->create_seq = extra(ev, 0);
+        r->create_seq = extra(ev, IPS2_F_THREAD_START_CREATE_SEQ);
         break;
     case IPS2_EV_THREAD_EXIT:
         r->thread_exit_seen = true;
@@ -214,8 +233,9 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
         break;
     case IPS2_EV_SYNC_OBJECT:
     case IPS2_EV_SYNC_INIT:
-        if (ev->nextra && ev->extra[0] != IPS2_SYNC_ANY)
-            rt_note_type(r, ev->payload, (uint32_t)ev->extra[0]);
+        if (ev->nextra > IPS2_F_SYNC_OBJECT_TYPE &&
+            ev->extra[IPS2_F_SYNC_OBJECT_TYPE] != IPS2_SYNC_ANY)
+            rt_note_type(r, ev->payload, (uint32_t)ev->extra[IPS2_F_SYNC_OBJECT_TYPE]);
         break;
     default:
         if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].used)

@@ -22,8 +22,8 @@ check: all $(TEST_BINS)
 # Fuzz targets (tests/fuzz/fuzz.mk): the trace reader, and the reductions
 # decoder (slave/reductions.c).
 $(eval $(call fuzz_target,reader,$(TRACE_SRCS),-Itraces,-lelf -lz,tests/fuzz/corpus))
-$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c,-Itraces -Islave,-lz,\
-                          tests/fuzz/corpus-reductions))
+$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c traces/codec.c \
+                          traces/varint.c,-Itraces -Islave,-lz,tests/fuzz/corpus-reductions))
 
 # The reader's seed corpus is committed; `make fuzz-corpus` regenerates it
 # (the generator is deterministic).

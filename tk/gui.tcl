@@ -36,11 +36,12 @@ namespace eval ::ips2::gui {
     namespace export main build
     # State: session (the session command or ""), dir, node (selected
     # path), phase ("" = the whole run), metric (colours the trees), level
-    # (profile level), cpmode, cplevel, status, closed (set when the window goes).
+    # (profile level), cpmode, cplevel, status, closed (set when the window goes),
+    # metrics (the master's metric list: NAME -> {unit U description D}).
     variable State
     array set State {
         session "" dir "" node physical phase "" metric cpu level process
-        cpmode inter cplevel process status "" closed 0 phaseList {} busy 0 cppvm 0
+        cpmode inter cplevel process status "" closed 0 phaseList {} busy 0 cppvm 0 metrics {}
     }
     # The analyses, for menus and toolbar: {label key command}.
     variable Analyses {
@@ -190,10 +191,10 @@ proc ::ips2::gui::Toolbar {w} {
     ttk::combobox $w.phase -width 16 -state readonly -textvariable ::ips2::gui::State(phaseChoice)
     bind $w.phase <<ComboboxSelected>> {::ips2::gui::setPhase [::ips2::gui::PhaseOfChoice]}
     ttk::label $w.lmetric -text Metric:
-    ttk::combobox $w.metric -width 12 -state readonly -textvariable ::ips2::gui::State(metric) \
-        -values {cpu wall calls sync_wait spin msgs_sent msgs_recv bytes_sent bytes_recv
-                 msg_wait io_time io_ops io_bytes npt}
-    bind $w.metric <<ComboboxSelected>> {::ips2::gui::tree::recolour}
+    # the metrics are the session's (Metrics, when a session opens)
+    ttk::combobox $w.metric -width 16 -state readonly -textvariable ::ips2::gui::State(metric) \
+        -values {cpu}
+    bind $w.metric <<ComboboxSelected>> {::ips2::gui::MetricChosen}
     ttk::label $w.llevel -text Level:
     ttk::combobox $w.level -width 9 -state readonly -textvariable ::ips2::gui::State(level) \
         -values {machine process thread procedure}
@@ -332,6 +333,7 @@ proc ::ips2::gui::openSession {dir} {
     }
     set State(session) $s
     set State(dir) [file normalize $dir]
+    Metrics
     query::start $State(dir)
     set State(node) physical
     set State(phase) ""
@@ -349,6 +351,30 @@ proc ::ips2::gui::openSession {dir} {
         status $text
     }
     return 1
+}
+
+# Metrics: the toolbar's metrics are those the master lists (metric-list:
+# every metric the slaves and collectors measure, and the derived ones),
+# each with its unit and description for the status bar.
+proc ::ips2::gui::Metrics {} {
+    variable State
+    if {[catch {$State(session) metric-list} list]} return
+    set State(metrics) {}
+    foreach row [dict get $list rows] {
+        lassign $row name unit levels histogram description
+        dict set State(metrics) $name [dict create unit $unit description $description]
+    }
+    .tb.metric configure -values [dict keys $State(metrics)]
+}
+
+proc ::ips2::gui::MetricChosen {} {
+    variable State
+    if {[dict exists $State(metrics) $State(metric)]} {
+        set m [dict get $State(metrics) $State(metric)]
+        set unit [expr {[dict get $m unit] ne "" ? " ([dict get $m unit])" : ""}]
+        status "$State(metric)$unit: [dict get $m description]"
+    }
+    tree::recolour
 }
 
 proc ::ips2::gui::closeSession {} {
@@ -562,39 +588,19 @@ proc ::ips2::gui::ShowMulti {} {
 proc ::ips2::gui::ShowProcesses {} {
     variable State
     if {![Need]} return
-    table::open "processes" {processes} -post ::ips2::gui::ProcessesTable -follow 0
-}
-
-proc ::ips2::gui::ProcessesTable {processes} {
-    set rows [lmap p $processes {
-        set row {}
-        foreach key {app index machine pid status cpu start end} {
-            lappend row [expr {[dict exists $p $key] ? [dict get $p $key] : ""}]
-        }
-        lappend row [expr {[dict exists $p command] ? [join [dict get $p command] " "] : ""}]
-    }]
-    dict create rows $rows columns {{application ""} {index ""} {machine ""} {pid ""} {status ""}
-                                    {cpu ns} {start ns} {end ns} {command ""}}
+    table::open "processes" {table processes} -follow 0
 }
 
 proc ::ips2::gui::ShowProblems {} {
     variable State
     if {![Need]} return
-    table::open "problems" {problems} -post ::ips2::gui::ProblemsTable -follow 0
-}
-
-proc ::ips2::gui::ProblemsTable {problems} {
-    dict create columns {{problem ""}} rows [lmap p $problems { list $p }]
+    table::open "problems" {table problems} -follow 0
 }
 
 proc ::ips2::gui::ShowPhases {} {
     variable State
     if {![Need]} return
-    table::open "phases" {phases} -post ::ips2::gui::PhasesTable -follow 0
-}
-
-proc ::ips2::gui::PhasesTable {phases} {
-    dict create columns {{phase ""} {start ns} {end ns}} rows [lmap p $phases { lrange $p 0 2 }]
+    table::open "phases" {table phases} -follow 0
 }
 
 proc ::ips2::gui::ShowHistogram {{path ""} {metric ""}} {
@@ -704,25 +710,16 @@ proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
         set name [ProcessPath $path]
     }
     lappend words {*}[CpPvm]
-    table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" [list cp-zero {*}$words] \
-        -post ::ips2::gui::ZeroTable -follow 0
+    # the master's zeroing table, as the command line's `report cp-zero` (the
+    # phase does not apply: zeroing reruns the whole diffusion)
+    table::open "critical-path zeroing of $kind $name ([CpTitle app:$app $mode])" \
+        [list table cp-zero {*}$words] -follow 0
 }
 
 # ProcessPath PATH: the process a thread's path is under.
 proc ::ips2::gui::ProcessPath {path} {
     regsub {/thread:[^/]*.*$} $path "" path
     return $path
-}
-
-# ZeroTable ANSWER: the master's cp-zero answer as a table, as the command
-# line's `report cp-zero` makes it (the phase does not apply: zeroing
-# reruns the whole diffusion).
-proc ::ips2::gui::ZeroTable {z} {
-    set what [expr {[dict get $z procedure] ne "" ? "procedure [dict get $z procedure]" : "process [dict get $z process]"}]
-    dict create columns {{what ""} {length ns} {new_length ns} {saved ns} {percent %}} \
-        rows [list [list $what [dict get $z length] [dict get $z new_length] [dict get $z saved] \
-                        [dict get $z percent]]] mode [dict get $z mode] app [dict get $z app] \
-        warnings [dict get $z warnings]
 }
 
 proc ::ips2::gui::ShowCpPath {{path ""} {mode ""}} {

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "dump_fields.h"
+#include "ips2_fields.h"
 #include "ips2_reader.h"
 #include "ips2_symbols.h"
 
@@ -271,18 +272,18 @@ static void put_tsv(const struct ips2_event *ev)
         ips2_dump_escaped(stdout, buf, sizeof(buf));
     }
     if (ev->kind == IPS2_EV_EXEC) {
-        ips2_event_string(ev, 0, buf, sizeof(buf));
+        ips2_event_string(ev, IPS2_F_EXEC_PATH, buf, sizeof(buf));
         putchar('\t');
         ips2_dump_escaped(stdout, buf, sizeof(buf));
         first = ev->nextra; /* the words are the string */
     } else if (ev->kind == IPS2_EV_MODULE) {
-        for (unsigned i = 0; i < 2; i++) {
+        for (unsigned i = IPS2_F_MODULE_START; i <= IPS2_F_MODULE_END; i++) {
             if (i < ev->nextra)
                 printf("\t0x%" PRIx64, ev->extra[i]);
             else
                 fputs("\t?", stdout);
         }
-        ips2_event_string(ev, 2, buf, sizeof(buf));
+        ips2_event_string(ev, IPS2_F_MODULE_PATH, buf, sizeof(buf));
         putchar('\t');
         ips2_dump_escaped(stdout, buf, sizeof(buf));
         first = ev->nextra;

@@ -1,7 +1,8 @@
 /*
  * dump_fields.c - what ips2-dump prints for an event: one table, indexed by
- * kind, of the fields it shows (label, which word - payload or extra[i] -
- * and how to format it), following traces/FORMAT.md sections 5 and 9.
+ * kind, of the fields it shows (label, which word - the payload, or an
+ * extra word by its name in ips2_fields.h's table - and how to format it),
+ * in the order printed.
  *
  * The formats turn the words into what they mean: errno and PVM error
  * names, call, descriptor and object types by name, endpoints as
@@ -15,6 +16,7 @@
  * names and depth, and unknown kinds) are left to the caller.
  */
 #include "dump_fields.h"
+#include "ips2_fields.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -137,132 +139,200 @@ NAMES(pvm_errors, "PvmOk", "Pvm-1", "PvmBadParam", "PvmMismatch", "PvmOverflow",
 /* The fields of each kind, in the order printed (FORMAT.md 5, 9.1-9.3). */
 #define LOCK_ACQUIRED                                                                              \
     {                                                                                              \
-        P("object", F_OBJECT), W("seq", 0, F_DEC), WF("waited", 1, F_WAITED, OPT),                 \
-            WF("spun", 2, F_SPUN, OPT)                                                             \
+        P("object", F_OBJECT), W("seq", IPS2_F_LOCK_ACQUIRED_SEQ, F_DEC),                          \
+            WF("waited", IPS2_F_LOCK_ACQUIRED_START, F_WAITED, OPT),                               \
+            WF("spun", IPS2_F_LOCK_ACQUIRED_CPU_START, F_SPUN, OPT)                                \
     }
 #define LOCK_RELEASE                                                                               \
     {                                                                                              \
-        P("object", F_OBJECT), W("seq", 0, F_DEC)                                                  \
+        P("object", F_OBJECT), W("seq", IPS2_F_LOCK_RELEASE_SEQ, F_DEC)                            \
     }
 #define STREAM_IO                                                                                  \
     {                                                                                              \
-        P("fd", F_DEC), W("key", 0, F_KEY), W("bytes", 1, F_RANGE), W("waited", 4, F_WAITED),      \
-            W("call", 5, F_IO_CALL), WF("error", 3, F_ERRNO, ZERO)                                 \
+        P("fd", F_DEC), W("key", IPS2_F_SEND_KEY, F_KEY), W("bytes", IPS2_F_SEND_OFFSET, F_RANGE), \
+            W("waited", IPS2_F_SEND_START, F_WAITED), W("call", IPS2_F_SEND_CALL, F_IO_CALL),      \
+            WF("error", IPS2_F_SEND_ERRNO, F_ERRNO, ZERO)                                          \
     }
 #define FILE_IO                                                                                    \
     {                                                                                              \
-        P("fd", F_DEC), W("at", 0, F_OFFSET), W("bytes", 1, F_DEC), W("waited", 3, F_WAITED),      \
-            W("call", 4, F_IO_CALL), WN("type", 5, chan_types), WF("error", 2, F_ERRNO, ZERO)      \
+        P("fd", F_DEC), W("at", IPS2_F_FILE_READ_OFFSET, F_OFFSET),                                \
+            W("bytes", IPS2_F_FILE_READ_BYTES, F_DEC),                                             \
+            W("waited", IPS2_F_FILE_READ_START, F_WAITED),                                         \
+            W("call", IPS2_F_FILE_READ_CALL, F_IO_CALL),                                           \
+            WN("type", IPS2_F_FILE_READ_TYPE, chan_types),                                         \
+            WF("error", IPS2_F_FILE_READ_ERRNO, F_ERRNO, ZERO)                                     \
     }
 
 static const struct field fields[IPS2_EV_KIND_MAX + 1][MAXF] = {
-    [IPS2_EV_SYNC] = {W("mono_ns", 0, F_DEC)},
-    [IPS2_EV_PROC_START] = {PN("", start_how), W("ppid", 0, F_DEC)},
-    [IPS2_EV_PROC_EXIT] = {PN("", exit_how), W("", 0, F_EXIT_STATUS)},
-    [IPS2_EV_THREAD_START] = {P("creator tid", F_DEC), W("create seq", 0, F_DEC),
-                              W("pthread", 1, F_HEX)},
+    [IPS2_EV_SYNC] = {W("mono_ns", IPS2_F_SYNC_MONO_NS, F_DEC)},
+    [IPS2_EV_PROC_START] = {PN("", start_how), W("ppid", IPS2_F_PROC_START_PPID, F_DEC)},
+    [IPS2_EV_PROC_EXIT] = {PN("", exit_how), W("", IPS2_F_PROC_EXIT_STATUS, F_EXIT_STATUS)},
+    [IPS2_EV_THREAD_START] = {P("creator tid", F_DEC),
+                              W("create seq", IPS2_F_THREAD_START_CREATE_SEQ, F_DEC),
+                              W("pthread", IPS2_F_THREAD_START_PTHREAD, F_HEX)},
     [IPS2_EV_THREAD_EXIT] = {PN("", exit_how)},
     [IPS2_EV_THREAD_CREATE] = {P("create seq", F_DEC)},
     [IPS2_EV_JOIN_BEGIN] = {P("create seq", F_DEC)},
-    [IPS2_EV_JOIN_END] = {P("create seq", F_DEC), W("result", 0, F_ERRNO)},
+    [IPS2_EV_JOIN_END] = {P("create seq", F_DEC), W("result", IPS2_F_JOIN_END_RESULT, F_ERRNO)},
     [IPS2_EV_FORK] = {P("child pid", F_DEC)},
-    [IPS2_EV_EXEC] = {W("", 0, F_STRING)},
+    [IPS2_EV_EXEC] = {W("", IPS2_F_EXEC_PATH, F_STRING)},
     [IPS2_EV_EXEC_FAILED] = {P("error", F_ERRNO)},
-    [IPS2_EV_MODULE] = {W("", 2, F_STRING), W("start", 0, F_HEX), W("end", 1, F_HEX),
-                        P("bias", F_HEX)},
+    [IPS2_EV_MODULE] = {W("", IPS2_F_MODULE_PATH, F_STRING), W("start", IPS2_F_MODULE_START, F_HEX),
+                        W("end", IPS2_F_MODULE_END, F_HEX), P("bias", F_HEX)},
     [IPS2_EV_LOST] = {P("records", F_DEC)},
 
     /* 9.1 synchronisation */
-    [IPS2_EV_SYNC_OBJECT] = {P("object", F_OBJECT), WN("type", 0, sync_types),
-                             W("address", 1, F_HEX), WF("dev", 2, F_DEVNUM, ZERO),
-                             WF("inode", 3, F_DEC, ZERO), WF("offset", 4, F_DEC, ZERO),
-                             WF("name", 5, F_STRING, ZERO | OPT)},
-    [IPS2_EV_SYNC_INIT] = {P("object", F_OBJECT), WN("type", 0, sync_types), W("value", 1, F_DEC),
-                           W("attributes", 2, F_HEX), WF("error", 3, F_ERRNO, ZERO)},
-    [IPS2_EV_SYNC_DESTROY] = {P("object", F_OBJECT), WN("type", 0, sync_types),
-                              WF("error", 1, F_ERRNO, ZERO)},
+    [IPS2_EV_SYNC_OBJECT] = {P("object", F_OBJECT), WN("type", IPS2_F_SYNC_OBJECT_TYPE, sync_types),
+                             W("address", IPS2_F_SYNC_OBJECT_ADDRESS, F_HEX),
+                             WF("dev", IPS2_F_SYNC_OBJECT_DEV, F_DEVNUM, ZERO),
+                             WF("inode", IPS2_F_SYNC_OBJECT_INODE, F_DEC, ZERO),
+                             WF("offset", IPS2_F_SYNC_OBJECT_OFFSET, F_DEC, ZERO),
+                             WF("name", IPS2_F_SYNC_OBJECT_NAME, F_STRING, ZERO | OPT)},
+    [IPS2_EV_SYNC_INIT] = {P("object", F_OBJECT), WN("type", IPS2_F_SYNC_INIT_TYPE, sync_types),
+                           W("value", IPS2_F_SYNC_INIT_VALUE, F_DEC),
+                           W("attributes", IPS2_F_SYNC_INIT_ATTRIBUTES, F_HEX),
+                           WF("error", IPS2_F_SYNC_INIT_RESULT, F_ERRNO, ZERO)},
+    [IPS2_EV_SYNC_DESTROY] = {P("object", F_OBJECT),
+                              WN("type", IPS2_F_SYNC_DESTROY_TYPE, sync_types),
+                              WF("error", IPS2_F_SYNC_DESTROY_RESULT, F_ERRNO, ZERO)},
     [IPS2_EV_LOCK_ACQUIRED] = LOCK_ACQUIRED,
     [IPS2_EV_LOCK_RELEASE] = LOCK_RELEASE,
-    [IPS2_EV_SYNC_FAILED] = {P("object", F_OBJECT), WN("type", 0, sync_types),
-                             W("error", 1, F_ERRNO), WF("waited", 2, F_WAITED, ZERO)},
-    [IPS2_EV_COND_SIGNAL] = {P("object", F_OBJECT), W("seq", 0, F_DEC)},
-    [IPS2_EV_COND_BROADCAST] = {P("object", F_OBJECT), W("seq", 0, F_DEC)},
-    [IPS2_EV_COND_WAKE] = {P("object", F_OBJECT), W("mutex", 0, F_OBJECT),
-                           W("seq at start", 1, F_DEC), W("seq seen", 2, F_DEC),
-                           W("waited", 3, F_WAITED), WF("result", 4, F_ERRNO, ZERO)},
-    [IPS2_EV_BARRIER_ARRIVE] = {P("object", F_OBJECT), W("arrival", 0, F_DEC),
-                                W("parties", 1, F_DEC), W("episode", 2, F_DEC)},
-    [IPS2_EV_BARRIER_DEPART] = {P("object", F_OBJECT), W("episode", 0, F_DEC),
-                                WN("serial", 1, serial), W("waited", 2, F_WAITED),
-                                WF("spun", 3, F_SPUN, OPT)},
-    [IPS2_EV_SEM_POST] = {P("object", F_OBJECT), W("post", 0, F_DEC)},
-    [IPS2_EV_SEM_ACQUIRED] = {P("object", F_OBJECT), W("wait", 0, F_DEC), W("initial", 1, F_DEC),
-                              WF("waited", 2, F_WAITED, OPT)},
+    [IPS2_EV_SYNC_FAILED] = {P("object", F_OBJECT), WN("type", IPS2_F_SYNC_FAILED_TYPE, sync_types),
+                             W("error", IPS2_F_SYNC_FAILED_ERROR, F_ERRNO),
+                             WF("waited", IPS2_F_SYNC_FAILED_START, F_WAITED, ZERO)},
+    [IPS2_EV_COND_SIGNAL] = {P("object", F_OBJECT), W("seq", IPS2_F_COND_SIGNAL_SEQ, F_DEC)},
+    [IPS2_EV_COND_BROADCAST] = {P("object", F_OBJECT), W("seq", IPS2_F_COND_BROADCAST_SEQ, F_DEC)},
+    [IPS2_EV_COND_WAKE] = {P("object", F_OBJECT), W("mutex", IPS2_F_COND_WAKE_MUTEX, F_OBJECT),
+                           W("seq at start", IPS2_F_COND_WAKE_SEQ_AT_START, F_DEC),
+                           W("seq seen", IPS2_F_COND_WAKE_SEQ_SEEN, F_DEC),
+                           W("waited", IPS2_F_COND_WAKE_START, F_WAITED),
+                           WF("result", IPS2_F_COND_WAKE_RESULT, F_ERRNO, ZERO)},
+    [IPS2_EV_BARRIER_ARRIVE] = {P("object", F_OBJECT),
+                                W("arrival", IPS2_F_BARRIER_ARRIVE_ARRIVAL, F_DEC),
+                                W("parties", IPS2_F_BARRIER_ARRIVE_PARTIES, F_DEC),
+                                W("episode", IPS2_F_BARRIER_ARRIVE_EPISODE, F_DEC)},
+    [IPS2_EV_BARRIER_DEPART] = {P("object", F_OBJECT),
+                                W("episode", IPS2_F_BARRIER_DEPART_EPISODE, F_DEC),
+                                WN("serial", IPS2_F_BARRIER_DEPART_SERIAL, serial),
+                                W("waited", IPS2_F_BARRIER_DEPART_START, F_WAITED),
+                                WF("spun", IPS2_F_BARRIER_DEPART_CPU_START, F_SPUN, OPT)},
+    [IPS2_EV_SEM_POST] = {P("object", F_OBJECT), W("post", IPS2_F_SEM_POST_POST, F_DEC)},
+    [IPS2_EV_SEM_ACQUIRED] = {P("object", F_OBJECT), W("wait", IPS2_F_SEM_ACQUIRED_WAIT, F_DEC),
+                              W("initial", IPS2_F_SEM_ACQUIRED_INITIAL, F_DEC),
+                              WF("waited", IPS2_F_SEM_ACQUIRED_START, F_WAITED, OPT)},
     [IPS2_EV_LOCK_ACQUIRED_SHARED] = LOCK_ACQUIRED,
     [IPS2_EV_LOCK_RELEASE_SHARED] = LOCK_RELEASE,
 
     /* 9.2 messages and files */
-    [IPS2_EV_CHAN] = {P("fd", F_DEC), WN("type", 0, chan_types), WF("out", 1, F_KEY, ZERO),
-                      WF("in", 2, F_KEY, ZERO), WF("self", 3, F_CHAN_ENDPOINT, ZERO),
-                      WF("peer", 6, F_CHAN_ENDPOINT, ZERO)},
+    [IPS2_EV_CHAN] = {P("fd", F_DEC), WN("type", IPS2_F_CHAN_TYPE, chan_types),
+                      WF("out", IPS2_F_CHAN_OUT_KEY, F_KEY, ZERO),
+                      WF("in", IPS2_F_CHAN_IN_KEY, F_KEY, ZERO),
+                      WF("self", IPS2_F_CHAN_SELF, F_CHAN_ENDPOINT, ZERO),
+                      WF("peer", IPS2_F_CHAN_PEER, F_CHAN_ENDPOINT, ZERO)},
     [IPS2_EV_SEND] = STREAM_IO,
     [IPS2_EV_RECV] = STREAM_IO,
-    [IPS2_EV_DGRAM_SEND] = {P("fd", F_DEC), W("to", 6, F_ENDPOINT), W("key", 0, F_KEY),
-                            W("seq", 1, F_DEC), W("bytes", 2, F_DEC), W("waited", 4, F_WAITED),
-                            W("call", 5, F_IO_CALL), WF("error", 3, F_ERRNO, ZERO)},
-    [IPS2_EV_DGRAM_RECV] = {P("fd", F_DEC), W("from", 6, F_ENDPOINT), W("key", 0, F_KEY),
-                            W("seq", 1, F_DEC), W("bytes", 2, F_DEC), W("waited", 4, F_WAITED),
-                            W("call", 5, F_IO_CALL), WF("error", 3, F_ERRNO, ZERO)},
-    [IPS2_EV_CONNECT] = {P("fd", F_DEC), W("from", 3, F_ENDPOINT), W("to", 6, F_ENDPOINT),
-                         W("key", 0, F_KEY), W("waited", 2, F_WAITED),
-                         WF("error", 1, F_ERRNO, ZERO)},
-    [IPS2_EV_ACCEPT] = {P("fd", F_FD), W("listener", 9, F_DEC), W("from", 6, F_ENDPOINT),
-                        W("to", 3, F_ENDPOINT), W("key", 0, F_KEY), W("waited", 2, F_WAITED),
-                        WF("error", 1, F_ERRNO, ZERO)},
-    [IPS2_EV_IO_WAIT] = {P("ready", F_DEC), W("nfds", 3, F_DEC), W("timeout", 4, F_TIMEOUT),
-                         W("waited", 2, F_WAITED), W("call", 0, F_IO_CALL),
-                         WF("error", 1, F_ERRNO, ZERO)},
-    [IPS2_EV_OPEN] = {P("fd", F_FD), W("", 4, F_STRING), W("flags", 1, F_OPEN_FLAGS),
-                      WN("type", 3, chan_types), W("waited", 2, F_WAITED),
-                      WF("error", 0, F_ERRNO, ZERO)},
-    [IPS2_EV_CLOSE] = {P("fd", F_DEC), WN("type", 2, chan_types), WF("out", 3, F_KEY, ZERO),
-                       W("waited", 1, F_WAITED), WF("error", 0, F_ERRNO, ZERO)},
+    [IPS2_EV_DGRAM_SEND] = {P("fd", F_DEC), W("to", IPS2_F_DGRAM_SEND_PEER, F_ENDPOINT),
+                            W("key", IPS2_F_DGRAM_SEND_KEY, F_KEY),
+                            W("seq", IPS2_F_DGRAM_SEND_SEQ, F_DEC),
+                            W("bytes", IPS2_F_DGRAM_SEND_BYTES, F_DEC),
+                            W("waited", IPS2_F_DGRAM_SEND_START, F_WAITED),
+                            W("call", IPS2_F_DGRAM_SEND_CALL, F_IO_CALL),
+                            WF("error", IPS2_F_DGRAM_SEND_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_DGRAM_RECV] = {P("fd", F_DEC), W("from", IPS2_F_DGRAM_RECV_PEER, F_ENDPOINT),
+                            W("key", IPS2_F_DGRAM_RECV_KEY, F_KEY),
+                            W("seq", IPS2_F_DGRAM_RECV_SEQ, F_DEC),
+                            W("bytes", IPS2_F_DGRAM_RECV_BYTES, F_DEC),
+                            W("waited", IPS2_F_DGRAM_RECV_START, F_WAITED),
+                            W("call", IPS2_F_DGRAM_RECV_CALL, F_IO_CALL),
+                            WF("error", IPS2_F_DGRAM_RECV_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_CONNECT] = {P("fd", F_DEC), W("from", IPS2_F_CONNECT_SELF, F_ENDPOINT),
+                         W("to", IPS2_F_CONNECT_PEER, F_ENDPOINT),
+                         W("key", IPS2_F_CONNECT_KEY, F_KEY),
+                         W("waited", IPS2_F_CONNECT_START, F_WAITED),
+                         WF("error", IPS2_F_CONNECT_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_ACCEPT] = {P("fd", F_FD), W("listener", IPS2_F_ACCEPT_LISTENER, F_DEC),
+                        W("from", IPS2_F_ACCEPT_PEER, F_ENDPOINT),
+                        W("to", IPS2_F_ACCEPT_SELF, F_ENDPOINT), W("key", IPS2_F_ACCEPT_KEY, F_KEY),
+                        W("waited", IPS2_F_ACCEPT_START, F_WAITED),
+                        WF("error", IPS2_F_ACCEPT_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_IO_WAIT] = {P("ready", F_DEC), W("nfds", IPS2_F_IO_WAIT_NFDS, F_DEC),
+                         W("timeout", IPS2_F_IO_WAIT_TIMEOUT, F_TIMEOUT),
+                         W("waited", IPS2_F_IO_WAIT_START, F_WAITED),
+                         W("call", IPS2_F_IO_WAIT_CALL, F_IO_CALL),
+                         WF("error", IPS2_F_IO_WAIT_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_OPEN] = {P("fd", F_FD), W("", IPS2_F_OPEN_PATH, F_STRING),
+                      W("flags", IPS2_F_OPEN_FLAGS, F_OPEN_FLAGS),
+                      WN("type", IPS2_F_OPEN_TYPE, chan_types),
+                      W("waited", IPS2_F_OPEN_START, F_WAITED),
+                      WF("error", IPS2_F_OPEN_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_CLOSE] = {P("fd", F_DEC), WN("type", IPS2_F_CLOSE_TYPE, chan_types),
+                       WF("out", IPS2_F_CLOSE_OUT_KEY, F_KEY, ZERO),
+                       W("waited", IPS2_F_CLOSE_START, F_WAITED),
+                       WF("error", IPS2_F_CLOSE_ERRNO, F_ERRNO, ZERO)},
     [IPS2_EV_FILE_READ] = FILE_IO,
     [IPS2_EV_FILE_WRITE] = FILE_IO,
-    [IPS2_EV_FILE_SEEK] = {P("fd", F_DEC), W("offset", 0, F_I64), WN("whence", 1, whence),
-                           W("to", 2, F_RESULT_OFFSET), W("waited", 4, F_WAITED),
-                           WF("error", 3, F_ERRNO, ZERO)},
-    [IPS2_EV_FILE_SYNC] = {P("fd", F_DEC), W("call", 0, F_IO_CALL), W("waited", 2, F_WAITED),
-                           WF("error", 1, F_ERRNO, ZERO)},
-    [IPS2_EV_SHUTDOWN] = {P("fd", F_DEC), WN("how", 0, shut_how), WF("out", 2, F_KEY, ZERO),
-                          WF("error", 1, F_ERRNO, ZERO)},
+    [IPS2_EV_FILE_SEEK] = {P("fd", F_DEC), W("offset", IPS2_F_FILE_SEEK_OFFSET, F_I64),
+                           WN("whence", IPS2_F_FILE_SEEK_WHENCE, whence),
+                           W("to", IPS2_F_FILE_SEEK_NEW_OFFSET, F_RESULT_OFFSET),
+                           W("waited", IPS2_F_FILE_SEEK_START, F_WAITED),
+                           WF("error", IPS2_F_FILE_SEEK_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_FILE_SYNC] = {P("fd", F_DEC), W("call", IPS2_F_FILE_SYNC_CALL, F_IO_CALL),
+                           W("waited", IPS2_F_FILE_SYNC_START, F_WAITED),
+                           WF("error", IPS2_F_FILE_SYNC_ERRNO, F_ERRNO, ZERO)},
+    [IPS2_EV_SHUTDOWN] = {P("fd", F_DEC), WN("how", IPS2_F_SHUTDOWN_HOW, shut_how),
+                          WF("out", IPS2_F_SHUTDOWN_OUT_KEY, F_KEY, ZERO),
+                          WF("error", IPS2_F_SHUTDOWN_ERRNO, F_ERRNO, ZERO)},
 
     /* 9.3 processes and PVM */
-    [IPS2_EV_SPAWN] = {P("pid", F_DEC), W("", 3, F_STRING), WN("call", 0, spawn_how),
-                       W("waited", 2, F_WAITED), WF("error", 1, F_ERRNO, ZERO)},
-    [IPS2_EV_VFORK] = {P("pid", F_DEC), W("waited", 1, F_WAITED), WF("error", 0, F_ERRNO, ZERO)},
-    [IPS2_EV_WAIT] = {P("pid", F_DEC), WF("", 0, F_WAIT_STATUS, IFP), W("waited", 1, F_WAITED),
-                      WN("call", 2, wait_call), WF("options", 3, F_WAIT_OPTIONS, ZERO),
-                      WF("error", 4, F_ERRNO, ZERO)},
-    [IPS2_EV_PVM_TASK] = {P("tid", F_TID), W("parent", 0, F_TID)},
-    [IPS2_EV_PVM_SEND] = {P("to", F_TID), W("tag", 0, F_I32), W("ctx", 1, F_I32),
-                          W("seq", 2, F_DEC), W("bytes", 3, F_DEC), W("from", 4, F_TID),
-                          WN("call", 5, pvm_send_how), WF("error", 6, F_PVMERR, ZERO)},
-    [IPS2_EV_PVM_RECV] = {P("from", F_TID), W("tag", 0, F_I32), W("ctx", 1, F_I32),
-                          W("seq", 2, F_DEC), W("bytes", 3, F_DEC), W("to", 4, F_TID),
-                          W("waited", 7, F_WAITED), WN("call", 5, pvm_recv_how),
-                          WF("error", 6, F_PVMERR, ZERO)},
-    [IPS2_EV_PVM_PROBE] = {P("from", F_TID), W("tag", 0, F_I32), W("ctx", 1, F_I32),
-                           W("seq", 2, F_DEC), W("bytes", 3, F_DEC), W("to", 4, F_TID)},
-    [IPS2_EV_PVM_SPAWN] = {P("tid", F_TID), W("", 5, F_STRING), W("task", 3, F_DEC),
-                           W("of", 4, F_DEC), W("by", 0, F_TID), W("waited", 2, F_WAITED),
-                           WF("error", 1, F_PVMERR, ZERO)},
-    [IPS2_EV_PVM_EXIT] = {P("tid", F_TID), WF("error", 0, F_PVMERR, ZERO)},
-    [IPS2_EV_PVM_BARRIER] = {W("group", 4, F_STRING), P("count", F_PVM_COUNT),
-                             W("episode", 1, F_DEC), W("tid", 0, F_TID), W("waited", 3, F_WAITED),
-                             WF("error", 2, F_PVMERR, ZERO)},
-    [IPS2_EV_PVM_GROUP] = {WN("", 1, group_op), W("group", 3, F_STRING), P("instance", F_DEC),
-                           W("tid", 0, F_TID), WF("error", 2, F_PVMERR, ZERO)},
+    [IPS2_EV_SPAWN] = {P("pid", F_DEC), W("", IPS2_F_SPAWN_COMMAND, F_STRING),
+                       WN("call", IPS2_F_SPAWN_HOW, spawn_how),
+                       W("waited", IPS2_F_SPAWN_START, F_WAITED),
+                       WF("error", IPS2_F_SPAWN_ERROR, F_ERRNO, ZERO)},
+    [IPS2_EV_VFORK] = {P("pid", F_DEC), W("waited", IPS2_F_VFORK_START, F_WAITED),
+                       WF("error", IPS2_F_VFORK_ERROR, F_ERRNO, ZERO)},
+    [IPS2_EV_WAIT] = {P("pid", F_DEC), WF("", IPS2_F_WAIT_STATUS, F_WAIT_STATUS, IFP),
+                      W("waited", IPS2_F_WAIT_START, F_WAITED),
+                      WN("call", IPS2_F_WAIT_CALL, wait_call),
+                      WF("options", IPS2_F_WAIT_OPTIONS, F_WAIT_OPTIONS, ZERO),
+                      WF("error", IPS2_F_WAIT_ERROR, F_ERRNO, ZERO)},
+    [IPS2_EV_PVM_TASK] = {P("tid", F_TID), W("parent", IPS2_F_PVM_TASK_PARENT, F_TID)},
+    [IPS2_EV_PVM_SEND] = {P("to", F_TID), W("tag", IPS2_F_PVM_SEND_TAG, F_I32),
+                          W("ctx", IPS2_F_PVM_SEND_CONTEXT, F_I32),
+                          W("seq", IPS2_F_PVM_SEND_SEQ, F_DEC),
+                          W("bytes", IPS2_F_PVM_SEND_BYTES, F_DEC),
+                          W("from", IPS2_F_PVM_SEND_SENDER, F_TID),
+                          WN("call", IPS2_F_PVM_SEND_HOW, pvm_send_how),
+                          WF("error", IPS2_F_PVM_SEND_ERROR, F_PVMERR, ZERO)},
+    [IPS2_EV_PVM_RECV] = {P("from", F_TID), W("tag", IPS2_F_PVM_RECV_TAG, F_I32),
+                          W("ctx", IPS2_F_PVM_RECV_CONTEXT, F_I32),
+                          W("seq", IPS2_F_PVM_RECV_SEQ, F_DEC),
+                          W("bytes", IPS2_F_PVM_RECV_BYTES, F_DEC),
+                          W("to", IPS2_F_PVM_RECV_RECEIVER, F_TID),
+                          W("waited", IPS2_F_PVM_RECV_START, F_WAITED),
+                          WN("call", IPS2_F_PVM_RECV_HOW, pvm_recv_how),
+                          WF("error", IPS2_F_PVM_RECV_ERROR, F_PVMERR, ZERO)},
+    [IPS2_EV_PVM_PROBE] = {P("from", F_TID), W("tag", IPS2_F_PVM_PROBE_TAG, F_I32),
+                           W("ctx", IPS2_F_PVM_PROBE_CONTEXT, F_I32),
+                           W("seq", IPS2_F_PVM_PROBE_SEQ, F_DEC),
+                           W("bytes", IPS2_F_PVM_PROBE_BYTES, F_DEC),
+                           W("to", IPS2_F_PVM_PROBE_RECEIVER, F_TID)},
+    [IPS2_EV_PVM_SPAWN] = {P("tid", F_TID), W("", IPS2_F_PVM_SPAWN_PROGRAM, F_STRING),
+                           W("task", IPS2_F_PVM_SPAWN_INDEX, F_DEC),
+                           W("of", IPS2_F_PVM_SPAWN_NTASK, F_DEC),
+                           W("by", IPS2_F_PVM_SPAWN_TID, F_TID),
+                           W("waited", IPS2_F_PVM_SPAWN_START, F_WAITED),
+                           WF("error", IPS2_F_PVM_SPAWN_ERROR, F_PVMERR, ZERO)},
+    [IPS2_EV_PVM_EXIT] = {P("tid", F_TID), WF("error", IPS2_F_PVM_EXIT_ERROR, F_PVMERR, ZERO)},
+    [IPS2_EV_PVM_BARRIER] = {W("group", IPS2_F_PVM_BARRIER_GROUP, F_STRING),
+                             P("count", F_PVM_COUNT),
+                             W("episode", IPS2_F_PVM_BARRIER_EPISODE, F_DEC),
+                             W("tid", IPS2_F_PVM_BARRIER_TID, F_TID),
+                             W("waited", IPS2_F_PVM_BARRIER_START, F_WAITED),
+                             WF("error", IPS2_F_PVM_BARRIER_ERROR, F_PVMERR, ZERO)},
+    [IPS2_EV_PVM_GROUP] = {WN("", IPS2_F_PVM_GROUP_JOINED, group_op),
+                           W("group", IPS2_F_PVM_GROUP_GROUP, F_STRING), P("instance", F_DEC),
+                           W("tid", IPS2_F_PVM_GROUP_TID, F_TID),
+                           WF("error", IPS2_F_PVM_GROUP_ERROR, F_PVMERR, ZERO)},
 };
 
 /* ------------------------------------------------------------------ */
@@ -541,7 +611,8 @@ static void put_value(FILE *out, const struct ips2_event *ev, const struct ips2_
         put_name(out, f->names, v);
         break;
     case F_CHAN_ENDPOINT:
-        if (ev->nextra > 0 && (ev->extra[0] == IPS2_CHAN_PIPE || ev->extra[0] == IPS2_CHAN_FIFO)) {
+        if (ev->nextra > IPS2_F_CHAN_TYPE && (ev->extra[IPS2_F_CHAN_TYPE] == IPS2_CHAN_PIPE ||
+                                              ev->extra[IPS2_F_CHAN_TYPE] == IPS2_CHAN_FIFO)) {
             fprintf(out, "pipe dev %u:%u ino %" PRIu64, major((dev_t)w[0]), minor((dev_t)w[0]),
                     w[1]);
             break;
@@ -644,6 +715,24 @@ bool ips2_dump_fields(FILE *out, const struct ips2_event *ev, const struct ips2_
             put_value(out, ev, h, f, w);
         else
             fputc('?', out);
+    }
+    return true;
+}
+
+bool ips2_dump_words(unsigned kind, uint64_t *words, bool *payload)
+{
+    const struct field *list = kind <= IPS2_EV_KIND_MAX ? fields[kind] : NULL;
+
+    *words = 0;
+    *payload = false;
+    if (!list || list[0].fmt == F_END)
+        return false;
+    for (const struct field *f = list; f < list + MAXF && f->fmt != F_END; f++) {
+        if (f->word == PAYLOAD)
+            *payload = true;
+        else
+            for (unsigned i = 0; i < fmt_words(f->fmt); i++)
+                *words |= 1ull << (f->word + i);
     }
     return true;
 }

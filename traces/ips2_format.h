@@ -106,45 +106,45 @@ struct ips2_file_header {
 /*
  * Event kinds.  Values are part of the format: never renumber, only add.
  * Kinds are 7 bits wide.  The payload is 48 bits; extra words follow.
+ * What the payload and each extra word of a kind are: ips2_fields.h, the
+ * one table of them (IPS2_F_<KIND>_<FIELD> names the words).
  */
 enum ips2_kind {
     IPS2_EV_NONE = 0,          /* raw: end of the written records */
     IPS2_EV_PAD = 1,           /* raw: skip payload bytes (window tail) */
-    IPS2_EV_SYNC = 2,          /* extra: mono_ns; carries exact CPU time */
-    IPS2_EV_ENTER = 3,         /* payload: procedure address */
-    IPS2_EV_EXIT = 4,          /* payload: procedure address */
-    IPS2_EV_PROC_START = 5,    /* payload: how (ips2_start_how); extra: ppid */
-    IPS2_EV_PROC_EXIT = 6,     /* payload: how (ips2_exit_how); extra: status or signal */
-    IPS2_EV_THREAD_START = 7,  /* payload: creator tid; extra: create seq, pthread_t */
-    IPS2_EV_THREAD_EXIT = 8,   /* payload: how (ips2_exit_how) */
-    IPS2_EV_THREAD_CREATE = 9, /* payload: create seq (child's THREAD_START) */
-    IPS2_EV_JOIN_BEGIN = 10,   /* payload: create seq of the joined thread */
-    IPS2_EV_JOIN_END = 11,     /* payload: create seq; extra: result (0 ok) */
-    IPS2_EV_FORK = 12,         /* payload: child pid (0 if fork failed) */
-    IPS2_EV_EXEC = 13,         /* extra: path string */
-    IPS2_EV_EXEC_FAILED = 14,  /* payload: errno */
-    IPS2_EV_MODULE = 15,       /* payload: load bias; extra: start, end, path string */
-    IPS2_EV_LOST = 16,         /* payload: records lost before this point */
+    IPS2_EV_SYNC = 2,          /* sync point: monotonic time and exact CPU time */
+    IPS2_EV_ENTER = 3,         /* procedure entry */
+    IPS2_EV_EXIT = 4,          /* procedure exit */
+    IPS2_EV_PROC_START = 5,    /* a process image starts */
+    IPS2_EV_PROC_EXIT = 6,     /* a process image ends */
+    IPS2_EV_THREAD_START = 7,  /* a thread starts */
+    IPS2_EV_THREAD_EXIT = 8,   /* a thread ends */
+    IPS2_EV_THREAD_CREATE = 9, /* this thread created one (its THREAD_START) */
+    IPS2_EV_JOIN_BEGIN = 10,   /* pthread_join called */
+    IPS2_EV_JOIN_END = 11,     /* pthread_join returned */
+    IPS2_EV_FORK = 12,         /* fork returned in the parent */
+    IPS2_EV_EXEC = 13,         /* an exec is tried */
+    IPS2_EV_EXEC_FAILED = 14,  /* ... and failed */
+    IPS2_EV_MODULE = 15,       /* a module mapped (process streams) */
+    IPS2_EV_LOST = 16,         /* records lost before this point */
     IPS2_EV_ENTER_SHORT = 17,  /* raw only: one-word ENTER, see below */
     IPS2_EV_EXIT_SHORT = 18,   /* raw only: one-word EXIT, see below */
 
-    /* 19-39: synchronisation (FORMAT.md "Synchronisation").  payload: the
-     * object key (IPS2_SYNC_KEY_SHARED); *_seq are per-object sequences;
-     * [words] are there only when the call waited. */
-    IPS2_EV_SYNC_OBJECT = 19,    /* extra: type, address, dev, inode, offset, [name string] */
-    IPS2_EV_SYNC_INIT = 20,      /* extra: type, value, attributes, result */
-    IPS2_EV_SYNC_DESTROY = 21,   /* extra: type, result */
-    IPS2_EV_LOCK_ACQUIRED = 22,  /* extra: release seq seen, [wait start, [CPU at start]] */
-    IPS2_EV_LOCK_RELEASE = 23,   /* extra: release seq */
-    IPS2_EV_SYNC_FAILED = 24,    /* extra: type, error, wait start */
-    IPS2_EV_COND_SIGNAL = 25,    /* extra: signal seq */
-    IPS2_EV_COND_BROADCAST = 26, /* extra: signal seq */
-    IPS2_EV_COND_WAKE = 27,      /* extra: mutex key, signal seq at start and at wake, wait start,
-                                    result */
-    IPS2_EV_BARRIER_ARRIVE = 28, /* extra: arrival number, parties, episode */
-    IPS2_EV_BARRIER_DEPART = 29, /* extra: episode, serial, wait start, [CPU at start] */
-    IPS2_EV_SEM_POST = 30,       /* extra: post seq */
-    IPS2_EV_SEM_ACQUIRED = 31,   /* extra: wait seq, initial value, [wait start] */
+    /* 19-39: synchronisation (FORMAT.md "Synchronisation"); the payload is
+     * the object key (IPS2_SYNC_KEY_SHARED), sequences are per object. */
+    IPS2_EV_SYNC_OBJECT = 19,          /* an object's identity, type and name */
+    IPS2_EV_SYNC_INIT = 20,            /* an object initialised */
+    IPS2_EV_SYNC_DESTROY = 21,         /* an object destroyed (or sem_close) */
+    IPS2_EV_LOCK_ACQUIRED = 22,        /* a lock taken (exclusive) */
+    IPS2_EV_LOCK_RELEASE = 23,         /* a lock released (exclusive) */
+    IPS2_EV_SYNC_FAILED = 24,          /* a synchronisation call failed */
+    IPS2_EV_COND_SIGNAL = 25,          /* pthread_cond_signal */
+    IPS2_EV_COND_BROADCAST = 26,       /* pthread_cond_broadcast */
+    IPS2_EV_COND_WAKE = 27,            /* a condition wait ended */
+    IPS2_EV_BARRIER_ARRIVE = 28,       /* a thread reached a barrier */
+    IPS2_EV_BARRIER_DEPART = 29,       /* ... and left it */
+    IPS2_EV_SEM_POST = 30,             /* sem_post */
+    IPS2_EV_SEM_ACQUIRED = 31,         /* a semaphore wait succeeded */
     IPS2_EV_LOCK_ACQUIRED_SHARED = 32, /* rwlock read: as LOCK_ACQUIRED */
     IPS2_EV_LOCK_RELEASE_SHARED = 33,  /* rwlock read: as LOCK_RELEASE */
     IPS2_EV_LOCK_ACQUIRED_SHORT = 34,  /* raw only: one-word LOCK_ACQUIRED, see below */
@@ -152,47 +152,43 @@ enum ips2_kind {
     IPS2_EV_LOCK_HELD_SHORT = 36,      /* raw only: one-word LOCK_ACQUIRED + LOCK_RELEASE */
 
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
-    IPS2_EV_CHAN = 40,       /* payload: fd; extra: type, out key, in key, self[3], peer[3] */
-    IPS2_EV_SEND = 41,       /* payload: fd; extra: key, offset, bytes, errno, start, call */
-    IPS2_EV_RECV = 42,       /* payload: fd; extra: key, offset, bytes, errno, start, call */
-    IPS2_EV_DGRAM_SEND = 43, /* payload: fd; extra: key, seq, bytes, errno, start, call, peer[3] */
-    IPS2_EV_DGRAM_RECV = 44, /* payload: fd; extra: key, seq, bytes, errno, start, call, peer[3] */
-    IPS2_EV_CONNECT = 45,    /* payload: fd; extra: key, errno, start, self[3], peer[3] */
-    IPS2_EV_ACCEPT = 46,     /* payload: new fd; extra: key, errno, start, self[3], peer[3], lfd */
-    IPS2_EV_IO_WAIT = 47,    /* payload: ready; extra: call, errno, start, nfds, timeout ms */
-    IPS2_EV_OPEN = 48,       /* payload: fd; extra: errno, flags, start, type, path string */
-    IPS2_EV_CLOSE = 49,      /* payload: fd; extra: errno, start, type, out key */
-    IPS2_EV_FILE_READ = 50,  /* payload: fd; extra: offset, bytes, errno, start, call, type */
-    IPS2_EV_FILE_WRITE = 51, /* payload: fd; extra: offset, bytes, errno, start, call, type */
-    IPS2_EV_FILE_SEEK = 52,  /* payload: fd; extra: offset, whence, result, errno, start */
-    IPS2_EV_FILE_SYNC = 53,  /* payload: fd; extra: call, errno, start */
-    IPS2_EV_SHUTDOWN = 54,   /* payload: fd; extra: how, errno, out key */
+    IPS2_EV_CHAN = 40,       /* what a descriptor is: type, keys, endpoints */
+    IPS2_EV_SEND = 41,       /* bytes written into a byte stream */
+    IPS2_EV_RECV = 42,       /* bytes read from a byte stream */
+    IPS2_EV_DGRAM_SEND = 43, /* a datagram sent */
+    IPS2_EV_DGRAM_RECV = 44, /* a datagram received */
+    IPS2_EV_CONNECT = 45,    /* connect */
+    IPS2_EV_ACCEPT = 46,     /* accept */
+    IPS2_EV_IO_WAIT = 47,    /* poll, select, epoll_wait */
+    IPS2_EV_OPEN = 48,       /* open */
+    IPS2_EV_CLOSE = 49,      /* close */
+    IPS2_EV_FILE_READ = 50,  /* read from a file (or any other descriptor) */
+    IPS2_EV_FILE_WRITE = 51, /* write to a file (or any other descriptor) */
+    IPS2_EV_FILE_SEEK = 52,  /* lseek */
+    IPS2_EV_FILE_SYNC = 53,  /* fsync, fdatasync */
+    IPS2_EV_SHUTDOWN = 54,   /* shutdown */
 
     /* 70-89: processes and PVM (FORMAT.md "Processes and PVM") */
-    IPS2_EV_SPAWN = 70,       /* payload: child pid; extra: how, error, start timer, string */
-    IPS2_EV_VFORK = 71,       /* payload: child pid; extra: error, start timer */
-    IPS2_EV_WAIT = 72,        /* payload: pid; extra: status, start timer, call, options, error */
-    IPS2_EV_PVM_TASK = 73,    /* payload: my tid; extra: parent tid */
-    IPS2_EV_PVM_SEND = 74,    /* payload: dst tid; extra: tag, context, seq, bytes, src tid, how,
-                                 error */
-    IPS2_EV_PVM_RECV = 75,    /* payload: src tid; extra: tag, context, seq, bytes, dst tid, how,
-                                 error, start timer */
-    IPS2_EV_PVM_PROBE = 76,   /* payload: src tid; extra: tag, context, seq, bytes, dst tid */
-    IPS2_EV_PVM_SPAWN = 77,   /* payload: child tid; extra: my tid, error, start timer, index,
-                                 ntask, task string */
-    IPS2_EV_PVM_EXIT = 78,    /* payload: my tid; extra: error */
-    IPS2_EV_PVM_BARRIER = 79, /* payload: count; extra: my tid, episode, error, start timer,
-                                 group string */
-    IPS2_EV_PVM_GROUP = 80,   /* payload: instance; extra: my tid, joined, error, group string */
+    IPS2_EV_SPAWN = 70,       /* posix_spawn, posix_spawnp, system, popen */
+    IPS2_EV_VFORK = 71,       /* vfork: the parent resumed */
+    IPS2_EV_WAIT = 72,        /* a wait call reported a child, or failed */
+    IPS2_EV_PVM_TASK = 73,    /* this process is a PVM task */
+    IPS2_EV_PVM_SEND = 74,    /* a PVM message sent */
+    IPS2_EV_PVM_RECV = 75,    /* a PVM message received */
+    IPS2_EV_PVM_PROBE = 76,   /* pvm_probe found a message */
+    IPS2_EV_PVM_SPAWN = 77,   /* one task of a pvm_spawn */
+    IPS2_EV_PVM_EXIT = 78,    /* pvm_exit */
+    IPS2_EV_PVM_BARRIER = 79, /* pvm_barrier */
+    IPS2_EV_PVM_GROUP = 80,   /* pvm_joingroup, pvm_lvgroup */
 
     IPS2_EV_KIND_MAX = 127,
 };
 
-/* Synchronisation (kinds 19-39): the object type (SYNC_OBJECT, SYNC_INIT,
- * SYNC_DESTROY, SYNC_FAILED extra[0]) and the object key (payload): the
- * object's address for a process-private object, or IPS2_SYNC_KEY_SHARED |
- * its slot in the session's table of process-shared objects, the same in
- * every process that uses it (see FORMAT.md). */
+/* Synchronisation (kinds 19-39): the object type (the "type" fields of
+ * SYNC_OBJECT, SYNC_INIT, SYNC_DESTROY, SYNC_FAILED) and the object key
+ * (payload): the object's address for a process-private object, or
+ * IPS2_SYNC_KEY_SHARED | its slot in the session's table of process-shared
+ * objects, the same in every process that uses it (see FORMAT.md). */
 enum ips2_sync_type {
     IPS2_SYNC_ANY = 0, /* SYNC_OBJECT of a name given to any object */
     IPS2_SYNC_MUTEX = 1,
@@ -222,8 +218,8 @@ enum ips2_exit_how {
 };
 
 /* Messages and files (kinds 40-69, FORMAT.md 9.2): what a descriptor is
- * (CHAN extra[0], OPEN extra[3], CLOSE extra[2], FILE_* type), and which
- * call moved the data or waited (the "call" words). */
+ * (the "type" fields of CHAN, OPEN, CLOSE, FILE_*), and which call moved
+ * the data or waited (the "call" fields). */
 enum ips2_chan_type {
     IPS2_CHAN_UNKNOWN = 0,
     IPS2_CHAN_FILE = 1, /* regular file or block device */
@@ -266,9 +262,9 @@ enum ips2_io_call {
     IPS2_IO_PEEK = 0x100, /* flag: MSG_PEEK, the data stays queued */
 };
 
-/* Processes and PVM (kinds 70-89): what started a child (SPAWN extra[0]),
- * which call waited for one (WAIT extra[2]), and which PVM call sent or
- * received a message (PVM_SEND extra[4], PVM_RECV extra[4]). */
+/* Processes and PVM (kinds 70-89): what started a child (SPAWN "how"),
+ * which call waited for one (WAIT "call"), and which PVM call sent or
+ * received a message (PVM_SEND and PVM_RECV "how"). */
 enum ips2_spawn_how {
     IPS2_SPAWN_POSIX_SPAWN = 0,
     IPS2_SPAWN_POSIX_SPAWNP = 1,

@@ -3,7 +3,7 @@
 # extension can link it too.
 
 TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
-              traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c
+              traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c traces/codec.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 TRACE_LIB  := $(B)/lib/libips2trace.a
 TRACE_LIBS := $(TRACE_LIB) -lelf -lz
@@ -17,8 +17,8 @@ $(B)/bin/ips2-dump: $(B)/obj/traces/dump.o $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TRACE_LIBS)
 
-TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_record.h ips2_reader.h ips2_writer.h ips2_pack.h ips2_symbols.h \
-                                         ips2_strtab.h)
+TRACE_HEADERS := $(addprefix $(B)/include/,ips2_format.h ips2_fields.h ips2_record.h ips2_reader.h ips2_writer.h ips2_pack.h ips2_symbols.h \
+                                         ips2_strtab.h ips2_codec.h)
 $(B)/include/%.h: traces/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@

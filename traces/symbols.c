@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ips2_fields.h"
 #include "ips2_reader.h"
 
 struct sym {
@@ -350,7 +351,7 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
     while ((rc = ips2_reader_next(r, &ev)) == 1) {
         if (ev->kind != IPS2_EV_MODULE)
             continue;
-        if (ev->nextra < 2) {
+        if (ev->nextra <= IPS2_F_MODULE_END) {
             ips2_set_error(err,
                            "%s: byte %llu: module event with %u extra words, expected at least 2",
                            proc_stream_path, (unsigned long long)ev->offset, ev->nextra);
@@ -358,10 +359,11 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
             return -1;
         }
         char path[IPS2_PATH_MAX];
-        ips2_event_string(ev, 2, path, sizeof(path));
+        ips2_event_string(ev, IPS2_F_MODULE_PATH, path, sizeof(path));
         /* A module without readable symbols is no reason to stop: keep
          * the first such error for the caller, go on. */
-        if (ips2_symtab_add_module(s, ev->payload, ev->extra[0], ev->extra[1], path,
+        if (ips2_symtab_add_module(s, ev->payload, ev->extra[IPS2_F_MODULE_START],
+                                   ev->extra[IPS2_F_MODULE_END], path,
                                    merr[0] ? NULL : merr) != 0 &&
             err && !err[0])
             snprintf(err, IPS2_ERR_MAX, "%s", merr);

@@ -144,6 +144,36 @@ static void test_metric_table(void **state)
     ips2_model_free(m);
 }
 
+/* The metric list: every metric a table takes, each once, with a unit, the
+ * levels it has values at, whether it has histograms and a description. */
+static void test_metric_list(void **state)
+{
+    struct ips2_table *t = ips2_metric_list_table(err);
+    size_t seen[IPS2_X_COUNT] = {0};
+
+    (void)state;
+    assert_non_null(t);
+    assert_int_equal(t->nrows, IPS2_X_COUNT);
+    assert_int_equal(ips2_table_find_column(t, "description"), 4);
+    for (size_t r = 0; r < t->nrows; r++) {
+        int k = ips2_metric_lookup(cell_str(t, r, "metric"));
+        assert_true(k >= 0);
+        seen[k]++;
+        assert_string_equal(cell_str(t, r, "unit"), ips2_any_metric_unit(k));
+        assert_true(strlen(cell_str(t, r, "description")) > 0);
+        assert_true(strlen(cell_str(t, r, "levels")) > 0);
+    }
+    for (int k = 0; k < IPS2_X_COUNT; k++)
+        assert_int_equal(seen[k], 1);
+    /* the slave's measured metrics have histograms; NPT too; counts do not */
+    assert_string_equal(cell_str(t, IPS2_M_SEEK_TIME, "histogram"), "yes");
+    assert_string_equal(cell_str(t, IPS2_X_NPT, "histogram"), "yes");
+    assert_string_equal(cell_str(t, IPS2_X_THREADS, "histogram"), "no");
+    assert_string_equal(cell_str(t, IPS2_X_INCL_CPU, "levels"), "procedure");
+    assert_string_equal(cell_str(t, IPS2_M_CYCLES, "levels"), "app machine process collector");
+    ips2_table_free(t);
+}
+
 static void test_multi_app_table(void **state)
 {
     struct ips2_model *m = gprof_program();
@@ -821,6 +851,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metric_table),
+        cmocka_unit_test(test_metric_list),
         cmocka_unit_test(test_multi_app_table),
         cmocka_unit_test(test_profile_order_and_percent),
         cmocka_unit_test(test_objects_table),

@@ -588,11 +588,10 @@ proc ::ips2::cli::CmdReport {words opts} {
                 puts -nonewline [Gprof $session $node $phase $format]
                 return
             }
-            processes { set t [ProcessesTable [$session processes]] }
-            phases { set t [PhasesTable [$session phases]] }
-            problems {
-                set t [dict create columns {{problem ""}} rows [lmap p [$session problems] { list $p }]]
+            processes {
+                set t [$session table processes -columns {application index machine pid status cpu command}]
             }
+            phases - problems { set t [$session table $table] }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
@@ -633,13 +632,9 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
                 UsageError "cp-zero needs -procedure NAME or -process PATH"
             }
-            set z [$session cp-zero {*}$q]
-            set thing [expr {[dict get $z procedure] ne "" ? "procedure [dict get $z procedure]" : "process [dict get $z process]"}]
-            set t [dict create columns {{what ""} {length ns} {new_length ns} {saved ns} {percent %}} \
-                       rows [list [list $thing [dict get $z length] [dict get $z new_length] \
-                                       [dict get $z saved] [dict get $z percent]]] \
-                       mode [dict get $z mode] app [dict get $z app] warnings [dict get $z warnings]]
-            set title "critical-path zeroing ([dict get $z mode][expr {[dict get $z app] ne "" ? ", [dict get $z app]" : ""}]): if $thing took no time"
+            set t [$session table cp-zero {*}$q]
+            set thing [lindex [dict get $t rows] 0 0]
+            set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
             set t [$session cp-path {*}$q {*}$phase]
@@ -662,26 +657,6 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         return [ips2::format::table $t -format text -title $title]
     }
     return [ips2::format::table $t -format $format]
-}
-
-# ProcessesTable: the session's processes (dicts with the manifest's keys
-# and cpu) as a table.
-proc ::ips2::cli::ProcessesTable {ps} {
-    set rows [lmap p $ps {
-        set row {}
-        foreach key {app index machine pid status cpu} {
-            lappend row [expr {[dict exists $p $key] ? [dict get $p $key] : ""}]
-        }
-        lappend row [expr {[dict exists $p command] ? [join [dict get $p command] " "] : ""}]
-    }]
-    dict create rows $rows columns {{application ""} {index ""} {machine ""} {pid ""} {status ""}
-                                    {cpu ns} {command ""}}
-}
-
-# PhasesTable: the session's phases ({NAME START END} each) as a table.
-proc ::ips2::cli::PhasesTable {phases} {
-    set rows [lmap p $phases { lrange $p 0 2 }]
-    dict create columns {{phase ""} {start ns} {end ns}} rows $rows
 }
 
 proc ::ips2::cli::CmdTree {words opts} {
@@ -733,6 +708,8 @@ proc ::ips2::cli::CmdHistogram {words opts} {
     }
 }
 
+# gui: the window is the GUI's package (tk/, lib/ips2-gui), over this one;
+# it is loaded here, when asked for, and never by the master package.
 proc ::ips2::cli::CmdGui {words opts} {
     if {[catch {package require ips2::gui} message]} { Fail "the window cannot open: $message" }
     ips2::gui::main $words

@@ -16,10 +16,15 @@
 # unknown command, a Tcl error in the file's own code) are located too: at
 # the innermost line the error information names.
 #
-#   ips2::dsl::create FILE          -> SLAVE: a safe interpreter for FILE
+#   ips2::dsl::create FILE ?NAME?   -> SLAVE: a safe interpreter for FILE
+#                                   (messages name it NAME, by default FILE)
 #   ips2::dsl::command SLAVE NAME PREFIX     alias NAME to a command prefix
 #   ips2::dsl::block SLAVE NAME BEGIN END    NAME ... BODY: BEGIN ..., BODY, END
 #   ips2::dsl::source SLAVE         evaluates FILE in SLAVE
+#   ips2::dsl::sourceEach SLAVE ONPROBLEM    evaluates FILE one top-level
+#                                   command at a time: a failing one is a
+#                                   problem, ONPROBLEM MESSAGE, and the rest
+#                                   is read
 #   ips2::dsl::line SLAVE           line of the file's command being run
 #   ips2::dsl::fail SLAVE MESSAGE   raises "FILE:LINE: MESSAGE"
 #   ips2::dsl::failat FILE LINE MESSAGE
@@ -31,18 +36,20 @@ package require Tcl 8.6
 package provide ips2::dsl 1.0
 
 namespace eval ::ips2::dsl {
-    namespace export create command block source line fail failat destroy
-    # State(SLAVE): dict with file (as given), path (normalized), names (the
-    # reader's commands) and bases (a stack: first file line of each block
-    # body being run).
+    namespace export create command block source sourceEach line fail failat destroy
+    # State(SLAVE): dict with file (as messages name it), path (normalized),
+    # names (the reader's commands), bases (a stack: first file line of each
+    # block body being run) and at (sourceEach: the first line of the
+    # command being run, else "").
     variable State
     array set State {}
 }
 
-proc ::ips2::dsl::create {file} {
+proc ::ips2::dsl::create {file {name ""}} {
     variable State
     set slave [interp create -safe]
-    set State($slave) [dict create file $file path [file normalize $file] names {} bases {}]
+    if {$name eq ""} { set name $file }
+    set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at ""]
     # The file's own typing errors: an unknown command is located like the
     # reader's commands are.
     interp alias $slave unknown {} ::ips2::dsl::Unknown $slave
@@ -167,6 +174,11 @@ proc ::ips2::dsl::Locate {slave} {
             }
         }
     }
+    # sourceEach: the command being run starts at line "at" of the file
+    set at [dict get $State($slave) at]
+    if {$at ne ""} {
+        return [list [expr {$rel ne "" ? $at + $rel - 1 : $at}] $relcmd]
+    }
     return [list ? ""]
 }
 
@@ -185,6 +197,10 @@ proc ::ips2::dsl::Unknown {slave name args} {
     set known [join [lrange $names 0 end-1] ", "]
     if {[llength $names] > 1} { append known " or " }
     append known [lindex $names end]
+    if {[dict get $State($slave) at] ne ""} {
+        # sourceEach: the problem says what Tcl says, then what was expected
+        fail $slave "invalid command name \"$name\" (expected $known, or Tcl's own)"
+    }
     fail $slave "expected a command ($known, or Tcl's own), got \"$name\""
 }
 
@@ -195,10 +211,7 @@ proc ::ips2::dsl::source {slave} {
     variable State
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
-    if {![file isfile $path] || ![file readable $path]} {
-        set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
-        return -code error -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
-    }
+    Readable $file $path
     set code [catch {interp invokehidden $slave source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
@@ -207,6 +220,63 @@ proc ::ips2::dsl::source {slave} {
     }
     set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
     failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result]
+}
+
+# sourceEach SLAVE ONPROBLEM: evaluates the file in its safe interpreter one
+# top-level command at a time (a command ends at the first line where it is
+# complete), so that a bad command is one problem, "FILE:LINE: MESSAGE"
+# given to ONPROBLEM, and the commands after it are read.  A command left
+# open at the end of the file is the last problem: the rest cannot be told
+# apart.  A file that cannot be read is an error, as with source.
+proc ::ips2::dsl::sourceEach {slave onproblem} {
+    variable State
+    set file [dict get $State($slave) file]
+    set path [dict get $State($slave) path]
+    Readable $file $path
+    set f [open $path r]
+    fconfigure $f -encoding utf-8
+    set text [read $f]
+    close $f
+    set command ""
+    set start 1
+    set line 0
+    try {
+        foreach l [split $text \n] {
+            incr line
+            if {$command eq ""} { set start $line }
+            append command $l \n
+            if {![info complete $command]} continue
+            dict set State($slave) at $start
+            if {[catch {interp eval $slave $command} result options]} {
+                {*}$onproblem [Problem $slave $result $options]
+            }
+            set command ""
+        }
+        if {[string trim $command] ne ""} {
+            dict set State($slave) at $start
+            catch {interp eval $slave $command} result options
+            {*}$onproblem [Problem $slave $result $options]
+        }
+    } finally {
+        dict set State($slave) at ""
+    }
+}
+
+# Problem: a failed command's message, located: the reader's as raised,
+# others at the line of the command.
+proc ::ips2::dsl::Problem {slave message options} {
+    variable State
+    if {[lrange [dict get $options -errorcode] 0 1] eq {IPS2 DSL}} { return $message }
+    return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message]"
+}
+
+# Readable FILE PATH: an error "FILE: cannot read: why" unless PATH is a
+# readable file.
+proc ::ips2::dsl::Readable {file path} {
+    if {![file isfile $path] || ![file readable $path]} {
+        set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
+        return -code error -level 2 -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
+    }
 }
 
 proc ::ips2::dsl::Quote {text} {

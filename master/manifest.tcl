@@ -2,9 +2,14 @@
 # resolved workload and what happened, as data.  Written as one command per
 # line; read back in a safe interpreter (dsl.tcl) that knows only these
 # commands, so a manifest never runs code, and a bad one is reported as
-# "FILE:LINE: expected ...".
+# "FILE:LINE: expected ...".  This is the one reader of manifests: the
+# command line's, ips2::run's (replays) and the session loader's
+# (master/session_dir.c, through load).
 #
-#   ips2::manifest::read FILE       -> MANIFEST
+#   ips2::manifest::read FILE       -> MANIFEST (the first mistake is an error)
+#   ips2::manifest::load FILE ?NAME? -> {MANIFEST PROBLEMS}: every bad
+#                                   command is one problem "NAME:LINE: ...",
+#                                   left out, and the rest is read
 #   ips2::manifest::format MANIFEST -> the text of manifest.tcl
 #   ips2::manifest::write FILE MANIFEST     (atomically: FILE.tmp, then rename)
 #   ips2::manifest::save_phase FILE NAME START END   (a phase the user defined)
@@ -28,30 +33,55 @@ package require ips2::dsl 1.0
 package provide ips2::manifest 1.0
 
 namespace eval ::ips2::manifest {
-    namespace export read format write save_phase
+    namespace export read load format write save_phase
     variable Version 1
     # Reading(SLAVE): the manifest being read, plus "lines" (where each
-    # process, replayed and phase entry came from, for the checks at the end).
+    # process, replayed and phase entry came from, for the checks at the
+    # end) and "problems" (load: what was left out; read: unused).
     variable Reading
     array set Reading {}
 }
 
 proc ::ips2::manifest::read {file} {
+    Read $file $file 0
+}
+
+proc ::ips2::manifest::load {file {name ""}} {
+    if {$name eq ""} { set name $file }
+    Read $file $name 1
+}
+
+# Read FILE NAME TOLERANT: read's and load's reading.  Tolerant, each bad
+# command is a problem and the rest is read (ips2::dsl::sourceEach), and so
+# are the end's checks; the problems name a bad integer by its word in the
+# command's usage, as the session's problem list always has.
+proc ::ips2::manifest::Read {file name tolerant} {
     variable Reading
-    set slave [ips2::dsl::create $file]
+    set slave [ips2::dsl::create $file $name]
     set Reading($slave) [dict create version "" session "" machines {} applications {} \
-                             processes {} replayed {} phases {} lines {}]
+                             processes {} replayed {} phases {} lines {} problems {} \
+                             tolerant $tolerant]
     try {
-        foreach name {ips2-session session machine application process replayed phase} {
-            ips2::dsl::command $slave $name \
-                [list ::ips2::manifest::Cmd[string map {- {}} [string totitle $name]] $slave]
+        foreach command {ips2-session session machine application process replayed phase} {
+            ips2::dsl::command $slave $command \
+                [list ::ips2::manifest::Cmd[string map {- {}} [string totitle $command]] $slave]
         }
-        ips2::dsl::source $slave
-        return [Finish $slave $file]
+        if {!$tolerant} {
+            ips2::dsl::source $slave
+            return [Finish $slave $name]
+        }
+        ips2::dsl::sourceEach $slave [list ::ips2::manifest::Problem $slave]
+        set m [Finish $slave $name]
+        return [list $m [dict get $Reading($slave) problems]]
     } finally {
         unset -nocomplain Reading($slave)
         ips2::dsl::destroy $slave
     }
+}
+
+proc ::ips2::manifest::Problem {slave message} {
+    variable Reading
+    dict lappend Reading($slave) problems $message
 }
 
 proc ::ips2::manifest::format {m} {
@@ -117,11 +147,17 @@ proc ::ips2::manifest::Started {slave command} {
     }
 }
 
-# Integer: a decimal integer (negative if allowed) as a number.
-proc ::ips2::manifest::Integer {slave what value {negative 1}} {
+# Integer SLAVE WHAT WORD VALUE ?NEGATIVE?: a decimal integer (negative if
+# allowed) as a number; WHAT says it for people, WORD is its name in the
+# command's usage (load's problems use it).
+proc ::ips2::manifest::Integer {slave what word value {negative 1}} {
+    variable Reading
     set re [expr {$negative ? {^-?[0-9]+$} : {^[0-9]+$}}]
     if {![regexp $re $value]} {
         set kind [expr {$negative ? "an integer" : "a non-negative integer"}]
+        if {[dict get $Reading($slave) tolerant]} {
+            Fail $slave "expected $word ($kind) but got \"$value\""
+        }
         Fail $slave "expected $what as $kind, got \"$value\""
     }
     scan $value %lld n
@@ -152,7 +188,7 @@ proc ::ips2::manifest::CmdSession {slave args} {
     Started $slave session
     Args $slave session 1 START-REAL-NS {*}$args
     if {[dict get $Reading($slave) session] ne ""} { Fail $slave "expected \"session\" once" }
-    dict set Reading($slave) session [Integer $slave "the session's start in ns" [lindex $args 0] 0]
+    dict set Reading($slave) session [Integer $slave "the session's start in ns" START-REAL-NS [lindex $args 0] 0]
     return
 }
 
@@ -163,7 +199,7 @@ proc ::ips2::manifest::CmdMachine {slave args} {
     lassign $args name host offset
     if {$name eq ""} { Fail $slave "expected a machine name, got \"\"" }
     Once $slave machines $name machine
-    set offset [Integer $slave "the machine's clock offset in ns" $offset]
+    set offset [Integer $slave "the machine's clock offset in ns" REAL-MINUS-MONO-NS $offset]
     dict set Reading($slave) machines $name [dict create host $host offset $offset]
     return
 }
@@ -190,8 +226,8 @@ proc ::ips2::manifest::CmdProcess {slave args} {
     Started $slave process
     if {[llength $args] < 6} { Fail $slave "expected \"process APP MACHINE INDEX PID {COMMAND ...} STATUS\"" }
     set status [lassign $args app machine index pid command]
-    set index [Integer $slave "the process's index" $index 0]
-    set pid [Integer $slave "the process's pid" $pid 0]
+    set index [Integer $slave "the process's index" INDEX $index 0]
+    set pid [Integer $slave "the process's pid" PID $pid 0]
     if {[catch {llength $command}]} {
         Fail $slave "expected the command as a list {WORD ...}, got \"$command\""
     }
@@ -199,7 +235,7 @@ proc ::ips2::manifest::CmdProcess {slave args} {
     switch -- $how {
         exited - signal {
             if {[llength $status] != 2} { Fail $slave "expected \"$how N\" as the process's status" }
-            set status [list $how [Integer $slave "the $how status" [lindex $status 1] 0]]
+            set status [list $how [Integer $slave "the $how status" N [lindex $status 1] 0]]
         }
         failed {
             if {[llength $status] != 2} { Fail $slave "expected \"failed TEXT\" as the process's status" }
@@ -228,7 +264,7 @@ proc ::ips2::manifest::CmdReplayed {slave args} {
     Args $slave replayed 3 "APP SESSION-DIR SHIFT-NS" {*}$args
     lassign $args app session shift
     Once $slave replayed $app "replayed application"
-    set shift [Integer $slave "the time shift in ns" $shift]
+    set shift [Integer $slave "the time shift in ns" SHIFT-NS $shift]
     dict set Reading($slave) lines replayed $app [ips2::dsl::line $slave]
     dict set Reading($slave) replayed $app [dict create session $session shift $shift]
     return
@@ -241,41 +277,56 @@ proc ::ips2::manifest::CmdPhase {slave args} {
     lassign $args name start end
     if {$name eq ""} { Fail $slave "expected a phase name, got \"\"" }
     Once $slave phases $name phase
-    set start [Integer $slave "the phase's start in ns" $start]
-    set end [Integer $slave "the phase's end in ns" $end]
+    set start [Integer $slave "the phase's start in ns" START-NS $start]
+    set end [Integer $slave "the phase's end in ns" END-NS $end]
     if {$end < $start} { Fail $slave "expected the phase's end ($end) not before its start ($start)" }
     dict set Reading($slave) phases $name [dict create start $start end $end]
     return
 }
 
-# Finish: what only the whole file can tell.
+# Finish: what only the whole file can tell.  Tolerant, each mistake is a
+# problem and the entry it is about is left out.
 proc ::ips2::manifest::Finish {slave file} {
     variable Reading
     set m $Reading($slave)
     set lines [dict get $m lines]
+    set fail [list ::ips2::manifest::Finishing $slave $file]
     if {[dict get $m version] eq ""} {
-        ips2::dsl::failat $file 1 "expected \"ips2-session 1\": not an ips2 session manifest"
+        {*}$fail 1 "expected \"ips2-session 1\": not an ips2 session manifest"
     }
     if {[dict get $m session] eq ""} {
-        ips2::dsl::failat $file 1 "expected a \"session START-REAL-NS\" line"
+        {*}$fail 1 "expected a \"session START-REAL-NS\" line"
     }
+    set processes {}
     foreach p [dict get $m processes] {
         set line [dict get $lines process [list [dict get $p app] [dict get $p index]]]
         if {![dict exists $m applications [dict get $p app]]} {
-            ips2::dsl::failat $file $line "expected a declared application, got \"[dict get $p app]\""
-        }
-        if {![dict exists $m machines [dict get $p machine]]} {
-            ips2::dsl::failat $file $line "expected a declared machine, got \"[dict get $p machine]\""
+            {*}$fail $line "expected a declared application, got \"[dict get $p app]\""
+        } elseif {![dict exists $m machines [dict get $p machine]]} {
+            {*}$fail $line "expected a declared machine, got \"[dict get $p machine]\""
+        } else {
+            lappend processes $p
         }
     }
+    dict set m processes $processes
     dict for {app r} [dict get $m replayed] {
         set line [dict get $lines replayed $app]
         if {![dict exists $m applications $app]} {
-            ips2::dsl::failat $file $line "expected a declared application, got \"$app\""
+            {*}$fail $line "expected a declared application, got \"$app\""
+        } elseif {[dict get $m applications $app mode] eq "active"} {
+            {*}$fail $line "expected a replayed application, got active \"$app\""
+        } else {
+            continue
         }
-        if {[dict get $m applications $app mode] eq "active"} {
-            ips2::dsl::failat $file $line "expected a replayed application, got active \"$app\""
-        }
+        dict unset m replayed $app
     }
-    dict remove $m lines
+    dict remove $m lines problems tolerant
+}
+
+# Finishing SLAVE FILE LINE MESSAGE: a mistake found at the end: an error,
+# or when tolerant a problem.
+proc ::ips2::manifest::Finishing {slave file line message} {
+    variable Reading
+    if {![dict get $Reading($slave) tolerant]} { ips2::dsl::failat $file $line $message }
+    Problem $slave "$file:$line: $message"
 }
