@@ -22,7 +22,9 @@
  *
  *   - a critical-path table (cp, cp-zero, cp-path, cp-imbalance,
  *     timeline): the request is parsed and resolved here, answered by the
- *     core on the thread (cpa_session.c) and made a Tcl result here;
+ *     core on the thread (cpa_session.c) and made a Tcl result here; for
+ *     "table cp-zero ..." (tcl_tables.c) the thread computes the paths
+ *     (the core keeps them) and the table is made here from them;
  *   - a table of a phase not reduced yet (-phase P): the phase's
  *     re-reduction runs on the thread (phases.c's job), the view is kept
  *     and the table made here;
@@ -75,7 +77,8 @@ typedef struct AsyncJob {
     struct cpa_request *request;
     struct cpa_answer *answer;
     struct cpa_error error;
-    int rc; /* cpa_session_answer_here's */
+    int rc;         /* cpa_session_answer_here's */
+    bool then_eval; /* the words are evaluated once the paths are made */
     /* JOB_PHASE */
     struct ips2_phase_job *phase;
     char *phase_name;
@@ -183,6 +186,8 @@ static int Finish(Ips2Session *s, Tcl_Interp *interp, AsyncJob *job)
     char err[IPS2_ERR_MAX] = "";
     switch (job->kind) {
     case JOB_CP:
+        if (job->then_eval) /* the paths are kept by the core */
+            return Evaluate(s, interp, job->words);
         if (!job->ran) /* it needs PVM: here */
             job->rc = cpa_session_answer(job->core, job->request, &job->answer, &job->error);
         if (job->rc != 0)
@@ -353,17 +358,20 @@ static void Classify(Ips2Session *s, Tcl_Interp *interp, Ips2Async *a, AsyncJob 
     job->kind = JOB_EVAL;
     if (Tcl_ListObjGetElements(NULL, job->words, &n, &v) != TCL_OK || n < 1)
         return;
-    if (Ips2CpaIsTable(v[0])) {
+    bool table = n >= 2 && strcmp(Tcl_GetString(v[0]), "table") == 0 && Ips2CpaIsTable(v[1]);
+    if (table || Ips2CpaIsTable(v[0])) {
         /* an error in the request: the evaluation in its turn says it */
+        Tcl_Size skip = table ? 1 : 0;
         Tcl_Obj **objv = (Tcl_Obj **)ckalloc((size_t)(n + 1) * sizeof *objv);
         objv[0] = session;
-        memcpy(objv + 1, v, (size_t)n * sizeof *objv);
-        int rc = Ips2CpaRequest(s, interp, (int)n + 1, objv, &job->request);
+        memcpy(objv + 1, v + skip, (size_t)(n - skip) * sizeof *objv);
+        int rc = Ips2CpaRequest(s, interp, (int)(n - skip) + 1, objv, &job->request);
         ckfree(objv);
         Tcl_ResetResult(interp);
         if (rc != TCL_OK)
             return;
         job->kind = JOB_CP;
+        job->then_eval = table;
         job->core = Ips2CpaState(s)->core;
         if (!cpa_request_uses_pvm(job->request))
             job->base.run = RunCp;
