@@ -68,6 +68,9 @@ struct ips2_cpa_query {
 /* Parses "global", "intra", "inter"; -1 if none of them. */
 int ips2_cpa_mode_parse(const char *name, enum ips2_cpa_mode *mode);
 const char *ips2_cpa_mode_name(enum ips2_cpa_mode mode);
+/* The modes' names indexed by enum ips2_cpa_mode, then NULL (a table for
+ * option parsers, e.g. Tcl_GetIndexFromObj). */
+extern const char *const ips2_cpa_mode_names[];
 
 /* ---- the path ----------------------------------------------------------- */
 
@@ -262,6 +265,10 @@ enum ips2_cpa_level {
     IPS2_CPA_LEVEL_PROCEDURE = 3,
 };
 int ips2_cpa_level_parse(const char *name, enum ips2_cpa_level *level);
+/* "machine", "process", "thread", "procedure"; "?" for another value. */
+const char *ips2_cpa_level_name(enum ips2_cpa_level level);
+/* The levels' names indexed by enum ips2_cpa_level, then NULL. */
+extern const char *const ips2_cpa_level_names[];
 
 /* Which part of the path a profile shows (a tree node): NULL / 0 = any.
  * A CPU segment is in it if its thread is; a dependence segment if its

@@ -19,11 +19,13 @@ int cpa_err(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+const char *const ips2_cpa_mode_names[] = {"global", "intra", "inter", NULL};
+const char *const ips2_cpa_level_names[] = {"machine", "process", "thread", "procedure", NULL};
+
 int ips2_cpa_mode_parse(const char *name, enum ips2_cpa_mode *mode)
 {
-    static const char *const names[] = {"global", "intra", "inter"};
-    for (int i = 0; i < 3; i++)
-        if (name && strcmp(name, names[i]) == 0) {
+    for (int i = 0; ips2_cpa_mode_names[i] != NULL; i++)
+        if (name && strcmp(name, ips2_cpa_mode_names[i]) == 0) {
             *mode = (enum ips2_cpa_mode)i;
             return 0;
         }
@@ -49,22 +51,18 @@ const char *ips2_cpa_seg_kind_name(uint16_t kind)
 
 const char *ips2_cpa_mode_name(enum ips2_cpa_mode mode)
 {
-    switch (mode) {
-    case IPS2_CPA_GLOBAL:
-        return "global";
-    case IPS2_CPA_INTRA:
-        return "intra";
-    case IPS2_CPA_INTER:
-        return "inter";
-    }
-    return "?";
+    return mode <= IPS2_CPA_INTER ? ips2_cpa_mode_names[mode] : "?";
+}
+
+const char *ips2_cpa_level_name(enum ips2_cpa_level level)
+{
+    return level <= IPS2_CPA_LEVEL_PROCEDURE ? ips2_cpa_level_names[level] : "?";
 }
 
 int ips2_cpa_level_parse(const char *name, enum ips2_cpa_level *level)
 {
-    static const char *const names[] = {"machine", "process", "thread", "procedure"};
-    for (int i = 0; i < 4; i++)
-        if (name && strcmp(name, names[i]) == 0) {
+    for (int i = 0; ips2_cpa_level_names[i] != NULL; i++)
+        if (name && strcmp(name, ips2_cpa_level_names[i]) == 0) {
             *level = (enum ips2_cpa_level)i;
             return 0;
         }

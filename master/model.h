@@ -262,6 +262,22 @@ const struct ips2_phase *ips2_phase_find(const struct ips2_model *m, const char 
  * problems of both models; NULL with err set if none could be. */
 struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char *err);
 
+/* ips2_phase_view in three steps, so that the reductions can run on
+ * another thread: a job made on the model's thread from a copy of what it
+ * needs (NULL with err: no such phase, out of memory), run on any thread
+ * (it touches only itself; but a reducer other than this process's, the
+ * PVM part's, is for the model's thread only: ips2_phase_job_in_process),
+ * and finished on the model's thread: the view is kept in the phase if the
+ * phase is still as it was, the machines not reduced are the model's
+ * problems; 0, or -1 with err; the job is freed. */
+struct ips2_phase_job;
+bool ips2_phase_pending(const struct ips2_model *m, const char *name); /* defined, no view yet */
+struct ips2_phase_job *ips2_phase_job_new(const struct ips2_model *m, const char *name, char *err);
+bool ips2_phase_job_in_process(const struct ips2_phase_job *j);
+void ips2_phase_job_run(struct ips2_phase_job *j);
+int ips2_phase_job_finish(struct ips2_model *m, struct ips2_phase_job *j, char *err);
+void ips2_phase_job_free(struct ips2_phase_job *j);
+
 /* The trace directory of machine in run source ("" = this session),
  * into out (size bytes). */
 void ips2_trace_dir(const struct ips2_model *m, const char *source, const char *machine, char *out,

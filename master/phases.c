@@ -144,105 +144,207 @@ fail:
     return NULL;
 }
 
+/* One machine of one run to reduce again: its traces and the run's time
+ * shift (copies: a job runs off the model's thread). */
 struct request {
-    const char *machine, *source;
+    char *machine, *source, *dir;
     int64_t shift;
 };
 
-/* The (machine, run, shift) triples the whole model has data of. */
-static struct request *requests(const struct ips2_model *m, size_t *n)
+struct ips2_phase_job {
+    char *name;
+    int64_t start_ns, end_ns;
+    ips2_reduce_fn *reduce;
+    void *reduce_arg;
+    int64_t start_real_ns;
+    uint64_t interval_ns;
+    struct request *q;
+    size_t nq, ok;
+    struct ips2_model *view; /* being built */
+    char **problems;         /* "MACHINE: why" of the machines not reduced */
+    size_t nproblems;
+    char err[IPS2_ERR_MAX]; /* the job failed: why */
+};
+
+void ips2_phase_job_free(struct ips2_phase_job *j)
 {
-    struct request *q = NULL;
-    size_t nq = 0, cap = 0;
+    if (j == NULL)
+        return;
+    for (size_t i = 0; i < j->nq; i++) {
+        free(j->q[i].machine);
+        free(j->q[i].source);
+        free(j->q[i].dir);
+    }
+    for (size_t i = 0; i < j->nproblems; i++)
+        free(j->problems[i]);
+    free(j->problems);
+    free(j->q);
+    free(j->name);
+    ips2_model_free(j->view);
+    free(j);
+}
+
+/* The (machine, run, shift) triples the whole model has data of, as
+ * trace directories. */
+static int requests(const struct ips2_model *m, struct ips2_phase_job *j)
+{
+    size_t cap = 0;
 
     for (size_t s = 0; s < m->nslots; s++) {
         const struct ips2_reductions *r = m->slots[s].r;
         for (size_t p = 0; p < r->nprocesses; p++) {
             int app = m->slots[s].app_of[p];
-            struct request x;
+            const char *machine, *source;
+            char dir[4096];
+            int64_t shift;
             size_t k;
             if (app < 0)
                 continue;
-            x.machine = r->strings[r->machine];
-            x.source = m->apps[app].source;
-            x.shift = ips2_model_shift_of(m, app);
-            for (k = 0; k < nq; k++)
-                if (strcmp(q[k].machine, x.machine) == 0 && strcmp(q[k].source, x.source) == 0 &&
-                    q[k].shift == x.shift)
+            machine = r->strings[r->machine];
+            source = m->apps[app].source;
+            shift = ips2_model_shift_of(m, app);
+            ips2_trace_dir(m, source, machine, dir, sizeof(dir));
+            for (k = 0; k < j->nq; k++)
+                if (strcmp(j->q[k].machine, machine) == 0 && strcmp(j->q[k].source, source) == 0 &&
+                    j->q[k].shift == shift)
                     break;
-            if (k < nq)
+            if (k < j->nq)
                 continue;
-            if (nq == cap) {
-                void *a = realloc(q, (cap = cap ? 2 * cap : 8) * sizeof(*q));
-                if (a == NULL) {
-                    free(q);
-                    return NULL;
-                }
-                q = a;
+            if (j->nq == cap) {
+                void *a = realloc(j->q, (cap = cap ? 2 * cap : 8) * sizeof(*j->q));
+                if (a == NULL)
+                    return -1;
+                j->q = a;
             }
-            q[nq++] = x;
+            j->q[j->nq].machine = strdup(machine);
+            j->q[j->nq].source = strdup(source);
+            j->q[j->nq].dir = strdup(dir);
+            j->q[j->nq].shift = shift;
+            j->nq++;
+            if (j->q[j->nq - 1].machine == NULL || j->q[j->nq - 1].source == NULL ||
+                j->q[j->nq - 1].dir == NULL)
+                return -1;
         }
     }
-    *n = nq;
-    return q ? q : calloc(1, sizeof(*q));
+    return 0;
 }
 
-struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char *err)
+bool ips2_phase_pending(const struct ips2_model *m, const char *name)
 {
-    struct ips2_phase *ph = (struct ips2_phase *)ips2_phase_find(m, name);
-    ips2_reduce_fn *reduce = m->reducer.reduce ? m->reducer.reduce : ips2_reduce_here;
-    struct ips2_model *v;
-    struct request *q;
-    size_t nq = 0, ok = 0;
-    char first[IPS2_ERR_MAX] = "";
+    const struct ips2_phase *ph = ips2_phase_find(m, name);
+    return ph != NULL && ph->view == NULL;
+}
+
+struct ips2_phase_job *ips2_phase_job_new(const struct ips2_model *m, const char *name, char *err)
+{
+    const struct ips2_phase *ph = ips2_phase_find(m, name);
+    struct ips2_phase_job *j;
 
     if (ph == NULL) {
         ips2_set_error(err, "no phase \"%s\"", name);
         return NULL;
     }
-    if (ph->view)
-        return ph->view;
-    if ((v = facts_copy(m, err)) == NULL)
-        return NULL;
-    v->phase_view = true;
-    v->phase_start_ns = ph->start_ns;
-    v->phase_end_ns = ph->end_ns;
-    if ((q = requests(m, &nq)) == NULL) {
-        ips2_model_free(v);
+    if ((j = calloc(1, sizeof(*j))) == NULL || (j->name = strdup(name)) == NULL) {
+        free(j);
         ips2_set_error(err, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < nq; i++) {
-        char dir[4096], why[IPS2_ERR_MAX] = "";
+    j->start_ns = ph->start_ns;
+    j->end_ns = ph->end_ns;
+    j->reduce = m->reducer.reduce ? m->reducer.reduce : ips2_reduce_here;
+    j->reduce_arg = m->reducer.arg;
+    j->start_real_ns = m->start_real_ns;
+    j->interval_ns = m->interval_ns;
+    if ((j->view = facts_copy(m, err)) == NULL) {
+        ips2_phase_job_free(j);
+        return NULL;
+    }
+    j->view->phase_view = true;
+    j->view->phase_start_ns = ph->start_ns;
+    j->view->phase_end_ns = ph->end_ns;
+    if (requests(m, j) != 0) {
+        ips2_phase_job_free(j);
+        ips2_set_error(err, "out of memory");
+        return NULL;
+    }
+    return j;
+}
+
+bool ips2_phase_job_in_process(const struct ips2_phase_job *j)
+{
+    return j->reduce == ips2_reduce_here;
+}
+
+void ips2_phase_job_run(struct ips2_phase_job *j)
+{
+    struct ips2_model *v = j->view;
+    char first[IPS2_ERR_MAX] = "";
+
+    for (size_t i = 0; i < j->nq; i++) {
+        char why[IPS2_ERR_MAX] = "";
         struct ips2_reductions *r = NULL;
-        int64_t s = ph->start_ns, e = ph->end_ns;
+        int64_t s = j->start_ns, e = j->end_ns, shift = j->q[i].shift;
+        char **a;
         /* the interval on the run's own time base, without overflowing */
-        if (q[i].shift > 0 ? s > INT64_MIN + q[i].shift : s < INT64_MAX + q[i].shift)
-            s -= q[i].shift;
-        if (q[i].shift > 0 ? e > INT64_MIN + q[i].shift : e < INT64_MAX + q[i].shift)
-            e -= q[i].shift;
-        ips2_trace_dir(m, q[i].source, q[i].machine, dir, sizeof(dir));
-        if (reduce(m->reducer.arg, q[i].machine, dir, m->start_real_ns, s, e, m->interval_ns, &r,
-                   why) != 0 ||
-            ips2_model_add_run_reductions(v, r, q[i].source, q[i].shift, why) != 0) {
-            ips2_model_problem(m, "phase %s: %s: %s", name, q[i].machine, why);
-            ips2_model_problem(v, "phase %s: %s: %s", name, q[i].machine, why);
-            if (first[0] == 0)
-                snprintf(first, sizeof(first), "%s: %s", q[i].machine, why);
+        if (shift > 0 ? s > INT64_MIN + shift : s < INT64_MAX + shift)
+            s -= shift;
+        if (shift > 0 ? e > INT64_MIN + shift : e < INT64_MAX + shift)
+            e -= shift;
+        if (j->reduce(j->reduce_arg, j->q[i].machine, j->q[i].dir, j->start_real_ns, s, e,
+                      j->interval_ns, &r, why) == 0 &&
+            ips2_model_add_run_reductions(v, r, j->q[i].source, shift, why) == 0) {
+            j->ok++;
             continue;
         }
-        ok++;
+        ips2_model_problem(v, "phase %s: %s: %s", j->name, j->q[i].machine, why);
+        if (first[0] == 0)
+            snprintf(first, sizeof(first), "%s: %s", j->q[i].machine, why);
+        a = realloc(j->problems, (j->nproblems + 1) * sizeof(*a));
+        if (a != NULL) {
+            j->problems = a;
+            if (asprintf(&a[j->nproblems], "%s: %s", j->q[i].machine, why) >= 0)
+                j->nproblems++;
+        }
     }
-    free(q);
-    if (nq && ok == 0) {
-        ips2_set_error(err, "phase %s: no machine could be reduced again (%s)", name, first);
-        ips2_model_free(v);
+    if (j->nq && j->ok == 0) {
+        ips2_set_error(j->err, "phase %s: no machine could be reduced again (%s)", j->name, first);
+        return;
+    }
+    if (ips2_model_index(v, j->err) != 0 && j->err[0] == 0)
+        ips2_set_error(j->err, "phase %s: the view could not be indexed", j->name);
+}
+
+int ips2_phase_job_finish(struct ips2_model *m, struct ips2_phase_job *j, char *err)
+{
+    struct ips2_phase *ph = (struct ips2_phase *)ips2_phase_find(m, j->name);
+    int rc = 0;
+
+    for (size_t i = 0; i < j->nproblems; i++)
+        ips2_model_problem(m, "phase %s: %s", j->name, j->problems[i]);
+    if (j->err[0] != 0) {
+        ips2_set_error(err, "%s", j->err);
+        rc = -1;
+    } else if (ph != NULL && ph->view == NULL && ph->start_ns == j->start_ns &&
+               ph->end_ns == j->end_ns) {
+        ph->view = j->view;
+        j->view = NULL;
+    }
+    /* else the phase was redefined meanwhile: this view is not its */
+    ips2_phase_job_free(j);
+    return rc;
+}
+
+struct ips2_model *ips2_phase_view(struct ips2_model *m, const char *name, char *err)
+{
+    const struct ips2_phase *ph = ips2_phase_find(m, name);
+    struct ips2_phase_job *j;
+
+    if (ph != NULL && ph->view)
+        return ph->view;
+    if ((j = ips2_phase_job_new(m, name, err)) == NULL)
         return NULL;
-    }
-    if (ips2_model_index(v, err) != 0) {
-        ips2_model_free(v);
+    ips2_phase_job_run(j);
+    if (ips2_phase_job_finish(m, j, err) != 0)
         return NULL;
-    }
-    ph->view = v;
-    return v;
+    return ph->view;
 }

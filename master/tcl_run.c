@@ -939,7 +939,7 @@ struct ips2_slaves *Ips2RunSlaves(Tcl_Interp *interp, const struct ips2_model *m
     struct run *run = assoc == NULL ? NULL : assoc->active ? assoc->active : assoc->kept;
     if (own != NULL)
         *own = 0;
-    if (run == NULL || run->shut || run->slaves == NULL || ips2_slaves_live(run->slaves) == 0)
+    if (run == NULL || run->shut || run->slaves == NULL)
         return NULL;
     if (own != NULL)
         *own = m != NULL && m->reducer.reduce == SlaveReduce && m->reducer.arg == run;

@@ -14,7 +14,7 @@ struct ips2_model;
 struct ips2_slaves;
 
 /* The slave set of interp's run (the one running, or the finished one
- * whose slaves stay for its session) while its slaves are up, else NULL:
+ * whose slaves stay for its session) until it is shut down, else NULL:
  * the one PVM conversation of the process, which critical-path queries
  * use too.  *own (if not NULL): whether m is that run's session. */
 struct ips2_slaves *Ips2RunSlaves(Tcl_Interp *interp, const struct ips2_model *m, int *own);

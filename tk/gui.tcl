@@ -250,9 +250,6 @@ proc ::ips2::gui::KeyAction {w command} {
 proc ::ips2::gui::quit {} {
     variable State
     closeSession
-    # The query workers (and a private pvmd of theirs) end before we do;
-    # the window's events are served meanwhile (Tk's too: so before destroy).
-    query::finish
     destroy .
     set State(closed) 1
 }
@@ -436,7 +433,6 @@ proc ::ips2::gui::definePhase {name start end} {
         status "phase $name: $message" error
         return
     }
-    query::tell [list phase $name $start $end]
     setPhase $name
 }
 
@@ -667,8 +663,8 @@ proc ::ips2::gui::CpWords {path mode} {
 }
 
 # CpPvm: the -pvm option of critical-path queries: on PVM slaves when the
-# Analyze menu says so, else as the master decides (in the query worker
-# for a reopened session).
+# Analyze menu says so (in the window: libpvm is not thread-safe), else as
+# the master decides (on the session's query thread for a reopened session).
 proc ::ips2::gui::CpPvm {} {
     variable State
     expr {$State(cppvm) ? {-pvm private} : {}}

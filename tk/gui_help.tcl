@@ -51,12 +51,10 @@ namespace eval ::ips2::gui::help {
    the range held more (zoom in).
 
 6. Long queries (a phase's tables, a critical path of a big session) run
-   in a worker process: the pane says "computing" and the window stays
-   live; Cancel (in the pane or the status bar) gives them up: the worker
-   is ended, with the PVM slaves and private pvmd it started for critical
-   paths, and a new one answers what comes next.  A query that makes the
-   worker die fails with "the query worker died answering it" and is not
-   run again; the queries after it go to a new worker.
+   on the session's query thread: the pane says "computing" and the
+   window stays live; Cancel (in the pane or the status bar) gives them
+   up: their answers are dropped.  Critical paths on PVM slaves (Analyze
+   menu) run in the window itself.
 }
     variable Keys {
         Ctrl-O  open a session            Ctrl-L  open a workload file

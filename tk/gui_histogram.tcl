@@ -90,7 +90,7 @@ proc ::ips2::gui::histogram::add {session path metric {f ""}} {
 }
 
 # AddSeries PANE PATH METRIC: the master's histogram of a node, as a curve
-# (asked of the query worker; drawn when it comes).
+# (asked without blocking, gui_query.tcl; drawn when it comes).
 proc ::ips2::gui::histogram::AddSeries {f path metric} {
     variable Plot
     dict incr Plot($f) waiting

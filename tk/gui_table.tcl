@@ -8,9 +8,9 @@
 # changes; side by side moves a result into a second notebook beside the
 # first; double-click on a row with a node path selects that node (or runs
 # the pane's row action, e.g. the trace browser for a critical-path entry).
-# Queries go through ips2::gui::query (a worker process): a pane says
-# "computing" with a Cancel button until its answer comes, and the window
-# stays live meanwhile.
+# Queries go through ips2::gui::query (the session's query thread): a pane
+# says "computing" with a Cancel button until its answer comes, and the
+# window stays live meanwhile.
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
 #   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
@@ -58,6 +58,12 @@ proc ::ips2::gui::table::buildArea {w} {
     set Target $w.pw.nb1
     bind $w.pw.nb1 <<NotebookTabChanged>> [list set ::ips2::gui::table::Target $w.pw.nb1]
     Placeholder $w.pw.nb1
+    # The first tablelist of a process loads most of the package's code
+    # (100-150 ms here): one is made now, so that the first table shown
+    # does not stop the window's event loop that long.
+    tablelist::tablelist $w.warmup -columns {0 "" left}
+    $w.warmup insertlist end {{""}}
+    destroy $w.warmup
 }
 
 proc ::ips2::gui::table::Placeholder {nb} {

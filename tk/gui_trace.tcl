@@ -8,7 +8,7 @@
 # opened for (a critical-path table's row) in a yellow halo.  Its data are
 # the master's `timeline` (bounded: at most -limit events and arcs, a
 # "truncated" banner says when there were more) and `cp-path`
-# (docs/ANALYSTS.md §6), both asked of the query worker.  Zoom and scroll
+# (docs/ANALYSTS.md §6), both asked without blocking (gui_query.tcl).  Zoom and scroll
 # change the view at once and ask the timeline of the new range shortly
 # after (the path is asked once).
 #
