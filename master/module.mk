@@ -100,14 +100,15 @@ $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
 $(MASTER_PKG_LIB): $(MASTER_CPA_OBJS)
 # Unit test of the critical-path session core (cpa_session.c, query_thread.c):
-# no Tcl; the PVM backend is linked but not started.
+# no Tcl; the PVM backend (cpa_slaves.c over pvm_slaves.c, driven by the Tcl
+# event loop) is linked, with Tcl's stubs library, but not started.
 MASTER_CPA_CORE_OBJS := $(filter-out $(B)/obj/master/tcl_%,$(MASTER_CPA_OBJS)) \
-                        $(B)/obj/master/pvm_vm.o
+                        $(B)/obj/master/pvm_vm.o $(B)/obj/master/pvm_slaves.o
 $(B)/obj/tests/unit/test_cp_session.o: CFLAGS_COMMON += -Imaster
 $(B)/tests/unit/test_cp_session: $(B)/obj/tests/unit/test_cp_session.o $(MASTER_CORE_OBJS) \
                                   $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
-	    -lpvm3 -lcmocka -lpthread -lm
+	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa
