@@ -1,10 +1,11 @@
 /*
  * cpa.h - private to master/: the PAG parts a session's critical-path
  * queries run on, either in this process (cpa_local.c: the part files
- * read, matched and run by the in-process driver) or on PVM slaves, one
- * per part file on its machine's host (cpa_pvm.c: the distributed
- * diffusion of ips2_proto.h's 300-399 conversation).  tcl_cpa.c makes
- * tables of the paths either one returns.
+ * read, matched and run by the in-process driver) or on PVM slaves, the
+ * slave of each part's machine holding it (cpa_slaves.c: the distributed
+ * diffusion of ips2_proto.h's 300-399 conversation, driven from the Tcl
+ * event loop over pvm_slaves.c).  tcl_cpa.c makes tables of the paths
+ * either one returns.
  */
 #ifndef IPS2_MASTER_CPA_H
 #define IPS2_MASTER_CPA_H
@@ -16,6 +17,8 @@
 #include "ips2_pag.h"
 
 struct cpa_pvm;
+struct ips2_slaves;       /* pvm_slaves.h */
+struct ips2_machine_info; /* model.h */
 
 /* How a session sees one of its parts (cpa_view.c).  A part built from a
  * replayed session's traces keeps that session's application names and
@@ -45,7 +48,7 @@ struct cpa_set {
     size_t nwarnings;
     struct cpa_view *views;  /* n: how the session sees each part */
     struct ips2_pag **parts; /* in-process: the matched parts; NULL when distributed */
-    struct cpa_pvm *pvm;     /* distributed: the slaves */
+    struct cpa_pvm *pvm;     /* distributed: the slaves' conversation */
 };
 
 /* Reads, numbers and matches the part files, each seen through view
@@ -53,29 +56,62 @@ struct cpa_set {
 int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
                    struct cpa_set **out, char *err, size_t errlen);
 
-/* Spawns one ips2slave per part file (on hosts[k]: NULL, "" or
- * "localhost" for this host) in the PVM this process is connected to,
- * or, if none and private_vm, in a private one it starts (and halts in
- * cpa_set_free); loads the parts there, gathers and matches their ends
- * and hands each its cross arcs.  0, or -1 with err. */
-int cpa_pvm_open(char *const *files, char *const *hosts, size_t n, const char *slave_path,
-                 bool private_vm, cpa_view_fn *view, void *view_arg, struct cpa_set **out,
-                 char *err, size_t errlen);
+/* Has the part files held by PVM slaves and loaded there, gathers and
+ * matches their ends and hands each part its cross arcs, serving the Tcl
+ * event loop meanwhile.  Part k goes to the slave of its machine: of
+ * machines[0..nmachines), the one whose name is the file's stem or the
+ * stem's prefix before a dot (the longest; a replay's part,
+ * MACHINE.PREFIX.pag, goes with its machine's); with none, the file's
+ * stem is a machine of its own on this host.  slaves: the slave set of a
+ * live run (the one PVM conversation of the process); with reuse (the
+ * run's own session), its slave of that machine holds the part if no
+ * other conversation has it; other parts get a slave spawned into the set
+ * for this one (told to quit when the set is freed).  NULL: a private VM
+ * and slave set are started for the set (and halted when it is freed).
+ * 0, or -1 with err. */
+int cpa_pvm_open(char *const *files, size_t n, const struct ips2_machine_info *machines,
+                 size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
+                 cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen);
 
 /* Whether this process is connected to a pvmd now. */
 bool cpa_pvm_connected(void);
-/* Whether a distributed set can no longer run queries (a slave died, or
- * this process left the VM its slaves are in). */
+/* Whether a distributed set can no longer run queries (a slave died or
+ * hung, or its slave set was closed). */
 bool cpa_set_stale(const struct cpa_set *s);
 
 /* Runs one query on the set: the path first-first, its length.  0, or -1
- * with err (the set stays usable unless a slave died). */
+ * with err (the set stays usable unless a slave died or hung).  On a
+ * distributed set it serves the Tcl event loop until the query completes
+ * (cpa_set_run_async below; other queries may start meanwhile: they run
+ * after it). */
 int cpa_set_run(struct cpa_set *s, const struct ips2_cpa_query *q, struct ips2_cpa_path *out,
                 char *err, size_t errlen);
 int cpa_pvm_run(struct cpa_set *s, const struct ips2_cpa_query *q, struct ips2_cpa_path *out,
                 char *err, size_t errlen);
 
-/* Tells the slaves to quit (and halts a private VM); frees everything. */
+/* The completion of a query started by cpa_set_run_async: called once,
+ * from the Tcl event loop (an idle callback), never before
+ * cpa_set_run_async returned.  On success err is NULL and path the
+ * result (first-first): the callee may take it (*mine = *path, then
+ * ips2_cpa_path_init(path)); what it leaves is freed after the call.  On
+ * failure path is NULL and err says why (the query failed, was
+ * cancelled, or its set was freed). */
+typedef void cpa_done_fn(void *arg, struct ips2_cpa_path *path, const char *err);
+
+/* Starts one query on the set (q and its strings are copied) and returns
+ * at once: a number > 0 for cpa_set_cancel, or -1 with err.  A
+ * distributed set runs its queries one after the other, in the order
+ * started, driven by the slaves' messages and Tcl timers; an in-process
+ * set computes it now and calls done from the event loop. */
+int cpa_set_run_async(struct cpa_set *s, const struct ips2_cpa_query *q, cpa_done_fn *done,
+                      void *arg, char *err, size_t errlen);
+/* Cancels a query of the set that has not completed: its done is called
+ * with the error "cancelled".  Nothing if it completed already. */
+void cpa_set_cancel(struct cpa_set *s, int query);
+
+/* Frees everything; the slaves spawned for the set quit (a private VM is
+ * halted), a live run's slaves stay.  Queries not completed get their
+ * done called, with an error, before it returns. */
 void cpa_set_free(struct cpa_set *s);
 void cpa_pvm_free(struct cpa_pvm *p);
 

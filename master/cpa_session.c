@@ -53,7 +53,9 @@ struct cpa_session {
     size_t nmachines;
     struct app_fact *apps;
     size_t napps;
-    struct cpa_set *set; /* NULL until asked */
+    struct cpa_set *set;        /* NULL until asked */
+    struct ips2_slaves *slaves; /* the live run's (cpa_session_set_slaves), or NULL */
+    bool own_slaves;            /* this session is that run's */
     bool distributed;
     atomic_bool holds_pvm; /* set is distributed: read without the lock */
     struct cpa_set *local; /* parts with nodes, for timeline (set itself when in-process) */
@@ -296,6 +298,12 @@ static char *copy(const char *v)
     return strdup(v != NULL ? v : "");
 }
 
+void cpa_session_set_slaves(struct cpa_session *s, struct ips2_slaves *slaves, bool own)
+{
+    s->slaves = slaves;
+    s->own_slaves = slaves != NULL && own;
+}
+
 struct cpa_session *cpa_session_new(const struct ips2_model *m, const char *slave_path)
 {
     struct cpa_session *s = calloc(1, sizeof *s);
@@ -495,10 +503,15 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
         return -1;
     char err[sizeof e->message] = "";
     int rc;
-    if (distributed)
-        rc = cpa_pvm_open(g.gl_pathv, hosts, g.gl_pathc, s->slave_path, true, part_view, s, &s->set,
-                          err, sizeof err);
-    else
+    if (distributed) {
+        struct ips2_machine_info *mi = calloc(s->nmachines + 1, sizeof *mi);
+        for (size_t i = 0; mi != NULL && i < s->nmachines; i++)
+            mi[i] = (struct ips2_machine_info){.name = s->machines[i].name,
+                                               .host = s->machines[i].host};
+        rc = cpa_pvm_open(g.gl_pathv, g.gl_pathc, mi, mi ? s->nmachines : 0, s->slaves,
+                          s->own_slaves, s->slave_path, part_view, s, &s->set, err, sizeof err);
+        free(mi);
+    } else
         rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->set, err, sizeof err);
     s->local = distributed ? NULL : s->set;
     s->distributed = distributed;

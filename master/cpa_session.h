@@ -94,6 +94,11 @@ bool cpa_request_uses_pvm(const struct cpa_request *r);
  * needs (directory, machines, applications, shifts).  slave_path: the
  * ips2slave to spawn for PVM queries.  NULL when out of memory. */
 struct cpa_session *cpa_session_new(const struct ips2_model *m, const char *slave_path);
+/* On the interpreter's thread, before a request: the slave set of the
+ * process's live run (NULL: none; master/pvm_slaves.h) and whether this
+ * session is that run's (its slaves then hold the parts: cpa_pvm_open). */
+struct ips2_slaves;
+void cpa_session_set_slaves(struct cpa_session *s, struct ips2_slaves *slaves, bool own);
 /* Frees the session (its PVM slaves quit: on the interpreter's thread,
  * unless cpa_session_drop_pvm was called there before). */
 void cpa_session_free(struct cpa_session *s);

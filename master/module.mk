@@ -88,26 +88,27 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 	$(CC) -o $@ $^ -lcmocka
 
 # --- the critical path (cpa/, ANALYSTS.md §6): queries in this process
-# (cpa_local.c) or on PVM slaves (cpa_pvm.c), the session's critical-path
+# (cpa_local.c) or on PVM slaves (cpa_slaves.c), the session's critical-path
 # core (cpa_session.c) and background thread (query_thread.c), and the
 # session's cp, cp-zero, cp-path, cp-imbalance, timeline, async and cancel
 # subcommands and ips2::cpa (tcl_cpa.c, tcl_async.c).  Linked with
 # libips2cpa.a (in SLAVE_LIBS).
-MASTER_CPA_SRCS := master/cpa_local.c master/cpa_pvm.c master/cpa_view.c master/cpa_session.c \
+MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
                    master/query_thread.c master/tcl_cpa.c master/tcl_async.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
 $(MASTER_PKG_LIB): $(MASTER_CPA_OBJS)
 # Unit test of the critical-path session core (cpa_session.c, query_thread.c):
-# no Tcl; the PVM backend is linked but not started.
+# no Tcl; the PVM backend (cpa_slaves.c over pvm_slaves.c, driven by the Tcl
+# event loop) is linked, with Tcl's stubs library, but not started.
 MASTER_CPA_CORE_OBJS := $(filter-out $(B)/obj/master/tcl_%,$(MASTER_CPA_OBJS)) \
-                        $(B)/obj/master/pvm_vm.o
+                        $(B)/obj/master/pvm_vm.o $(B)/obj/master/pvm_slaves.o
 $(B)/obj/tests/unit/test_cp_session.o: CFLAGS_COMMON += -Imaster
 $(B)/tests/unit/test_cp_session: $(B)/obj/tests/unit/test_cp_session.o $(MASTER_CORE_OBJS) \
                                   $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
-	    -lpvm3 -lcmocka -lpthread -lm
+	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa

@@ -12,14 +12,22 @@
  * ips2_proto.h's 900 range.
  *
  * Event loop: the pvmd socket (pvm_getfds) gets a Tcl file handler, so
- * the master never blocks waiting for slaves and a GUI stays live.  libpvm
- * may read incoming messages into its own queue while it sends, which the
- * socket then no longer shows; so every send also schedules an idle drain.
- * A drain takes every queued message with pvm_nrecv() and dispatches it by
- * tag to the callbacks.  A callback may free the set: the set is
- * Tcl_Preserve'd around dispatching and freed with Tcl_EventuallyFree.
+ * the master never blocks waiting for slaves and a GUI stays live.  The
+ * master grants no direct task-to-task route (PvmDontRoute: the critical
+ * path's slaves ask for them), so everything comes through that socket:
+ * libpvm closes a route's socket when its peer dies, inside whatever call
+ * notices, and a closed descriptor left in Tcl's notifier makes its
+ * select() fail for ever.  libpvm may read incoming messages into its own
+ * queue while it sends, which the socket then no longer shows; so every
+ * send also schedules an idle drain.  A drain takes every
+ * queued message with pvm_nrecv() and dispatches it by tag to the
+ * callbacks: the run's events, and for the critical-path tags the events
+ * of the conversation that claimed the slave (cpa_slaves.c).  A callback
+ * may free the set: the set is Tcl_Preserve'd around dispatching and
+ * freed with Tcl_EventuallyFree.
  */
 #include <pvm3.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +43,8 @@ struct slave {
     int tid;
     int host_tid;
     bool alive, quitting;
+    const struct ips2_slave_cpa_events *cpa; /* the conversation that claimed it, or NULL */
+    void *cpa_arg;
 };
 
 struct ips2_slaves {
@@ -44,15 +54,22 @@ struct ips2_slaves {
     void *arg;
     int fd;
     bool closed, drain_pending;
+    int32_t next_id;
     struct slave *v;
     int n, cap;
 };
 
 static void drain(struct ips2_slaves *s);
+static void dispatch_cpa(struct ips2_slaves *s, int i, int tag);
 static int by_tid(const struct ips2_slaves *s, int tid);
 
 /* How long ips2_slaves_free() waits for the slaves to go. */
 #define QUIT_WAIT_MS 3000
+#define BLOB_MAX     ((size_t)1 << 40)
+
+/* libpvm 3.4's own task id, -1 when not connected (exported by
+ * libpvm3.so; asking pvm_mytid() would connect). */
+extern int pvmmytid;
 
 static void file_proc(ClientData cd, int mask)
 {
@@ -121,6 +138,7 @@ struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
         return NULL;
     }
     s->fd = fds[0];
+    pvm_setopt(PvmRoute, PvmDontRoute); /* see the top */
     Tcl_CreateFileHandler(s->fd, TCL_READABLE, file_proc, s);
     export_all(1);
     return s;
@@ -180,11 +198,16 @@ void ips2_slaves_free(struct ips2_slaves *s)
 {
     if (s == NULL || s->closed)
         return;
+    Tcl_Preserve(s);
+    for (int i = 0; i < s->n; i++) /* a conversation in flight ends */
+        if (s->v[i].cpa != NULL && s->v[i].alive && s->v[i].cpa->gone != NULL)
+            s->v[i].cpa->gone(s->v[i].cpa_arg, i, "its slave set was closed");
     ips2_slaves_quit_all(s);
     wait_quit(s, QUIT_WAIT_MS);
     s->closed = true;
     export_all(0);
     Tcl_DeleteFileHandler(s->fd);
+    Tcl_Release(s);
     if (s->drain_pending)
         Tcl_CancelIdleCall(idle_proc, s);
     Tcl_EventuallyFree(s, free_proc);
@@ -271,6 +294,8 @@ static void gone(struct ips2_slaves *s, int i, const char *why)
     if (!s->v[i].alive)
         return;
     s->v[i].alive = false;
+    if (s->v[i].cpa != NULL && s->v[i].cpa->gone != NULL)
+        s->v[i].cpa->gone(s->v[i].cpa_arg, i, why);
     if (!s->v[i].quitting && s->ev.died != NULL)
         s->ev.died(s->arg, i, why);
     if (!s->closed && s->ev.ended != NULL)
@@ -298,6 +323,11 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     int i = by_tid(s, src);
     if (i < 0)
         return;
+    if (tag >= IPS2_TAG_CPA_FIRST && tag <= IPS2_TAG_CPA_LAST) {
+        if (s->v[i].cpa != NULL)
+            dispatch_cpa(s, i, tag);
+        return;
+    }
     char *a = NULL, *b = NULL;
     int32_t x = 0, y = 0, z = 0, w = 0;
     int64_t l1 = 0, l2 = 0;
@@ -369,6 +399,150 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     }
     free(a);
     free(b);
+}
+
+/* --- the critical-path conversation's replies ------------------------------ */
+
+static int unpack_loaded(struct ips2_slaves *s, int i)
+{
+    int32_t id = 0, ok = 0;
+    uint32_t part = 0, nw = 0;
+    char *why = NULL, **warnings = NULL;
+    void *ends = NULL, *meta = NULL;
+    size_t nends = 0, nmeta = 0, got = 0;
+    int rc = ips2_upk_i32(&id);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&part);
+    if (rc >= 0)
+        rc = ips2_upk_i32(&ok);
+    if (rc >= 0)
+        rc = ips2_upk_str(&why);
+    if (rc >= 0)
+        rc = ips2_upk_blob(&ends, &nends, BLOB_MAX);
+    if (rc >= 0)
+        rc = ips2_upk_blob(&meta, &nmeta, BLOB_MAX);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&nw);
+    if (rc >= 0 && nw > IPS2_CPA_WARN_MAX)
+        rc = PvmBadMsg;
+    if (rc >= 0 && nw > 0 && (warnings = calloc(nw, sizeof *warnings)) == NULL)
+        rc = PvmNoMem;
+    while (rc >= 0 && got < nw && (rc = ips2_upk_str(&warnings[got])) >= 0)
+        got++;
+    if (rc >= 0)
+        s->v[i].cpa->loaded(s->v[i].cpa_arg, i, id, part,
+                            ok    ? NULL
+                            : why ? why
+                                  : "",
+                            ends, nends, meta, nmeta, warnings, got);
+    else {
+        free(ends);
+        free(meta);
+    }
+    for (size_t w = 0; w < got; w++)
+        free(warnings[w]);
+    free(warnings);
+    free(why);
+    return rc;
+}
+
+static int unpack_ready(struct ips2_slaves *s, int i)
+{
+    int32_t id = 0, ok = 0;
+    uint32_t part = 0;
+    char *why = NULL;
+    int rc = ips2_upk_i32(&id);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&part);
+    if (rc >= 0)
+        rc = ips2_upk_i32(&ok);
+    if (rc >= 0)
+        rc = ips2_upk_str(&why);
+    if (rc >= 0)
+        s->v[i].cpa->ready(s->v[i].cpa_arg, i, id, part, ok ? NULL : why ? why : "");
+    free(why);
+    return rc;
+}
+
+static int unpack_status(struct ips2_slaves *s, int i)
+{
+    struct ips2_slave_cpa_status st;
+    char *text = NULL;
+    memset(&st, 0, sizeof st);
+    int rc = ips2_upk_i32(&st.query);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&st.state);
+    if (rc >= 0)
+        rc = ips2_upk_i64(&st.sent);
+    if (rc >= 0)
+        rc = ips2_upk_i64(&st.received);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&st.found);
+    if (rc >= 0)
+        rc = ips2_upk_i64(&st.gid);
+    if (rc >= 0)
+        rc = ips2_upk_i64(&st.length);
+    if (rc >= 0)
+        rc = ips2_upk_str(&text);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&st.probe);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&st.part);
+    st.text = text ? text : "";
+    if (rc >= 0)
+        s->v[i].cpa->status(s->v[i].cpa_arg, i, &st);
+    free(text);
+    return rc;
+}
+
+static int unpack_segments(struct ips2_slaves *s, int i)
+{
+    int32_t q = 0;
+    uint32_t seq = 0, done = 0;
+    void *data = NULL;
+    size_t size = 0;
+    char *why = NULL;
+    int rc = ips2_upk_i32(&q);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&seq);
+    if (rc >= 0)
+        rc = ips2_upk_u32(&done);
+    if (rc >= 0)
+        rc = ips2_upk_blob(&data, &size, BLOB_MAX);
+    if (rc >= 0)
+        rc = ips2_upk_str(&why);
+    if (rc >= 0)
+        s->v[i].cpa->segments(s->v[i].cpa_arg, i, q, seq, (int)done, data, size,
+                              why && why[0] ? why : NULL);
+    else
+        free(data);
+    free(why);
+    return rc;
+}
+
+/* A message of the critical path from slave i, which a conversation
+ * claimed: unpacked whole, then handed over. */
+static void dispatch_cpa(struct ips2_slaves *s, int i, int tag)
+{
+    int rc = 0;
+    switch (tag) {
+    case IPS2_TAG_CPA_LOADED:
+        rc = unpack_loaded(s, i);
+        break;
+    case IPS2_TAG_CPA_READY:
+        rc = unpack_ready(s, i);
+        break;
+    case IPS2_TAG_CPA_STATUS:
+        rc = unpack_status(s, i);
+        break;
+    case IPS2_TAG_CPA_SEGMENTS:
+        rc = unpack_segments(s, i);
+        break;
+    default:
+        break;
+    }
+    if (rc < 0 && s->v[i].cpa != NULL && s->v[i].cpa->bad != NULL)
+        s->v[i].cpa->bad(s->v[i].cpa_arg, i, tag);
 }
 
 static void drain(struct ips2_slaves *s)
@@ -497,4 +671,135 @@ int ips2_slaves_quit(struct ips2_slaves *s, int slave)
     s->v[slave].quitting = true;
     TRY(pvm_initsend(PvmDataDefault));
     return send_to(s, slave, IPS2_TAG_QUIT);
+}
+
+/* --- the critical-path conversation ---------------------------------------- */
+
+bool ips2_slaves_connected(void)
+{
+    return pvmmytid > 0;
+}
+
+bool ips2_slaves_closed(const struct ips2_slaves *s)
+{
+    return s->closed;
+}
+
+int ips2_slaves_find(const struct ips2_slaves *s, const char *machine)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].alive && strcmp(s->v[i].machine, machine) == 0)
+            return i;
+    return -1;
+}
+
+const char *ips2_slaves_machine(const struct ips2_slaves *s, int slave)
+{
+    return slave >= 0 && slave < s->n ? s->v[slave].machine : "?";
+}
+
+void ips2_slaves_kill(struct ips2_slaves *s, int slave)
+{
+    if (slave >= 0 && slave < s->n && s->v[slave].alive)
+        pvm_sendsig(s->v[slave].tid, SIGKILL);
+}
+
+int32_t ips2_slaves_next_id(struct ips2_slaves *s)
+{
+    return ++s->next_id;
+}
+
+int ips2_slaves_claim(struct ips2_slaves *s, int slave, const struct ips2_slave_cpa_events *ev,
+                      void *arg)
+{
+    if (slave < 0 || slave >= s->n || s->v[slave].cpa != NULL)
+        return -1;
+    s->v[slave].cpa = ev;
+    s->v[slave].cpa_arg = arg;
+    return 0;
+}
+
+void ips2_slaves_unclaim(struct ips2_slaves *s, int slave)
+{
+    if (slave >= 0 && slave < s->n) {
+        s->v[slave].cpa = NULL;
+        s->v[slave].cpa_arg = NULL;
+    }
+}
+
+bool ips2_slaves_claimed(const struct ips2_slaves *s, int slave)
+{
+    return slave >= 0 && slave < s->n && s->v[slave].cpa != NULL;
+}
+
+int ips2_slaves_cpa_load(struct ips2_slaves *s, int slave, int32_t id, const char *file,
+                         uint32_t part, uint32_t nparts)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(id));
+    TRY(ips2_pk_str(file));
+    TRY(ips2_pk_u32(part));
+    TRY(ips2_pk_u32(nparts));
+    return send_to(s, slave, IPS2_TAG_CPA_LOAD);
+}
+
+int ips2_slaves_cpa_cross(struct ips2_slaves *s, int slave, int32_t id, uint32_t part,
+                          const void *arcs, size_t size, uint32_t nparts, const int *holders)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(id));
+    TRY(ips2_pk_u32(part));
+    TRY(ips2_pk_blob(arcs, size));
+    TRY(ips2_pk_u32(nparts));
+    for (uint32_t p = 0; p < nparts; p++) {
+        int h = holders[p];
+        TRY(ips2_pk_i32(h >= 0 && h < s->n ? s->v[h].tid : 0));
+    }
+    return send_to(s, slave, IPS2_TAG_CPA_CROSS);
+}
+
+int ips2_slaves_cpa_query(struct ips2_slaves *s, int slave, int32_t query, uint32_t mode,
+                          const char *zero_procedure, int32_t zero_process, uint32_t zero_part,
+                          int32_t zero_pid, uint32_t count, const uint32_t *parts,
+                          const char *const *apps, const char *const *zero_apps)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_u32(mode));
+    TRY(ips2_pk_str(zero_procedure));
+    TRY(ips2_pk_i32(zero_process));
+    TRY(ips2_pk_u32(zero_part));
+    TRY(ips2_pk_i32(zero_pid));
+    TRY(ips2_pk_u32(count));
+    for (uint32_t k = 0; k < count; k++) {
+        TRY(ips2_pk_u32(parts[k]));
+        TRY(ips2_pk_str(apps[k]));
+        TRY(ips2_pk_str(zero_apps[k]));
+    }
+    return send_to(s, slave, IPS2_TAG_CPA_QUERY);
+}
+
+int ips2_slaves_cpa_probe(struct ips2_slaves *s, int slave, int32_t query, uint32_t round)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_u32(round));
+    return send_to(s, slave, IPS2_TAG_CPA_PROBE);
+}
+
+int ips2_slaves_cpa_end(struct ips2_slaves *s, int slave, int32_t query)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    return send_to(s, slave, IPS2_TAG_CPA_END);
+}
+
+int ips2_slaves_cpa_walk(struct ips2_slaves *s, int slave, int32_t query, uint32_t seq,
+                         const void *walk, size_t size)
+{
+    TRY(pvm_initsend(PvmDataDefault));
+    TRY(ips2_pk_i32(query));
+    TRY(ips2_pk_u32(seq));
+    TRY(ips2_pk_blob(walk, size));
+    return send_to(s, slave, IPS2_TAG_CPA_WALK);
 }

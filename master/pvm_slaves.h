@@ -2,11 +2,15 @@
  * pvm_slaves.h - the master's slaves: spawning one ips2slave per machine,
  * supervising them (PVM notifications of task exit and host deletion),
  * sending them their work and receiving what they report, all from the
- * Tcl event loop (pvm_slaves.c).  The protocol is slave/ips2_proto.h.
+ * Tcl event loop (pvm_slaves.c).  The protocol is slave/ips2_proto.h.  It
+ * is the master's only PVM layer: the critical-path conversation
+ * (cpa_slaves.c) claims slaves of a set and speaks through the
+ * ips2_slaves_cpa_* functions below.
  */
 #ifndef IPS2_PVM_SLAVES_H
 #define IPS2_PVM_SLAVES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,5 +77,71 @@ int ips2_slaves_go(struct ips2_slaves *s, int slave);
 int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
                        int64_t session_start, int64_t start, int64_t end, int64_t interval_ns);
 int ips2_slaves_quit(struct ips2_slaves *s, int slave);
+
+/* Whether this process is connected to a pvmd now (without connecting). */
+bool ips2_slaves_connected(void);
+/* Whether the set was freed (it stays readable while Tcl_Preserve'd). */
+bool ips2_slaves_closed(const struct ips2_slaves *s);
+/* A live slave of machine (the first spawned), or -1. */
+int ips2_slaves_find(const struct ips2_slaves *s, const char *machine);
+const char *ips2_slaves_machine(const struct ips2_slaves *s, int slave);
+/* Kills the slave's task (SIGKILL through its pvmd: a stopped one too). */
+void ips2_slaves_kill(struct ips2_slaves *s, int slave);
+/* A new number for a request to the set's slaves, larger than every
+ * earlier one (slaves drop the messages of older queries). */
+int32_t ips2_slaves_next_id(struct ips2_slaves *s);
+
+/* --- the critical-path conversation (ips2_proto.h, 300-399) ---------------- */
+
+/* A slave's STATUS (text: the callee's for the call only). */
+struct ips2_slave_cpa_status {
+    int32_t query;
+    uint32_t state; /* enum ips2_cpa_state */
+    int64_t sent, received;
+    uint32_t found;
+    int64_t gid, length;
+    const char *text;
+    uint32_t probe; /* the probe round answered, 0: none */
+    uint32_t part;  /* the part text is about */
+};
+
+/* What a claimed slave says in that conversation; called from the event
+ * loop.  Strings are the callee's for the call only; blobs are malloc'd
+ * and now the callee's. */
+struct ips2_slave_cpa_events {
+    void (*loaded)(void *arg, int slave, int32_t id, uint32_t part, const char *err, void *ends,
+                   size_t nends, void *meta, size_t nmeta, char *const *warnings, size_t nwarnings);
+    void (*ready)(void *arg, int slave, int32_t id, uint32_t part, const char *err);
+    void (*status)(void *arg, int slave, const struct ips2_slave_cpa_status *st);
+    void (*segments)(void *arg, int slave, int32_t query, uint32_t seq, int done, void *chunk,
+                     size_t size, const char *err);
+    /* a message of the conversation that does not unpack */
+    void (*bad)(void *arg, int slave, int tag);
+    /* the slave's task is gone (also one told to quit) */
+    void (*gone)(void *arg, int slave, const char *why);
+};
+
+/* Routes the slave's critical-path messages to ev: 0, or -1 if another
+ * conversation has it.  Unclaiming stops them (and nothing is sent). */
+int ips2_slaves_claim(struct ips2_slaves *s, int slave, const struct ips2_slave_cpa_events *ev,
+                      void *arg);
+void ips2_slaves_unclaim(struct ips2_slaves *s, int slave);
+bool ips2_slaves_claimed(const struct ips2_slaves *s, int slave);
+
+/* Messages of ips2_proto.h's 300-319 and WALK; each returns 0 or a
+ * negative PVM code.  holders[p]: the slave holding part p (its tid is
+ * sent); apps and zero_apps: count entries, the names of parts[]. */
+int ips2_slaves_cpa_load(struct ips2_slaves *s, int slave, int32_t id, const char *file,
+                         uint32_t part, uint32_t nparts);
+int ips2_slaves_cpa_cross(struct ips2_slaves *s, int slave, int32_t id, uint32_t part,
+                          const void *arcs, size_t size, uint32_t nparts, const int *holders);
+int ips2_slaves_cpa_query(struct ips2_slaves *s, int slave, int32_t query, uint32_t mode,
+                          const char *zero_procedure, int32_t zero_process, uint32_t zero_part,
+                          int32_t zero_pid, uint32_t count, const uint32_t *parts,
+                          const char *const *apps, const char *const *zero_apps);
+int ips2_slaves_cpa_probe(struct ips2_slaves *s, int slave, int32_t query, uint32_t round);
+int ips2_slaves_cpa_end(struct ips2_slaves *s, int slave, int32_t query);
+int ips2_slaves_cpa_walk(struct ips2_slaves *s, int slave, int32_t query, uint32_t seq,
+                         const void *walk, size_t size);
 
 #endif /* IPS2_PVM_SLAVES_H */

@@ -8,7 +8,7 @@
  *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s cp-imbalance ?NODE? ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s timeline ?NODE? -from T0 -to T1 ?-limit N?
- *   ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?
+ *   ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F? ?-done CMD?
  *
  * Where a query runs (-pvm): auto (the default) runs it on PVM slaves when
  * the session is a live one (ips2::run's, still connected to its VM), else
@@ -29,6 +29,7 @@
 #include "cpa.h"
 #include "slave_path.h"
 #include "tcl_cpa.h"
+#include "tcl_run.h" /* Ips2RunSlaves */
 #include "tcl_util.h"
 
 #define ERR_LEN 1024
@@ -69,6 +70,11 @@ Ips2Cpa *Ips2CpaState(Ips2Session *s)
         char slave[PATH_MAX];
         ips2_slave_path(slave, sizeof slave);
         c->core = cpa_session_new(s->m, slave);
+    }
+    if (c->core != NULL) { /* the live run's slaves answer its session (tcl_run.c) */
+        int own = 0;
+        struct ips2_slaves *slaves = Ips2RunSlaves(s->interp, s->m, &own);
+        cpa_session_set_slaves(c->core, slaves, own != 0);
     }
     return c->core != NULL ? c : NULL;
 }
@@ -413,27 +419,89 @@ static double Now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The result dict of ips2::cpa. */
+static Tcl_Obj *CpaResult(const struct ips2_cpa_path *path, const struct cpa_set *set,
+                          double open_s, double query_s)
+{
+    int64_t cpu = 0, sum = 0, crossings = 0;
+    for (size_t i = 0; i < path->nsegs; i++) {
+        sum += path->segs[i].length;
+        crossings += path->segs[i].src_part != path->segs[i].dst_part;
+        if (path->segs[i].kind == IPS2_CPA_SEG_CPU)
+            cpu += path->segs[i].length;
+    }
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Ips2Put(d, "length", Wide(path->length));
+    Ips2Put(d, "found", Tcl_NewIntObj(path->found));
+    Ips2Put(d, "terminal", Wide((int64_t)path->terminal));
+    Ips2Put(d, "segments", Wide((int64_t)path->nsegs));
+    Ips2Put(d, "segments_sum", Wide(sum));
+    Ips2Put(d, "cpu_ns", Wide(cpu));
+    Ips2Put(d, "crossings", Wide(crossings));
+    Ips2Put(d, "via", Ips2Str(set->pvm ? "pvm" : "local"));
+    Ips2Put(d, "open_seconds", Tcl_NewDoubleObj(open_s));
+    Ips2Put(d, "query_seconds", Tcl_NewDoubleObj(query_s));
+    Ips2Put(d, "warnings", Wide((int64_t)set->nwarnings));
+    return d;
+}
+
+/* ips2::cpa -done: the query in flight. */
+struct CpaAsync {
+    Tcl_Interp *interp;
+    Tcl_Obj *cmd;
+    struct cpa_set *set;
+    double t0, t1;
+};
+
+/* The query's completion (cpa_done_fn): frees the set, calls CMD. */
+static void CpaAsyncDone(void *arg, struct ips2_cpa_path *path, const char *err)
+{
+    struct CpaAsync *a = arg;
+    Tcl_Interp *interp = a->interp;
+    Tcl_Obj *cmd = Tcl_DuplicateObj(a->cmd), *res;
+    Tcl_IncrRefCount(cmd);
+    if (path != NULL) {
+        res = CpaResult(path, a->set, a->t1 - a->t0, Now() - a->t1);
+    } else {
+        res = Tcl_NewDictObj();
+        Ips2Put(res, "error", Ips2Str(err));
+    }
+    Tcl_ListObjAppendElement(NULL, cmd, res);
+    cpa_set_free(a->set);
+    Tcl_DecrRefCount(a->cmd);
+    free(a);
+    Tcl_Preserve(interp);
+    if (Tcl_EvalObjEx(interp, cmd, TCL_EVAL_GLOBAL) != TCL_OK)
+        Tcl_BackgroundException(interp, TCL_ERROR);
+    Tcl_Release(interp);
+    Tcl_DecrRefCount(cmd);
+}
+
 /*
- * ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?
+ * ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F? ?-done CMD?
  *   Runs one query on the part files FILES (numbered in that order) and
  *   returns {length L found 0|1 terminal GID segments N cpu_ns C
  *   crossings X via local|pvm open_seconds S query_seconds S} (X: the
  *   path's segments from one part to another): for tests (distributed ==
- *   in-process == oracle) and the benchmark.
+ *   in-process == oracle) and the benchmark.  With -done, it returns once
+ *   the parts are loaded and the query runs in the event loop
+ *   (cpa_set_run_async): CMD is called with that dict, or {error MESSAGE}.
  */
 static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     (void)cd;
     Tcl_Size nfiles = 0;
-    Tcl_Obj **fv = NULL;
-    static const char *const options[] = {"-app", "-mode", "-pvm", "-zero-procedure", NULL};
-    enum { C_APP, C_MODE, C_PVM, C_ZERO_PROCEDURE };
+    Tcl_Obj **fv = NULL, *done = NULL;
+    static const char *const options[] = {"-app",  "-mode", "-pvm", "-zero-procedure",
+                                          "-done", NULL};
+    enum { C_APP, C_MODE, C_PVM, C_ZERO_PROCEDURE, C_DONE };
     static const char *const hows[] = {"none", "private", NULL};
     struct ips2_cpa_query q = {.mode = IPS2_CPA_GLOBAL};
     int option, mode, private_vm = 0;
     if (objc < 2 || objc % 2 != 0) {
-        Tcl_WrongNumArgs(interp, 1, objv,
-                         "files ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F?");
+        Tcl_WrongNumArgs(
+            interp, 1, objv,
+            "files ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F? ?-done CMD?");
         return TCL_ERROR;
     }
     if (Tcl_ListObjGetElements(interp, objv[1], &nfiles, &fv) != TCL_OK)
@@ -461,6 +529,9 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
         case C_ZERO_PROCEDURE:
             q.zero_procedure = v[0] ? v : NULL;
             break;
+        case C_DONE:
+            done = objv[i + 1];
+            break;
         }
     }
     char **files = calloc((size_t)nfiles + 1, sizeof *files);
@@ -476,8 +547,8 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     int rc;
     if (private_vm) {
         ips2_slave_path(slave, sizeof slave);
-        rc = cpa_pvm_open(files, NULL, (size_t)nfiles, slave, true, NULL, NULL, &set, err,
-                          sizeof err);
+        rc = cpa_pvm_open(files, (size_t)nfiles, NULL, 0, Ips2RunSlaves(interp, NULL, NULL), false,
+                          slave, NULL, NULL, &set, err, sizeof err);
     } else {
         rc = cpa_local_open(files, (size_t)nfiles, NULL, NULL, &set, err, sizeof err);
     }
@@ -485,6 +556,22 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
     if (rc != 0)
         return Error(interp, "PARTS", "%s", err);
     double t1 = Now();
+    if (done != NULL) {
+        struct CpaAsync *a = malloc(sizeof *a);
+        if (a == NULL) {
+            cpa_set_free(set);
+            return Error(interp, "MEMORY", "%s", "out of memory");
+        }
+        *a = (struct CpaAsync){interp, done, set, t0, t1};
+        Tcl_IncrRefCount(done);
+        if (cpa_set_run_async(set, &q, CpaAsyncDone, a, err, sizeof err) < 0) {
+            Tcl_DecrRefCount(done);
+            free(a);
+            cpa_set_free(set);
+            return Error(interp, "QUERY", "%s", err);
+        }
+        return TCL_OK;
+    }
     struct ips2_cpa_path path;
     ips2_cpa_path_init(&path);
     rc = cpa_set_run(set, &q, &path, err, sizeof err);
@@ -494,28 +581,9 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
         cpa_set_free(set);
         return Error(interp, "QUERY", "%s", err);
     }
-    int64_t cpu = 0, sum = 0, crossings = 0;
-    for (size_t i = 0; i < path.nsegs; i++) {
-        sum += path.segs[i].length;
-        crossings += path.segs[i].src_part != path.segs[i].dst_part;
-        if (path.segs[i].kind == IPS2_CPA_SEG_CPU)
-            cpu += path.segs[i].length;
-    }
-    Tcl_Obj *d = Tcl_NewDictObj();
-    Ips2Put(d, "length", Wide(path.length));
-    Ips2Put(d, "found", Tcl_NewIntObj(path.found));
-    Ips2Put(d, "terminal", Wide((int64_t)path.terminal));
-    Ips2Put(d, "segments", Wide((int64_t)path.nsegs));
-    Ips2Put(d, "segments_sum", Wide(sum));
-    Ips2Put(d, "cpu_ns", Wide(cpu));
-    Ips2Put(d, "crossings", Wide(crossings));
-    Ips2Put(d, "via", Ips2Str(set->pvm ? "pvm" : "local"));
-    Ips2Put(d, "open_seconds", Tcl_NewDoubleObj(t1 - t0));
-    Ips2Put(d, "query_seconds", Tcl_NewDoubleObj(t2 - t1));
-    Ips2Put(d, "warnings", Wide((int64_t)set->nwarnings));
+    Tcl_SetObjResult(interp, CpaResult(&path, set, t1 - t0, t2 - t1));
     ips2_cpa_path_free(&path);
     cpa_set_free(set);
-    Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }
 

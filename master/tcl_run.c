@@ -52,6 +52,7 @@
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "run.h"         /* with tcl.h, before ips2_master.h */
 #include "ips2_master.h"
+#include "model.h"
 #include "slave_path.h"
 #include "tcl_run.h"
 #include "tcl_util.h"
@@ -930,6 +931,19 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
     Tcl_CreateExitHandler(ExitProc, run);
     assoc->kept = run;
     return Ips2_OpenSession(interp, Tcl_GetString(run->session), SlaveReduce, run, ReleaseRun);
+}
+
+struct ips2_slaves *Ips2RunSlaves(Tcl_Interp *interp, const struct ips2_model *m, int *own)
+{
+    RunAssoc *assoc = Tcl_GetAssocData(interp, ASSOC_KEY, NULL);
+    struct run *run = assoc == NULL ? NULL : assoc->active ? assoc->active : assoc->kept;
+    if (own != NULL)
+        *own = 0;
+    if (run == NULL || run->shut || run->slaves == NULL)
+        return NULL;
+    if (own != NULL)
+        *own = m != NULL && m->reducer.reduce == SlaveReduce && m->reducer.arg == run;
+    return run->slaves;
 }
 
 int Ips2RunInit(Tcl_Interp *interp)

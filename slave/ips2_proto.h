@@ -40,7 +40,7 @@
 #ifndef IPS2_PROTO_H
 #define IPS2_PROTO_H
 
-#define IPS2_PROTO_VERSION 1
+#define IPS2_PROTO_VERSION 2
 #define IPS2_PROTO_STR_MAX (64 * 1024)
 #define IPS2_PROTO_CHUNK   (1024 * 1024)
 
@@ -83,49 +83,59 @@ enum ips2_tag {
     IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
 
-    /* 300-399: critical-path diffusion between slaves (cpa/; master/cpa_pvm.c,
-       slave/slave_cpa.c; the conversation is described below the enum).
-       blob fields are the byte strings of cpa/ips2_cpa.h and cpa/ips2_pag.h's
-       encoders; `id` numbers a loaded part set, `query` a query (both > 0).
+    /* 300-399: critical-path diffusion between slaves (cpa/; master/cpa_slaves.c over
+       master/pvm_slaves.c, slave/slave_cpa.c; the conversation is described below the
+       enum).  blob fields are the byte strings of cpa/ips2_cpa.h and cpa/ips2_pag.h's
+       encoders; `id` numbers a loaded part set, `query` a query (both > 0, increasing
+       over the slave set's life).  A slave may hold several parts (its machine's run and
+       the replays it reduced): messages about one part name it.
        300-319: master to slave */
     IPS2_TAG_CPA_FIRST = 300,
-    IPS2_TAG_CPA_LOAD = 300,  /* i32 id, str part file, u32 part (its index in the query),
-                                 u32 nparts: read the part file (ips2_pag_read) and keep it;
+    IPS2_TAG_CPA_LOAD = 300,  /* i32 id, str part file, u32 part (its index in the set),
+                                 u32 nparts: read the part file (ips2_pag_read) and keep it
+                                 (a new id drops the parts held, the same id adds one);
                                  answer CPA_LOADED */
-    IPS2_TAG_CPA_CROSS = 301, /* i32 id, blob cross arcs of this part (ips2_pag_cross_encode),
-                                 u32 nparts, nparts x i32 tid: the slave holding each part;
-                                 answer CPA_READY */
-    IPS2_TAG_CPA_QUERY = 302, /* i32 query, u32 mode (enum ips2_cpa_mode), str app, str zero
-                                 procedure ("" none), i32 zero process (0 none), u32 its
-                                 part, i32 its pid, str its app: start a worker for the
-                                 query (dropping the previous one), step it, send BATCHes;
+    IPS2_TAG_CPA_CROSS = 301, /* i32 id, u32 part, blob cross arcs of that part
+                                 (ips2_pag_cross_encode), u32 nparts, nparts x i32 tid: the
+                                 slave holding each part; answer CPA_READY */
+    IPS2_TAG_CPA_QUERY = 302, /* i32 query, u32 mode (enum ips2_cpa_mode), str zero procedure
+                                 ("" none), i32 zero process (0 none), u32 its part, i32 its
+                                 pid, u32 count, count x (u32 part, str app, str zero
+                                 process's app): the applications as each part held here
+                                 names them.  Start a worker per part for the query
+                                 (dropping the previous ones), step them, send BATCHes;
                                  STATUS only when done, failed or probed (CPA_STATUS) */
-    IPS2_TAG_CPA_END = 303,   /* i32 query: the query is over, free its worker */
+    IPS2_TAG_CPA_END = 303,   /* i32 query: the query is over, free its workers */
     IPS2_TAG_CPA_PROBE = 304, /* i32 query, u32 round (> 0): answer STATUS now, with this
                                  round (the termination probe, below) */
     /* 320-339: slave to slave (and master to slave for the walk's start) */
     IPS2_TAG_CPA_BATCH = 320, /* i32 query, blob batch (ips2_cpa_batch_encode): path lengths
                                  for the receiver's incoming cross arcs; one message per
-                                 destination part per step */
+                                 destination part per step (parts of one slave pass their
+                                 batches inside it: no message, not counted) */
     IPS2_TAG_CPA_WALK = 321,  /* i32 query, u32 seq, blob walk (ips2_cpa_walk_encode): walk
-                                 back from the walk's node; the receiver sends its SEGMENTS
-                                 (seq) to the master and, unless the walk is done, WALK
-                                 (seq + 1) to the slave of the next node's part */
+                                 back from the walk's node; the receiver walks while the path
+                                 stays in parts it holds, sends its SEGMENTS (seq) to the
+                                 master and, unless the walk is done, WALK (seq + 1) to the
+                                 slave of the next node's part */
     /* 350-369: slave to master */
-    IPS2_TAG_CPA_LOADED = 350,    /* i32 id, i32 ok, str error, blob ends (ips2_pag_ends_encode),
-                                     blob meta (ips2_cpa_meta_encode), u32 nwarnings (at most
-                                     IPS2_CPA_WARN_MAX), nwarnings x str: the part's warnings */
-    IPS2_TAG_CPA_READY = 351,     /* i32 id, i32 ok, str error: the cross arcs are in */
-    IPS2_TAG_CPA_STATUS = 352,    /* i32 query, u32 state (enum ips2_cpa_state), i64 batches
-                                     sent, i64 batches received, u32 found, i64 candidate gid,
-                                     i64 candidate length, str text (failed: why; blocked: the
-                                     first waiting node), u32 probe round (0: not an answer to
-                                     PROBE): sent when the slave's worker becomes done, when
-                                     it failed, and in answer to PROBE */
-    IPS2_TAG_CPA_SEGMENTS = 353,  /* i32 query, u32 seq, u32 done, blob path chunk
-                                     (ips2_cpa_path_encode), str error ("" ok) */
-    IPS2_TAG_CPA_TASK_EXIT = 390, /* PvmTaskExit of a slave the critical path spawned:
-                                     body i32 tid */
+    IPS2_TAG_CPA_LOADED = 350,   /* i32 id, u32 part, i32 ok, str error, blob ends
+                                    (ips2_pag_ends_encode), blob meta (ips2_cpa_meta_encode),
+                                    u32 nwarnings (at most IPS2_CPA_WARN_MAX), nwarnings x str:
+                                    the part's warnings */
+    IPS2_TAG_CPA_READY = 351,    /* i32 id, u32 part, i32 ok, str error: the cross arcs are in */
+    IPS2_TAG_CPA_STATUS = 352,   /* i32 query, u32 state (enum ips2_cpa_state), i64 batches
+                                    sent, i64 batches received, u32 found, i64 candidate gid,
+                                    i64 candidate length, str text (failed: why; blocked: the
+                                    first waiting node), u32 probe round (0: not an answer to
+                                    PROBE), u32 the part the text is about: the slave's parts
+                                    together (done when all are, the best candidate), sent
+                                    when they become done, when one failed, and in answer to
+                                    PROBE */
+    IPS2_TAG_CPA_SEGMENTS = 353, /* i32 query, u32 seq, u32 done, blob path chunk
+                                    (ips2_cpa_path_encode), str error ("" ok) */
+    /* 390: unused (the exit of a slave spawned for the critical path only, before
+       every slave came through master/pvm_slaves.c and TASK_EXIT) */
     IPS2_TAG_CPA_LAST = 399,
 
     /* 900-999: PVM notifications the master asks for */
@@ -134,17 +144,21 @@ enum ips2_tag {
 };
 
 /*
- * The critical-path conversation (master/cpa_pvm.c).  The master spawns
- * one ips2slave per part file (SESSION/pag/MACHINE*.pag) on the part's
- * machine's host; such a slave gets no CONFIG, only the messages below.
+ * The critical-path conversation (master/cpa_slaves.c, over the slave set of
+ * master/pvm_slaves.c).  The parts are the part files SESSION/pag/MACHINE*.pag;
+ * the slave of a live run's machine holds its machine's parts (MACHINE.pag and
+ * MACHINE.PREFIX.pag of the replays it reduced); for a session without a live
+ * run the master spawns one ips2slave per machine (one per part file for
+ * ips2::cpa), which gets no CONFIG, only the messages below.  A slave answers
+ * reductions (REDUCE) and critical-path requests alike, one at a time.
  *
  *   master                         slave k                      slave j
- *   LOAD (id, file, k, n) ------->
- *                          <------ LOADED (ends, meta, warnings)
+ *   LOAD (id, file, p, n) ------->  (once per part it holds)
+ *                          <------ LOADED (p, ends, meta, warnings)
  *   (ips2_pag_match_ends over every part's ends)
- *   CROSS (id, arcs, tids) ------>
- *                          <------ READY
- *   QUERY (q, mode, app, zero) -->  step: BATCH (q) -----------> deliver, step,
+ *   CROSS (id, p, arcs, tids) --->  (once per part)
+ *                          <------ READY (p)
+ *   QUERY (q, mode, parts) ------>  step: BATCH (q) -----------> deliver, step,
  *                                            <--------------- BATCH (q) ...
  *                          <------ STATUS (q, done, sent, received, candidate)
  *   (every slave done: the forward pass is over.  No message for 20 ms:
@@ -158,7 +172,8 @@ enum ips2_tag {
  *                                   WALK (q, 1, next) ---------> SEGMENTS (q, 1) ...
  *                          <------ SEGMENTS (q, seq, done = 1)
  *   END (q) --------------------->
- *   QUIT ------------------------>
+ *   QUIT ------------------------>  (only the slaves spawned for the critical path;
+ *                                    a run's slaves stay for its session)
  *
  * Batches for a query a slave has not started yet are kept until its
  * QUERY comes; those of an older query are dropped.

@@ -1,14 +1,17 @@
 /*
  * slave_cpa.c - the slave's side of the critical path (ips2_proto.h,
- * tags 300-399; the conversation is drawn there).  A slave spawned for
- * the critical path holds one PAG part (LOAD), gets its cross-machine arcs
- * from the master (CROSS), then runs one worker per query (QUERY): it
- * steps the worker, sends the path lengths for other parts straight to
- * their slaves (BATCH, one message per destination per step), applies the
- * ones that come in, and tells the master its state (STATUS) when it is
- * done, when it failed and when the master probes it.  The backward walk comes as WALK: the slave
- * walks while the path stays in its part, sends the segments to the
- * master and hands the walk on to the next part's slave.
+ * tags 300-399; the conversation is drawn there).  A slave holds the PAG
+ * parts of its machine (LOAD: its run's part and those of the replays it
+ * reduced; a slave spawned for ips2::cpa holds one), gets their
+ * cross-machine arcs from the master (CROSS), then runs one worker per part
+ * and query (QUERY): it steps the workers, passes the path lengths between
+ * its own parts in place, sends those for other slaves' parts straight to
+ * them (BATCH, one message per destination part per step), applies the
+ * ones that come in, and tells the master the state of its parts together
+ * (STATUS) when they are all done, when one failed and when the master
+ * probes it.  The backward walk comes as WALK: the slave walks while the
+ * path stays in parts it holds, sends the segments to the master and hands
+ * the walk on to the next part's slave.
  *
  * Batches of a query not yet started (a faster peer) wait in a queue;
  * batches of an older query are dropped.  Everything that goes wrong is
@@ -35,17 +38,27 @@ struct pending { /* a batch of a query not started yet */
     size_t size;
 };
 
+struct held { /* one part this slave holds */
+    uint32_t part;
+    struct ips2_pag *pag;
+    struct ips2_cpa_worker *w; /* of the current query */
+    struct ips2_cpa_query q;
+    char *app, *zero_app;
+};
+
 struct slave_cpa {
     int master;
-    struct ips2_pag *pag;
-    uint32_t part, nparts;
-    int *tids; /* nparts: the slave of each part */
-    struct ips2_cpa_worker *w;
-    struct ips2_cpa_query q;
-    char *app, *zero_proc, *zero_app;
+    int32_t id; /* the part set loaded */
+    uint32_t nparts;
+    int *tids; /* nparts: the slave of each part (CROSS) */
+    struct held *held;
+    size_t nheld;
     int32_t query;
+    char *zero_proc;
+    bool running; /* workers of `query` exist */
     int64_t sent, received;
     bool failed;
+    uint32_t failed_part;
     bool dirty;     /* batches delivered since the last step */
     bool said_done; /* the master has this query's STATUS done */
     char why[2 * ERR_LEN];
@@ -65,28 +78,53 @@ struct slave_cpa *slave_cpa_new(int master)
 
 static void drop_query(struct slave_cpa *c)
 {
-    ips2_cpa_worker_free(c->w);
-    c->w = NULL;
-    free(c->app);
+    for (size_t i = 0; i < c->nheld; i++) {
+        struct held *h = &c->held[i];
+        ips2_cpa_worker_free(h->w);
+        h->w = NULL;
+        free(h->app);
+        free(h->zero_app);
+        h->app = h->zero_app = NULL;
+    }
     free(c->zero_proc);
-    free(c->zero_app);
-    c->app = c->zero_proc = c->zero_app = NULL;
+    c->zero_proc = NULL;
+    c->running = false;
     c->failed = false;
+    c->failed_part = 0;
     c->said_done = false;
+    c->dirty = false;
     c->why[0] = '\0';
+}
+
+static void drop_parts(struct slave_cpa *c)
+{
+    drop_query(c);
+    for (size_t i = 0; i < c->nheld; i++)
+        ips2_pag_free(c->held[i].pag);
+    free(c->held);
+    c->held = NULL;
+    c->nheld = 0;
+    free(c->tids);
+    c->tids = NULL;
 }
 
 void slave_cpa_free(struct slave_cpa *c)
 {
     if (c == NULL)
         return;
-    drop_query(c);
-    ips2_pag_free(c->pag);
-    free(c->tids);
+    drop_parts(c);
     for (size_t i = 0; i < c->npend; i++)
         free(c->pend[i].data);
     free(c->pend);
     free(c);
+}
+
+static struct held *held_part(struct slave_cpa *c, uint32_t part)
+{
+    for (size_t i = 0; i < c->nheld; i++)
+        if (c->held[i].part == part)
+            return &c->held[i];
+    return NULL;
 }
 
 static char *nonempty(char *s)
@@ -100,64 +138,97 @@ static char *nonempty(char *s)
 
 /* --- replies ------------------------------------------------------------- */
 
-static void send_loaded(struct slave_cpa *c, int32_t id, const char *err, const void *ends,
-                        size_t nends, const void *meta, size_t nmeta)
+static void send_loaded(struct slave_cpa *c, int32_t id, uint32_t part, const char *err,
+                        const void *ends, size_t nends, const void *meta, size_t nmeta)
 {
+    const struct held *h = err == NULL ? held_part(c, part) : NULL;
     pvm_initsend(PvmDataDefault);
     ips2_pk_i32(id);
+    ips2_pk_u32(part);
     ips2_pk_i32(err == NULL);
     ips2_pk_str(err);
     ips2_pk_blob(ends, ends ? nends : 0);
     ips2_pk_blob(meta, meta ? nmeta : 0);
     uint32_t nw = 0;
-    if (err == NULL && c->pag != NULL)
+    if (h != NULL && h->pag != NULL)
         nw =
-            c->pag->nwarnings < IPS2_CPA_WARN_MAX ? (uint32_t)c->pag->nwarnings : IPS2_CPA_WARN_MAX;
+            h->pag->nwarnings < IPS2_CPA_WARN_MAX ? (uint32_t)h->pag->nwarnings : IPS2_CPA_WARN_MAX;
     ips2_pk_u32(nw);
     for (uint32_t i = 0; i < nw; i++)
-        ips2_pk_str(c->pag->warnings[i]);
+        ips2_pk_str(h->pag->warnings[i]);
     pvm_send(c->master, IPS2_TAG_CPA_LOADED);
 }
 
-static void send_ready(struct slave_cpa *c, int32_t id, const char *err)
+static void send_ready(struct slave_cpa *c, int32_t id, uint32_t part, const char *err)
 {
     pvm_initsend(PvmDataDefault);
     ips2_pk_i32(id);
+    ips2_pk_u32(part);
     ips2_pk_i32(err == NULL);
     ips2_pk_str(err);
     pvm_send(c->master, IPS2_TAG_CPA_READY);
 }
 
+/* Whether every part's worker has every length. */
+static bool all_done(const struct slave_cpa *c)
+{
+    if (!c->running)
+        return false;
+    for (size_t i = 0; i < c->nheld; i++)
+        if (c->held[i].w == NULL || !ips2_cpa_worker_done(c->held[i].w))
+            return false;
+    return true;
+}
+
+/* The state of the parts together: failed if one failed, done if all
+ * are (the best candidate: the longest, ties to the smallest gid), else
+ * idle with the first waiting node of the first part not done. */
 static void send_status(struct slave_cpa *c, uint32_t probe)
 {
-    struct ips2_cpa_candidate cand = {0, 0, 0};
-    uint32_t state = IPS2_CPA_STATE_IDLE;
+    struct ips2_cpa_candidate best = {0, 0, 0};
+    uint32_t state = IPS2_CPA_STATE_IDLE, about = c->nheld ? c->held[0].part : 0;
     char text[2 * ERR_LEN] = "";
-    if (c->failed || c->w == NULL) {
+    if (c->failed || !c->running) {
         state = IPS2_CPA_STATE_FAILED;
+        about = c->failed_part;
         snprintf(text, sizeof text, "%s", c->why[0] ? c->why : "no worker for the query");
-    } else if (ips2_cpa_worker_done(c->w)) {
+    } else if (all_done(c)) {
         state = IPS2_CPA_STATE_DONE;
-        ips2_cpa_worker_candidate(c->w, &cand);
+        for (size_t i = 0; i < c->nheld; i++) {
+            struct ips2_cpa_candidate cand;
+            ips2_cpa_worker_candidate(c->held[i].w, &cand);
+            if (cand.found && (!best.found || cand.length > best.length ||
+                               (cand.length == best.length && cand.gid < best.gid)))
+                best = cand;
+        }
     } else {
-        ips2_cpa_worker_stuck(c->w, text, sizeof text);
+        for (size_t i = 0; i < c->nheld; i++)
+            if (!ips2_cpa_worker_done(c->held[i].w)) {
+                about = c->held[i].part;
+                ips2_cpa_worker_stuck(c->held[i].w, text, sizeof text);
+                break;
+            }
     }
     pvm_initsend(PvmDataDefault);
     ips2_pk_i32(c->query);
     ips2_pk_u32(state);
     ips2_pk_i64(c->sent);
     ips2_pk_i64(c->received);
-    ips2_pk_u32(cand.found ? 1 : 0);
-    ips2_pk_i64((int64_t)cand.gid);
-    ips2_pk_i64(cand.length);
+    ips2_pk_u32(best.found ? 1 : 0);
+    ips2_pk_i64((int64_t)best.gid);
+    ips2_pk_i64(best.length);
     ips2_pk_str(text);
     ips2_pk_u32(probe);
+    ips2_pk_u32(about);
     pvm_send(c->master, IPS2_TAG_CPA_STATUS);
 }
 
-static void fail(struct slave_cpa *c, const char *what, const char *err)
+static void fail(struct slave_cpa *c, uint32_t part, const char *what, const char *err)
 {
+    if (c->failed)
+        return;
     c->failed = true;
+    c->failed_part = part;
     snprintf(c->why, sizeof c->why, "%s: %s", what, err);
 }
 
@@ -174,25 +245,43 @@ static void load(struct slave_cpa *c)
     if (ips2_upk_i32(&id) < 0 || ips2_upk_str(&path) < 0 || ips2_upk_u32(&part) < 0 ||
         ips2_upk_u32(&nparts) < 0 || part >= nparts) {
         free(path);
-        send_loaded(c, id, "bad CPA_LOAD message", NULL, 0, NULL, 0);
+        send_loaded(c, id, part, "bad CPA_LOAD message", NULL, 0, NULL, 0);
         return;
     }
+    if (id != c->id || nparts != c->nparts) { /* a new part set */
+        drop_parts(c);
+        c->id = id;
+        c->nparts = nparts;
+    }
     drop_query(c);
-    ips2_pag_free(c->pag);
-    c->pag = NULL;
-    free(c->tids);
-    c->tids = NULL;
-    c->part = part;
-    c->nparts = nparts;
-    if (ips2_pag_read(path, &c->pag, err, sizeof err) == 0) {
-        ips2_pag_set_part(c->pag, part);
-        ends = ips2_pag_ends_encode(c->pag, &nends);
+    struct held *h = held_part(c, part);
+    if (h == NULL) {
+        struct held *v = realloc(c->held, (c->nheld + 1) * sizeof *v);
+        if (v == NULL) {
+            free(path);
+            send_loaded(c, id, part, "out of memory", NULL, 0, NULL, 0);
+            return;
+        }
+        c->held = v;
+        h = &c->held[c->nheld++];
+        memset(h, 0, sizeof *h);
+        h->part = part;
+    }
+    ips2_pag_free(h->pag);
+    h->pag = NULL;
+    if (ips2_pag_read(path, &h->pag, err, sizeof err) == 0) {
+        ips2_pag_set_part(h->pag, part);
+        ends = ips2_pag_ends_encode(h->pag, &nends);
         if (ends == NULL)
             snprintf(err, sizeof err, "out of memory encoding the part's ends");
-        else if (ips2_cpa_meta_from_pag(c->pag, &m, err, sizeof err) == 0)
+        else if (ips2_cpa_meta_from_pag(h->pag, &m, err, sizeof err) == 0)
             ips2_cpa_meta_encode(m, &meta, &nmeta, err, sizeof err);
     }
-    send_loaded(c, id,
+    if (meta == NULL) { /* not held after all */
+        ips2_pag_free(h->pag);
+        *h = c->held[--c->nheld];
+    }
+    send_loaded(c, id, part,
                 meta != NULL ? NULL
                 : err[0]     ? err
                              : "cannot load the part",
@@ -206,14 +295,21 @@ static void load(struct slave_cpa *c)
 static void cross(struct slave_cpa *c)
 {
     int32_t id = 0;
+    uint32_t part = 0, n = 0;
     void *data = NULL;
     size_t size = 0;
-    uint32_t n = 0;
     char err[ERR_LEN] = "";
-    if (ips2_upk_i32(&id) < 0 || ips2_upk_blob(&data, &size, BLOB_MAX) < 0 ||
-        ips2_upk_u32(&n) < 0 || n != c->nparts || c->pag == NULL) {
+    if (ips2_upk_i32(&id) < 0 || ips2_upk_u32(&part) < 0 ||
+        ips2_upk_blob(&data, &size, BLOB_MAX) < 0 || ips2_upk_u32(&n) < 0) {
         free(data);
-        send_ready(c, id, c->pag == NULL ? "no part loaded" : "bad CPA_CROSS message");
+        send_ready(c, id, part, "bad CPA_CROSS message");
+        return;
+    }
+    struct held *h = held_part(c, part);
+    if (id != c->id || h == NULL || n != c->nparts) {
+        free(data);
+        send_ready(c, id, part,
+                   h == NULL || id != c->id ? "no part loaded" : "bad CPA_CROSS message");
         return;
     }
     int *tids = calloc(n ? n : 1, sizeof *tids);
@@ -226,91 +322,161 @@ static void cross(struct slave_cpa *c)
     if (!ok) {
         free(tids);
         free(data);
-        send_ready(c, id, "bad CPA_CROSS message");
+        send_ready(c, id, part, "bad CPA_CROSS message");
         return;
     }
     free(c->tids);
     c->tids = tids;
     drop_query(c);
-    int rc = ips2_pag_cross_apply(c->pag, data, size, "CPA_CROSS", err, sizeof err);
+    int rc = ips2_pag_cross_apply(h->pag, data, size, "CPA_CROSS", err, sizeof err);
     free(data);
-    send_ready(c, id, rc == 0 ? NULL : err);
+    send_ready(c, id, part, rc == 0 ? NULL : err);
 }
 
 /* --- the forward diffusion ------------------------------------------------- */
 
-/* Steps the worker and sends every batch it has for other parts, until
- * it has nothing more to send; then STATUS if the worker failed or has
- * just become done (an idle worker says so only when probed: one STATUS
- * per step was most of the master's work on graphs whose parts wait for
- * each other at every few nodes). */
+/* Applies one batch (already decoded) to the part it is for. */
+static void deliver_batch(struct slave_cpa *c, const struct ips2_cpa_batch *b, const char *from)
+{
+    char err[ERR_LEN];
+    struct held *h = held_part(c, b->to_part);
+    if (h == NULL || h->w == NULL)
+        fail(c, b->to_part, from, "addressed to a part not held here");
+    else if (ips2_cpa_worker_deliver(h->w, b, err, sizeof err) != 0)
+        fail(c, h->part, "deliver", err);
+    c->dirty = true;
+}
+
+/* Sends b to the slave of its part, or passes it to the part here. */
+static void route_batch(struct slave_cpa *c, uint32_t from_part, const struct ips2_cpa_batch *b)
+{
+    char err[ERR_LEN];
+    if (held_part(c, b->to_part) != NULL) {
+        deliver_batch(c, b, "batch between parts here");
+        return;
+    }
+    void *data = NULL;
+    size_t size = 0;
+    if (b->to_part >= c->nparts || c->tids == NULL) {
+        fail(c, from_part, "batch", "for a part the query does not have");
+    } else if (ips2_cpa_batch_encode(b, &data, &size, err, sizeof err) != 0) {
+        fail(c, from_part, "batch", err);
+    } else {
+        pvm_initsend(PvmDataDefault);
+        ips2_pk_i32(c->query);
+        ips2_pk_blob(data, size);
+        if (pvm_send(c->tids[b->to_part], IPS2_TAG_CPA_BATCH) < 0)
+            fail(c, from_part, "batch", "cannot send to the slave of another part");
+        else
+            c->sent++;
+    }
+    free(data);
+}
+
+/* Steps the workers and routes every batch they have, until none has
+ * anything more to send; then STATUS if a worker failed or all have just
+ * become done (idle workers say so only when probed: one STATUS per step
+ * was most of the master's work on graphs whose parts wait for each other
+ * at every few nodes). */
 static void run(struct slave_cpa *c)
 {
     char err[ERR_LEN];
+    bool again = c->running;
     c->dirty = false;
-    while (c->w != NULL && !c->failed) {
-        if (ips2_cpa_worker_step(c->w, err, sizeof err) != 0) {
-            fail(c, "step", err);
-            break;
-        }
-        struct ips2_cpa_batch b = {0};
-        int any = 0;
-        while (!c->failed && ips2_cpa_worker_take_batch(c->w, &b) == 1) {
-            void *data = NULL;
-            size_t size = 0;
-            any = 1;
-            if (b.to_part >= c->nparts || c->tids == NULL) {
-                fail(c, "batch", "for a part the query does not have");
-            } else if (ips2_cpa_batch_encode(&b, &data, &size, err, sizeof err) != 0) {
-                fail(c, "batch", err);
-            } else {
-                pvm_initsend(PvmDataDefault);
-                ips2_pk_i32(c->query);
-                ips2_pk_blob(data, size);
-                if (pvm_send(c->tids[b.to_part], IPS2_TAG_CPA_BATCH) < 0)
-                    fail(c, "batch", "cannot send to the slave of another part");
-                else
-                    c->sent++;
+    while (again && !c->failed) {
+        again = false;
+        for (size_t i = 0; i < c->nheld && !c->failed; i++) {
+            struct held *h = &c->held[i];
+            if (ips2_cpa_worker_step(h->w, err, sizeof err) != 0) {
+                fail(c, h->part, "step", err);
+                break;
             }
-            free(data);
-            ips2_cpa_batch_free(&b);
-            memset(&b, 0, sizeof b);
+            struct ips2_cpa_batch b = {0};
+            while (!c->failed && ips2_cpa_worker_take_batch(h->w, &b) == 1) {
+                again = true;
+                route_batch(c, h->part, &b);
+                ips2_cpa_batch_free(&b);
+                memset(&b, 0, sizeof b);
+            }
         }
-        if (!any)
-            break;
     }
-    if (c->failed || (c->w != NULL && !c->said_done && ips2_cpa_worker_done(c->w))) {
+    c->dirty = false;
+    if (c->failed || (!c->said_done && all_done(c))) {
         c->said_done = !c->failed;
         send_status(c, 0);
     }
 }
 
+/* A batch from a peer slave, as its bytes. */
 static void deliver(struct slave_cpa *c, const void *data, size_t size)
 {
     char err[ERR_LEN];
     struct ips2_cpa_batch b = {0};
     c->received++;
-    if (c->failed || c->w == NULL)
+    if (c->failed || !c->running)
         return;
     if (ips2_cpa_batch_decode(data, size, "CPA_BATCH", &b, err, sizeof err) != 0)
-        fail(c, "batch from a peer", err);
-    else if (b.to_part != c->part)
-        fail(c, "batch from a peer", "addressed to another part");
-    else if (ips2_cpa_worker_deliver(c->w, &b, err, sizeof err) != 0)
-        fail(c, "deliver", err);
+        fail(c, c->nheld ? c->held[0].part : 0, "batch from a peer", err);
+    else
+        deliver_batch(c, &b, "batch from a peer");
     ips2_cpa_batch_free(&b);
+}
+
+/* The QUERY's entries for the parts held here: a worker each. */
+static int start_workers(struct slave_cpa *c, uint32_t mode, int32_t zproc, uint32_t zpart,
+                         int32_t zpid, char *err, size_t errlen)
+{
+    uint32_t count = 0;
+    if (ips2_upk_u32(&count) < 0) {
+        snprintf(err, errlen, "bad CPA_QUERY message");
+        return -1;
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t part = 0;
+        char *app = NULL, *za = NULL;
+        int rc = ips2_upk_u32(&part);
+        if (rc >= 0)
+            rc = ips2_upk_str(&app);
+        if (rc >= 0)
+            rc = ips2_upk_str(&za);
+        struct held *h = rc >= 0 ? held_part(c, part) : NULL;
+        if (h == NULL || h->w != NULL) {
+            free(app);
+            free(za);
+            snprintf(err, errlen, rc < 0 ? "bad CPA_QUERY message" : "part %u: not held here",
+                     part);
+            return -1;
+        }
+        h->app = nonempty(app);
+        h->zero_app = nonempty(za);
+        h->q = (struct ips2_cpa_query){
+            .mode = (enum ips2_cpa_mode)mode,
+            .app = h->app,
+            .zero_procedure = c->zero_proc,
+            .zero_process = zproc,
+            .zero_part = zpart,
+            .zero_pid = zpid,
+            .zero_app = h->zero_app,
+        };
+        if (ips2_cpa_worker_new(h->pag, c->nparts, &h->q, &h->w, err, errlen) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < c->nheld; i++)
+        if (c->held[i].w == NULL) {
+            snprintf(err, errlen, "part %u: not in the query", c->held[i].part);
+            return -1;
+        }
+    return 0;
 }
 
 static void query(struct slave_cpa *c)
 {
     int32_t q = 0, zproc = 0, zpid = 0;
     uint32_t mode = 0, zpart = 0;
-    char *app = NULL, *zp = NULL, *za = NULL, err[ERR_LEN] = "";
+    char *zp = NULL, err[ERR_LEN] = "";
     int rc = ips2_upk_i32(&q);
     if (rc >= 0)
         rc = ips2_upk_u32(&mode);
-    if (rc >= 0)
-        rc = ips2_upk_str(&app);
     if (rc >= 0)
         rc = ips2_upk_str(&zp);
     if (rc >= 0)
@@ -319,30 +485,17 @@ static void query(struct slave_cpa *c)
         rc = ips2_upk_u32(&zpart);
     if (rc >= 0)
         rc = ips2_upk_i32(&zpid);
-    if (rc >= 0)
-        rc = ips2_upk_str(&za);
     drop_query(c);
     c->query = q;
     c->sent = c->received = 0;
-    c->app = nonempty(app);
     c->zero_proc = nonempty(zp);
-    c->zero_app = nonempty(za);
+    c->running = true;
     if (rc < 0 || mode > IPS2_CPA_INTER) {
-        fail(c, "query", "bad CPA_QUERY message");
-    } else if (c->pag == NULL || c->tids == NULL) {
-        fail(c, "query", "no part loaded and connected");
-    } else {
-        c->q = (struct ips2_cpa_query){
-            .mode = (enum ips2_cpa_mode)mode,
-            .app = c->app,
-            .zero_procedure = c->zero_proc,
-            .zero_process = zproc,
-            .zero_part = zpart,
-            .zero_pid = zpid,
-            .zero_app = c->zero_app,
-        };
-        if (ips2_cpa_worker_new(c->pag, c->nparts, &c->q, &c->w, err, sizeof err) != 0)
-            fail(c, "query", err);
+        fail(c, 0, "query", "bad CPA_QUERY message");
+    } else if (c->nheld == 0 || c->tids == NULL) {
+        fail(c, 0, "query", "no part loaded and connected");
+    } else if (start_workers(c, mode, zproc, zpart, zpid, err, sizeof err) != 0) {
+        fail(c, c->held[0].part, "query", err);
     }
     /* the batches that came early: this query's are delivered, older ones dropped */
     size_t keep = 0;
@@ -366,12 +519,12 @@ static void batch(struct slave_cpa *c)
     size_t size = 0;
     if (ips2_upk_i32(&q) < 0 || ips2_upk_blob(&data, &size, BLOB_MAX) < 0) {
         free(data);
-        if (c->w != NULL)
-            fail(c, "batch from a peer", "bad CPA_BATCH message");
+        if (c->running)
+            fail(c, 0, "batch from a peer", "bad CPA_BATCH message");
         send_status(c, 0);
         return;
     }
-    if (q == c->query && (c->w != NULL || c->failed)) {
+    if (q == c->query && c->running) {
         deliver(c, data, size);
         free(data);
         c->dirty = true; /* stepped below, once no more batches wait */
@@ -433,15 +586,20 @@ static void walk(struct slave_cpa *c)
     }
     int rc = ips2_cpa_walk_decode(data, size, "CPA_WALK", &in, err, sizeof err);
     free(data);
-    if (rc == 0 && (q != c->query || c->w == NULL)) {
-        snprintf(err, sizeof err, "a walk of query %d, but the worker is of query %d", (int)q,
-                 (int)c->query);
+    struct held *h = rc == 0 ? held_part(c, IPS2_PAG_GID_PART(in.gid)) : NULL;
+    if (rc == 0 && (q != c->query || !c->running || h == NULL || h->w == NULL)) {
+        if (h == NULL)
+            snprintf(err, sizeof err, "a walk from node %llu, of a part not held here",
+                     (unsigned long long)in.gid);
+        else
+            snprintf(err, sizeof err, "a walk of query %d, but the workers are of query %d", (int)q,
+                     (int)c->query);
         rc = -1;
     }
-    /* walk while the path stays in this part */
+    /* walk while the path stays in parts held here */
     while (rc == 0) {
-        rc = ips2_cpa_worker_walk(c->w, &in, &chunk, &next, err, sizeof err);
-        if (rc != 0 || next.done || IPS2_PAG_GID_PART(next.gid) != c->part)
+        rc = ips2_cpa_worker_walk(h->w, &in, &chunk, &next, err, sizeof err);
+        if (rc != 0 || next.done || (h = held_part(c, IPS2_PAG_GID_PART(next.gid))) == NULL)
             break;
         in = next;
     }

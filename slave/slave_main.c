@@ -9,7 +9,8 @@
  * starts the processes (slave_run.c), reports each start and end, waits
  * for all of them, reduces the traces of the machine (slave_analysis.c),
  * sends the reductions, packs the raw streams (ips2_pack_dir()) and stays to
- * answer phase queries (REDUCE) until QUIT, or until its master
+ * answer phase queries (REDUCE) and critical-path requests (tags 300-399,
+ * slave_cpa.c: its machine's PAG parts) until QUIT, or until its master
  * goes away (then, if the VM is the master's own, it halts it: a master
  * killed with kill -9 leaves no pvmd behind).
  *
