@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "scratch.h"
+#include "xorshift.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -922,10 +923,7 @@ static void test_no_dir(void **state)
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return xorshift64(&rng);
 }
 
 /* A random stream as libips2 writes it: short records between sync
