@@ -16,7 +16,7 @@ WORKLOAD_PROGS  := $(addprefix $(B)/examples/workloads/,tcpserver tcpclient barr
 WORKLOAD_CFLAGS := -O2 -fno-optimize-sibling-calls -pthread -Wall -Wextra -Werror
 
 $(B)/examples/workloads/%: examples/workloads/%.c examples/workloads/cpuwork.h \
-                           examples/workloads/loopback.h \
+                           examples/workloads/loopback.h examples/workloads/options.h \
                            $(B)/bin/ips2cc $(RUNTIME_LIB)
 	@mkdir -p $(dir $@)
 	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $<

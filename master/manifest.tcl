@@ -171,6 +171,20 @@ proc ::ips2::manifest::Once {slave key name what} {
     }
 }
 
+# Entry SLAVE COMMAND USAGE KEY WHAT EMPTY ARGS: the checks every entry
+# named by its first word (machine, application, replayed, phase) begins
+# with: a line after "ips2-session", with the words USAGE names, whose name
+# is not empty (EMPTY says it, "" where an empty one is let through) and
+# not already under KEY (WHAT says what it names).  Returns the words.
+proc ::ips2::manifest::Entry {slave command usage key what empty args} {
+    Started $slave $command
+    Args $slave $command [llength $usage] $usage {*}$args
+    set name [lindex $args 0]
+    if {$empty ne "" && $name eq ""} { Fail $slave "expected $empty, got \"\"" }
+    Once $slave $key $name $what
+    return $args
+}
+
 proc ::ips2::manifest::CmdIps2session {slave args} {
     variable Reading
     variable Version
@@ -194,11 +208,8 @@ proc ::ips2::manifest::CmdSession {slave args} {
 
 proc ::ips2::manifest::CmdMachine {slave args} {
     variable Reading
-    Started $slave machine
-    Args $slave machine 3 "NAME HOST REAL-MINUS-MONO-NS" {*}$args
-    lassign $args name host offset
-    if {$name eq ""} { Fail $slave "expected a machine name, got \"\"" }
-    Once $slave machines $name machine
+    lassign [Entry $slave machine "NAME HOST REAL-MINUS-MONO-NS" machines machine \
+                 "a machine name" {*}$args] name host offset
     set offset [Integer $slave "the machine's clock offset in ns" REAL-MINUS-MONO-NS $offset]
     dict set Reading($slave) machines $name [dict create host $host offset $offset]
     return
@@ -206,11 +217,8 @@ proc ::ips2::manifest::CmdMachine {slave args} {
 
 proc ::ips2::manifest::CmdApplication {slave args} {
     variable Reading
-    Started $slave application
-    Args $slave application 3 "NAME MODE SOURCE" {*}$args
-    lassign $args name mode source
-    if {$name eq ""} { Fail $slave "expected an application name, got \"\"" }
-    Once $slave applications $name application
+    lassign [Entry $slave application "NAME MODE SOURCE" applications application \
+                 "an application name" {*}$args] name mode source
     if {$mode ni {active replay comparison}} {
         Fail $slave "expected a mode, active, replay or comparison, got \"$mode\""
     }
@@ -260,10 +268,8 @@ proc ::ips2::manifest::CmdProcess {slave args} {
 
 proc ::ips2::manifest::CmdReplayed {slave args} {
     variable Reading
-    Started $slave replayed
-    Args $slave replayed 3 "APP SESSION-DIR SHIFT-NS" {*}$args
-    lassign $args app session shift
-    Once $slave replayed $app "replayed application"
+    lassign [Entry $slave replayed "APP SESSION-DIR SHIFT-NS" replayed "replayed application" \
+                 "" {*}$args] app session shift
     set shift [Integer $slave "the time shift in ns" SHIFT-NS $shift]
     dict set Reading($slave) lines replayed $app [ips2::dsl::line $slave]
     dict set Reading($slave) replayed $app [dict create session $session shift $shift]
@@ -272,11 +278,8 @@ proc ::ips2::manifest::CmdReplayed {slave args} {
 
 proc ::ips2::manifest::CmdPhase {slave args} {
     variable Reading
-    Started $slave phase
-    Args $slave phase 3 "NAME START-NS END-NS" {*}$args
-    lassign $args name start end
-    if {$name eq ""} { Fail $slave "expected a phase name, got \"\"" }
-    Once $slave phases $name phase
+    lassign [Entry $slave phase "NAME START-NS END-NS" phases phase "a phase name" {*}$args] \
+        name start end
     set start [Integer $slave "the phase's start in ns" START-NS $start]
     set end [Integer $slave "the phase's end in ns" END-NS $end]
     if {$end < $start} { Fail $slave "expected the phase's end ($end) not before its start ($start)" }

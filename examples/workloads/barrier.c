@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cpuwork.h"
+#include "options.h"
 
 struct shared {
     pthread_barrier_t barrier;
@@ -53,17 +54,13 @@ int main(int argc, char **argv)
 {
     int threads = 4;
     struct shared s = {.rounds = 10, .work_ms = 2.0};
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-threads") == 0)
-            threads = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-rounds") == 0)
-            s.rounds = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-work") == 0)
-            s.work_ms = atof(argv[i + 1]);
-        else
-            argc = 0;
-    }
-    if (argc % 2 != 1 || threads <= 0 || threads > 64 || s.rounds <= 0 || s.work_ms < 0) {
+    const struct opt opts[] = {
+        {"-threads", OPT_INT, &threads},
+        {"-rounds", OPT_INT, &s.rounds},
+        {"-work", OPT_DOUBLE, &s.work_ms},
+    };
+    if (READ_OPTIONS(argc, argv, opts) != 0 || threads <= 0 || threads > 64 || s.rounds <= 0 ||
+        s.work_ms < 0) {
         fprintf(stderr, "usage: barrier -threads K -rounds R -work MS\n");
         return 2;
     }

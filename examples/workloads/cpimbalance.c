@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cpuwork.h"
+#include "options.h"
 
 struct shared {
     pthread_barrier_t barrier;
@@ -54,19 +55,14 @@ int main(int argc, char **argv)
 {
     int procs = 4, rounds = 4;
     double ms = 10, slow = 3;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-procs") == 0)
-            procs = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-rounds") == 0)
-            rounds = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-work") == 0)
-            ms = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "-slow") == 0)
-            slow = atof(argv[i + 1]);
-        else
-            argc = 0;
-    }
-    if (argc % 2 != 1 || procs < 2 || procs > 64 || rounds < 1 || ms < 0 || slow < 0) {
+    const struct opt opts[] = {
+        {"-procs", OPT_INT, &procs},
+        {"-rounds", OPT_INT, &rounds},
+        {"-work", OPT_DOUBLE, &ms},
+        {"-slow", OPT_DOUBLE, &slow},
+    };
+    if (READ_OPTIONS(argc, argv, opts) != 0 || procs < 2 || procs > 64 || rounds < 1 || ms < 0 ||
+        slow < 0) {
         fprintf(stderr, "usage: cpimbalance -procs P (2-64) -rounds R -work MS -slow SLOW\n");
         return 2;
     }

@@ -23,6 +23,7 @@
 
 #include "cpuwork.h"
 #include "loopback.h"
+#include "options.h"
 
 __attribute__((noinline)) static int connect_server(int port)
 {
@@ -76,22 +77,13 @@ int main(int argc, char **argv)
     const char *role = "";
     int port = 0, items = 10, size = 256;
     double ms = 2;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-role") == 0)
-            role = argv[i + 1];
-        else if (strcmp(argv[i], "-port") == 0)
-            port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-items") == 0)
-            items = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-size") == 0)
-            size = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-work") == 0)
-            ms = atof(argv[i + 1]);
-        else
-            port = -1;
-    }
+    const struct opt opts[] = {
+        {"-role", OPT_WORD, &role}, {"-port", OPT_INT, &port},  {"-items", OPT_INT, &items},
+        {"-size", OPT_INT, &size},  {"-work", OPT_DOUBLE, &ms},
+    };
+    int bad = READ_OPTIONS(argc, argv, opts) != 0;
     int is_producer = strcmp(role, "producer") == 0;
-    if (argc % 2 != 1 || port <= 0 || items <= 0 || size <= 0 ||
+    if (bad || port <= 0 || items <= 0 || size <= 0 ||
         (!is_producer && strcmp(role, "consumer") != 0)) {
         fprintf(stderr,
                 "usage: csclient -role producer|consumer -port P -items N -size S -work MS\n");

@@ -30,6 +30,7 @@
 
 #include "cpuwork.h"
 #include "loopback.h"
+#include "options.h"
 
 struct queue {
     pthread_mutex_t lock;
@@ -114,21 +115,12 @@ int main(int argc, char **argv)
 {
     int port = 0;
     struct server s = {.items = 10, .size = 256, .store_ms = 2, .fetch_ms = 2};
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-port") == 0)
-            port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-items") == 0)
-            s.items = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-size") == 0)
-            s.size = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-store") == 0)
-            s.store_ms = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "-fetch") == 0)
-            s.fetch_ms = atof(argv[i + 1]);
-        else
-            port = -1;
-    }
-    if (argc % 2 != 1 || port <= 0 || s.items <= 0 || s.size <= 0) {
+    const struct opt opts[] = {
+        {"-port", OPT_INT, &port},           {"-items", OPT_INT, &s.items},
+        {"-size", OPT_INT, &s.size},         {"-store", OPT_DOUBLE, &s.store_ms},
+        {"-fetch", OPT_DOUBLE, &s.fetch_ms},
+    };
+    if (READ_OPTIONS(argc, argv, opts) != 0 || port <= 0 || s.items <= 0 || s.size <= 0) {
         fprintf(stderr, "usage: csserver -port P -items N -size S -store MS -fetch MS\n");
         return 2;
     }

@@ -25,6 +25,7 @@
 
 #include "cpuwork.h"
 #include "loopback.h"
+#include "options.h"
 
 __attribute__((noinline)) static int connect_server(int port)
 {
@@ -43,22 +44,13 @@ int main(int argc, char **argv)
 {
     int port = 7346, requests = 20, size = 64, reply_size = 256;
     double work_ms = 1.0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-port") == 0)
-            port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-requests") == 0)
-            requests = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-size") == 0)
-            size = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-reply") == 0)
-            reply_size = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "-work") == 0)
-            work_ms = atof(argv[i + 1]);
-        else
-            argc = 0;
-    }
-    if (argc % 2 != 1 || port <= 0 || requests <= 0 || size <= 0 || reply_size <= 0 ||
-        work_ms < 0) {
+    const struct opt opts[] = {
+        {"-port", OPT_INT, &port},       {"-requests", OPT_INT, &requests},
+        {"-size", OPT_INT, &size},       {"-reply", OPT_INT, &reply_size},
+        {"-work", OPT_DOUBLE, &work_ms},
+    };
+    if (READ_OPTIONS(argc, argv, opts) != 0 || port <= 0 || requests <= 0 || size <= 0 ||
+        reply_size <= 0 || work_ms < 0) {
         fprintf(stderr, "usage: tcpclient -port P -requests N -size S -reply R -work MS\n");
         return 2;
     }

@@ -24,6 +24,7 @@
 
 #include "cpuwork.h"
 #include "loopback.h"
+#include "options.h"
 
 struct options {
     int port, clients, requests, size, reply;
@@ -64,26 +65,15 @@ out:
 
 __attribute__((noinline)) static int parse(int argc, char **argv, struct options *o)
 {
+    const struct opt opts[] = {
+        {"-port", OPT_INT, &o->port},         {"-clients", OPT_INT, &o->clients},
+        {"-requests", OPT_INT, &o->requests}, {"-size", OPT_INT, &o->size},
+        {"-reply", OPT_INT, &o->reply},       {"-work", OPT_DOUBLE, &o->work_ms},
+    };
+
     *o = (struct options){7346, 2, 20, 64, 256, 2.0};
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *v = argv[i + 1];
-        if (strcmp(argv[i], "-port") == 0)
-            o->port = atoi(v);
-        else if (strcmp(argv[i], "-clients") == 0)
-            o->clients = atoi(v);
-        else if (strcmp(argv[i], "-requests") == 0)
-            o->requests = atoi(v);
-        else if (strcmp(argv[i], "-size") == 0)
-            o->size = atoi(v);
-        else if (strcmp(argv[i], "-reply") == 0)
-            o->reply = atoi(v);
-        else if (strcmp(argv[i], "-work") == 0)
-            o->work_ms = atof(v);
-        else
-            return -1;
-    }
-    return (argc % 2 == 1 && o->port > 0 && o->clients > 0 && o->requests > 0 && o->size > 0 &&
-            o->reply > 0 && o->work_ms >= 0)
+    return (READ_OPTIONS(argc, argv, opts) == 0 && o->port > 0 && o->clients > 0 &&
+            o->requests > 0 && o->size > 0 && o->reply > 0 && o->work_ms >= 0)
                ? 0
                : -1;
 }

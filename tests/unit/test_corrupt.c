@@ -31,6 +31,7 @@
 #include "ips2_record.h"
 #include "ips2_writer.h"
 #include "varint.h"
+#include "xorshift.h"
 
 static char P[512];  /* the file of the current case */
 static char P2[512]; /* a second one */
@@ -884,13 +885,10 @@ static void test_packed_bad_events(void **state)
 
 /* ---- hostile input: random damage ------------------------------------ */
 
-static unsigned long long rnd_state = 88172645463325252ull;
+static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 7;
-    rnd_state ^= rnd_state << 17;
-    return rnd_state;
+    return xorshift64(&rnd_state);
 }
 
 /* Reads a stream to its end; returns the events (bounded by a limit that

@@ -23,6 +23,7 @@
 #include "ips2_writer.h"
 #include "pag_internal.h"
 #include "scratch.h"
+#include "xorshift.h"
 
 #define NO_WORD UINT64_MAX
 
@@ -736,14 +737,6 @@ static void test_fold_shares(void **state)
     ips2_pag_free(g);
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 /* Random streams on one time line: 2 or 3 processes of 1 to 3 threads
  * enter and leave procedures, take a private lock (waiting or not) and
  * release it, release a lock nobody waits for, and pass bytes through a
@@ -759,8 +752,8 @@ static void random_streams(uint64_t seed, unsigned steps)
     } th[9];
     uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1, seq[3] = {0}, seq2[3] = {0}, wr[3] = {0},
              rd[3] = {0}, t = 20;
-    unsigned nproc = 2 + (unsigned)(rnd(&s) % 2), nth = 0;
-#define RND(n) (rnd(&s) % (n))
+    unsigned nproc = 2 + (unsigned)(xorshift64(&s) % 2), nth = 0;
+#define RND(n) (xorshift64(&s) % (n))
 
     for (unsigned p = 0; p < nproc; p++) {
         unsigned nt = 1 + (unsigned)RND(3);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "scratch.h"
+#include "xorshift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +29,7 @@
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return xorshift64(&rng);
 }
 
 /* The events written, as the reader must give them back. */

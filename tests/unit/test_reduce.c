@@ -15,7 +15,9 @@
 
 #include <cmocka.h>
 
+#include "image.h"
 #include "scratch.h"
+#include "xorshift.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -127,40 +129,13 @@ static void done(struct ips2_writer *w)
 }
 
 /* The module map of this executable, as libips2 would write it. */
-struct image {
-    uint64_t bias, start, end;
-    char path[PATH_MAX];
-};
-
-static int exe_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct image *img = data;
-    uint64_t lo = UINT64_MAX, hi = 0;
-
-    if (info->dlpi_name[0] != '\0')
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        if (ph->p_vaddr < lo)
-            lo = ph->p_vaddr;
-        if (ph->p_vaddr + ph->p_memsz > hi)
-            hi = ph->p_vaddr + ph->p_memsz;
-    }
-    img->bias = info->dlpi_addr;
-    img->start = info->dlpi_addr + lo;
-    img->end = info->dlpi_addr + hi;
-    return 1;
-}
-
 static void module_map(const char *d, uint32_t pid, const struct hopts *o)
 {
     struct image img;
     uint64_t words[2 + 64];
     char name[64];
 
-    assert_int_equal(dl_iterate_phdr(exe_cb, &img), 1);
+    find_image(0, &img);
     assert_non_null(realpath("/proc/self/exe", img.path));
     snprintf(name, sizeof(name), "%u.0.proc.raw", pid);
     struct ips2_writer *w = stream(d, name, IPS2_STREAM_PROCESS, pid, 0, o);
@@ -922,10 +897,7 @@ static void test_no_dir(void **state)
 static uint64_t rng = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return xorshift64(&rng);
 }
 
 /* A random stream as libips2 writes it: short records between sync

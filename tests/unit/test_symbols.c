@@ -26,6 +26,8 @@
 #include "ips2_record.h"
 #include "ips2_symbols.h"
 
+#include "image.h"
+
 /* Functions to find, each well over 5 bytes long.  Only their addresses are
  * taken, so the compiler keeps them whole under their own names. */
 volatile int probe_sink;
@@ -54,59 +56,6 @@ __asm__(".text\n"
         "  ret\n");
 void probe_nosize(void);
 #endif
-
-struct image {
-    uint64_t bias, start, end;
-    char path[PATH_MAX];
-};
-
-struct find {
-    uintptr_t addr; /* the module containing addr; 0 = main executable */
-    struct image *out;
-    int found;
-};
-
-static void image_of(const struct dl_phdr_info *info, struct image *img)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        if (ph->p_vaddr < lo)
-            lo = ph->p_vaddr;
-        if (ph->p_vaddr + ph->p_memsz > hi)
-            hi = ph->p_vaddr + ph->p_memsz;
-    }
-    img->bias = info->dlpi_addr;
-    img->start = info->dlpi_addr + lo;
-    img->end = info->dlpi_addr + hi;
-}
-
-static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct find *f = data;
-    struct image img;
-
-    image_of(info, &img);
-    if (f->addr == 0 ? info->dlpi_name[0] == '\0' : f->addr >= img.start && f->addr < img.end) {
-        const char *name = info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
-        *f->out = img;
-        snprintf(f->out->path, sizeof(f->out->path), "%s", name);
-        f->found = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static void find_image(uintptr_t addr, struct image *img)
-{
-    struct find f = {.addr = addr, .out = img};
-
-    dl_iterate_phdr(find_cb, &f);
-    assert_true(f.found);
-}
 
 static struct ips2_symtab *exe_table(struct image *img)
 {

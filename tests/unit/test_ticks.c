@@ -14,14 +14,12 @@
 #include <cmocka.h>
 
 #include "ticks.h"
+#include "xorshift.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return xorshift64(&rng);
 }
 
 static uint64_t exact_ns(uint64_t ticks, uint64_t hz)

@@ -20,29 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io_all.h"
+
 static const char *const pieces[] = {
     "The quick brown fox ",         "jumps over ",     "the lazy dog. ",
     "Pack my box with five dozen ", "liquor jugs. ",   "How vexingly quick daft zebras jump! ",
     "Sphinx of black quartz, ",     "judge my vow.\n",
 };
 #define NPIECES (sizeof(pieces) / sizeof(pieces[0]))
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
-
-static void write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w <= 0)
-            die("write");
-        s += w;
-        n -= (size_t)w;
-    }
-}
 
 static void stage1(int in, int out)
 {

@@ -13,16 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "sync_gate.h"
+
 static pthread_barrier_t barrier;
 static int episodes = 50;
 static atomic_int serial;
-
-static void work(unsigned n)
-{
-    volatile unsigned x = 1;
-    for (unsigned i = 0; i < n; i++)
-        x = x * 1103515245u + 12345u;
-}
 
 static void *worker(void *arg)
 {

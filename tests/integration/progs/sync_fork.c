@@ -29,13 +29,6 @@ struct shared {
     atomic_int holding, contending;
 };
 
-static void work(int n)
-{
-    volatile unsigned x = 1;
-    for (int i = 0; i < n; i++)
-        x = x * 1103515245u + 12345u;
-}
-
 static void bump(struct shared *s, int locks)
 {
     for (int i = 0; i < locks; i++) {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -38,6 +39,15 @@ static char gate_state(pid_t pid, pid_t tid)
     return paren && paren[1] == ' ' ? paren[2] : '?';
 }
 
+/* Known CPU work between the synchronisations: n rounds of a generator
+ * the compiler cannot drop. */
+static void work(unsigned n)
+{
+    volatile unsigned x = 1;
+    for (unsigned i = 0; i < n; i++)
+        x = x * 1103515245u + 12345u;
+}
+
 /* Returns once thread tid of process pid sleeps (blocked in the kernel). */
 static void gate_wait_asleep(pid_t pid, pid_t tid)
 {
@@ -58,6 +68,46 @@ static void gate_wait_spun(pthread_t th, long ns)
         sched_yield();
         clock_gettime(clock, &b);
     } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+/* A lock for gate_hand_over(): take() locks it and counts the acquisition
+ * as the program counts them; sleeps says how its contender waits. */
+struct gate_lock {
+    void (*take)(void);
+    void (*give)(void);
+    int sleeps; /* 1: asleep in the kernel (blocking); 0: spinning */
+};
+
+static atomic_int gate_contender_tid;
+
+static void *gate_contender(void *arg)
+{
+    const struct gate_lock *g = arg;
+
+    atomic_store(&gate_contender_tid, gate_tid());
+    g->take(); /* held by main: sleeps or spins */
+    g->give();
+    return NULL;
+}
+
+/* The hand-over the lock programs begin with, so that one acquisition
+ * certainly waited: the caller takes the lock, starts a contender that
+ * takes it too, and gives it up only once the contender sleeps waiting for
+ * it, or has spun for 2 ms of CPU time. */
+static void gate_hand_over(const struct gate_lock *g)
+{
+    pthread_t th;
+
+    g->take();
+    pthread_create(&th, NULL, gate_contender, (void *)g);
+    while (atomic_load(&gate_contender_tid) == 0)
+        ;
+    if (g->sleeps)
+        gate_wait_asleep(getpid(), atomic_load(&gate_contender_tid));
+    else
+        gate_wait_spun(th, 2000000);
+    g->give();
+    pthread_join(th, NULL);
 }
 
 #endif /* SYNC_GATE_H */

@@ -24,38 +24,19 @@ static int rounds = 2000;
 static int nthreads = 4;
 static atomic_int started; /* a start gate that records nothing */
 
-static void work(int n)
+static void take(void)
 {
-    volatile unsigned x = 1;
-    for (int i = 0; i < n; i++)
-        x = x * 1103515245u + 12345u;
+    pthread_mutex_lock(&shared);
+    counter++;
 }
 
-static atomic_int contender_tid;
-
-static void *contender(void *arg)
+static void give(void)
 {
-    atomic_store(&contender_tid, gate_tid());
-    pthread_mutex_lock(&shared); /* held by main: sleeps */
-    counter++;
     pthread_mutex_unlock(&shared);
-    return NULL;
 }
 
 /* main holds the mutex until the contender sleeps waiting for it. */
-static void hand_over(void)
-{
-    pthread_t th;
-
-    pthread_mutex_lock(&shared);
-    counter++;
-    pthread_create(&th, NULL, contender, NULL);
-    while (atomic_load(&contender_tid) == 0)
-        ;
-    gate_wait_asleep(getpid(), atomic_load(&contender_tid));
-    pthread_mutex_unlock(&shared);
-    pthread_join(th, NULL);
-}
+static const struct gate_lock hand_over = {take, give, 1};
 
 static void *worker(void *arg)
 {
@@ -93,7 +74,7 @@ int main(int argc, char **argv)
         rounds = atoi(argv[2]);
     if (nthreads < 1 || nthreads > 64)
         return 2;
-    hand_over();
+    gate_hand_over(&hand_over);
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, worker, NULL);
     for (int i = 0; i < nthreads; i++) {

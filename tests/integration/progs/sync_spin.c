@@ -19,13 +19,6 @@ static long counter;
 static int rounds = 2000, nthreads = 2;
 static atomic_int started;
 
-static void work(int n)
-{
-    volatile unsigned x = 1;
-    for (int i = 0; i < n; i++)
-        x = x * 1103515245u + 12345u;
-}
-
 static void *worker(void *arg)
 {
     atomic_fetch_add(&started, 1);
@@ -41,30 +34,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static atomic_int contending;
-
-static void *contender(void *arg)
+static void take(void)
 {
-    atomic_store(&contending, 1);
-    pthread_spin_lock(&lock); /* held by main: spins */
-    counter++;
-    pthread_spin_unlock(&lock);
-    return NULL;
-}
-
-static void hand_over(void)
-{
-    pthread_t th;
-
     pthread_spin_lock(&lock);
     counter++;
-    pthread_create(&th, NULL, contender, NULL);
-    while (atomic_load(&contending) == 0)
-        ;
-    gate_wait_spun(th, 2000000);
-    pthread_spin_unlock(&lock);
-    pthread_join(th, NULL);
 }
+
+static void give(void)
+{
+    pthread_spin_unlock(&lock);
+}
+
+/* main holds the lock until the contender has spun for 2 ms. */
+static const struct gate_lock hand_over = {take, give, 0};
 
 int main(int argc, char **argv)
 {
@@ -77,7 +59,7 @@ int main(int argc, char **argv)
     if (nthreads < 1 || nthreads > 64)
         return 2;
     pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
-    hand_over();
+    gate_hand_over(&hand_over);
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, worker, NULL);
     for (int i = 0; i < nthreads; i++)

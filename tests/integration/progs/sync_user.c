@@ -30,13 +30,6 @@ static atomic_int lock;
 static long locks;
 static int episodes = 40;
 
-static void work(unsigned n)
-{
-    volatile unsigned x = 1;
-    for (unsigned i = 0; i < n; i++)
-        x = x * 1103515245u + 12345u;
-}
-
 static void lock_take(atomic_int *l)
 {
     if (atomic_exchange(l, 1) != 0) {
@@ -83,30 +76,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static atomic_int contending;
-
-static void *contender(void *arg)
+static void take(void)
 {
-    atomic_store(&contending, 1);
-    lock_take(&lock); /* held by main: spins */
-    locks++;
-    lock_give(&lock);
-    return NULL;
-}
-
-static void hand_over(void)
-{
-    pthread_t th;
-
     lock_take(&lock);
     locks++;
-    pthread_create(&th, NULL, contender, NULL);
-    while (atomic_load(&contending) == 0)
-        ;
-    gate_wait_spun(th, 2000000);
-    lock_give(&lock);
-    pthread_join(th, NULL);
 }
+
+static void give(void)
+{
+    lock_give(&lock);
+}
+
+/* main holds the lock until the contender has spun for 2 ms. */
+static const struct gate_lock hand_over = {take, give, 0};
 
 int main(int argc, char **argv)
 {
@@ -120,7 +102,7 @@ int main(int argc, char **argv)
     barrier.parties = (unsigned)nthreads;
     ips2_object_name(&barrier, "step barrier");
     ips2_object_name(&lock, "state lock");
-    hand_over();
+    gate_hand_over(&hand_over);
     for (int i = 0; i < nthreads; i++)
         pthread_create(&th[i], NULL, worker, (void *)(long)i);
     for (int i = 0; i < nthreads; i++)

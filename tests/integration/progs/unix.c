@@ -25,24 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io_all.h"
+
 static char buf[70000];
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
-
-static void write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w <= 0)
-            die("write");
-        s += w;
-        n -= (size_t)w;
-    }
-}
 
 static size_t read_all(int fd, char *s, size_t n, size_t chunk)
 {
