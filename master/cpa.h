@@ -73,6 +73,16 @@ int cpa_pvm_open(char *const *files, size_t n, const struct ips2_machine_info *m
                  size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
                  cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen);
 
+/* The same, returning as soon as the LOADs are sent: the set opens from
+ * the event loop; queries started meanwhile (cpa_set_run_async) run once
+ * it is ready, or fail with the reason it could not open. */
+int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *machines,
+                  size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
+                  cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err,
+                  size_t errlen);
+/* Serves the Tcl event loop until *done. */
+void cpa_serve_until(const bool *done);
+
 /* Whether this process is connected to a pvmd now. */
 bool cpa_pvm_connected(void);
 /* Whether a distributed set can no longer run queries (a slave died or

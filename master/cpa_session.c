@@ -61,6 +61,22 @@ struct cpa_session {
     struct cpa_set *local; /* parts with nodes, for timeline (set itself when in-process) */
     struct cached_path *paths;
     size_t npaths;
+    bool kept_only; /* answering from the kept paths: no set opened, no path run */
+    /* the interpreter's thread only: */
+    int fetches;  /* queries of fetches on the distributed set, not yet back */
+    bool in_drop; /* drop_sets is freeing the sets (their callbacks come) */
+};
+
+/* A fetch (cpa_session_fetch): the paths of one request computed on the
+ * slaves one after the other, each kept as it comes. */
+struct cpa_fetch {
+    struct cpa_session *s;
+    const struct cpa_request *r;
+    cpa_fetch_fn *done; /* NULL once called, or once closed */
+    void *arg;
+    int refs;  /* the owner's, and the query's in flight */
+    int query; /* cpa_set_run_async's number of the one in flight, or 0 */
+    char key[1024];
 };
 
 static int fail(struct cpa_error *e, const char *code, const char *fmt, ...)
@@ -255,9 +271,11 @@ static void drop_paths(struct cpa_session *s)
 static void drop_sets(struct cpa_session *s)
 {
     drop_paths(s);
+    s->in_drop = true; /* a distributed set calls its fetches back now */
     if (s->local != s->set)
         cpa_set_free(s->local);
     cpa_set_free(s->set);
+    s->in_drop = false;
     s->set = s->local = NULL;
     atomic_store(&s->holds_pvm, false);
 }
@@ -492,10 +510,18 @@ out_of_memory:
  * refused (1) unless may_use_pvm. */
 static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, struct cpa_error *e)
 {
+    if (s->kept_only) /* the paths were fetched on this set: it may be stale now */
+        return s->set != NULL && s->distributed == distributed
+                   ? 0
+                   : fail(e, "PARTS", "the critical-path slaves are gone");
     if (!may_use_pvm && (distributed || (s->set != NULL && s->distributed)))
         return 1;
     if (s->set != NULL && s->distributed == distributed && !cpa_set_stale(s->set))
         return 0;
+    if (s->set != NULL && s->distributed && !distributed && s->fetches > 0)
+        return fail(e, "QUERY",
+                    "the session's slaves are computing a critical path: ask in this "
+                    "process once it is answered");
     drop_sets(s);
     glob_t g;
     char **hosts = NULL;
@@ -508,8 +534,10 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
         for (size_t i = 0; mi != NULL && i < s->nmachines; i++)
             mi[i] = (struct ips2_machine_info){.name = s->machines[i].name,
                                                .host = s->machines[i].host};
-        rc = cpa_pvm_open(g.gl_pathv, g.gl_pathc, mi, mi ? s->nmachines : 0, s->slaves,
-                          s->own_slaves, s->slave_path, part_view, s, &s->set, err, sizeof err);
+        /* the slaves load the parts while the event loop runs: queries
+         * started meanwhile run once they are done */
+        rc = cpa_pvm_start(g.gl_pathv, g.gl_pathc, mi, mi ? s->nmachines : 0, s->slaves,
+                           s->own_slaves, s->slave_path, part_view, s, &s->set, err, sizeof err);
         free(mi);
     } else
         rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->set, err, sizeof err);
@@ -543,17 +571,35 @@ static struct cpa_set *local_set(struct cpa_session *s, struct cpa_error *e)
     return s->local;
 }
 
+/* The key of a query's path in the session's cache. */
+static void path_key(const struct ips2_cpa_query *q, char *key, size_t len)
+{
+    snprintf(key, len, "%d|%s|%s|%d|%u|%d|%s", (int)q->mode, q->app ? q->app : "",
+             q->zero_procedure ? q->zero_procedure : "", q->zero_process, q->zero_part,
+             (int)q->zero_pid, q->zero_app ? q->zero_app : "");
+}
+
+static struct ips2_cpa_path *kept_path(struct cpa_session *s, const char *key)
+{
+    for (size_t i = 0; i < s->npaths; i++)
+        if (strcmp(s->paths[i].key, key) == 0)
+            return &s->paths[i].path;
+    return NULL;
+}
+
 /* The path of a query on the open set, computed once. */
 static const struct ips2_cpa_path *path_of(struct cpa_session *s, const struct ips2_cpa_query *q,
                                            struct cpa_error *e)
 {
     char key[1024];
-    snprintf(key, sizeof key, "%d|%s|%s|%d|%u|%d|%s", (int)q->mode, q->app ? q->app : "",
-             q->zero_procedure ? q->zero_procedure : "", q->zero_process, q->zero_part,
-             (int)q->zero_pid, q->zero_app ? q->zero_app : "");
-    for (size_t i = 0; i < s->npaths; i++)
-        if (strcmp(s->paths[i].key, key) == 0)
-            return &s->paths[i].path;
+    path_key(q, key, sizeof key);
+    struct ips2_cpa_path *kept = kept_path(s, key);
+    if (kept != NULL)
+        return kept;
+    if (s->kept_only) {
+        fail(e, "QUERY", "the critical-path slaves are gone");
+        return NULL;
+    }
     struct cached_path *v = realloc(s->paths, (s->npaths + 1) * sizeof *v);
     if (v == NULL) {
         fail(e, "MEMORY", "out of memory");
@@ -940,6 +986,127 @@ static int timeline_table(struct cpa_session *s, const struct cpa_request *r, st
     return rc == 0 ? 0 : fail(e, "MEMORY", "out of memory");
 }
 
+/* ---- fetches: a request's paths computed on the slaves, asynchronously ------ */
+
+static void fetch_done(void *arg, struct ips2_cpa_path *path, const char *err);
+
+static void fetch_release(struct cpa_fetch *f)
+{
+    if (--f->refs == 0)
+        free(f);
+}
+
+/* With the lock held: starts the query of the next path r needs that is
+ * not kept.  0: one is in flight; 1: all are kept (or what is missing is
+ * an error the answer gives); -1 with e. */
+static int fetch_step(struct cpa_fetch *f, struct cpa_error *e)
+{
+    struct cpa_session *s = f->s;
+    const struct cpa_request *r = f->r;
+    struct ips2_cpa_query q = {.mode = r->mode, .app = r->app};
+    char key[sizeof f->key];
+    path_key(&q, key, sizeof key);
+    if (kept_path(s, key) != NULL) {
+        if (r->table != CPA_TABLE_ZERO)
+            return 1;
+        struct cpa_error ignored;
+        if (zero_query(s->set, r, &q, &ignored) != 0)
+            return 1; /* the answer says it */
+        path_key(&q, key, sizeof key);
+        if (kept_path(s, key) != NULL)
+            return 1;
+    }
+    char err[sizeof e->message] = "";
+    int id = cpa_set_run_async(s->set, &q, fetch_done, f, err, sizeof err);
+    if (id < 0)
+        return fail(e, "QUERY", "%s", err);
+    snprintf(f->key, sizeof f->key, "%s", key);
+    f->query = id;
+    f->refs++;
+    s->fetches++;
+    return 0;
+}
+
+static void fetch_finish(struct cpa_fetch *f, const struct cpa_error *e)
+{
+    cpa_fetch_fn *done = f->done;
+    f->done = NULL;
+    if (done != NULL)
+        done(f->arg, e);
+}
+
+/* A query of the fetch is over (from the event loop, or from drop_sets). */
+static void fetch_done(void *arg, struct ips2_cpa_path *path, const char *err)
+{
+    struct cpa_fetch *f = arg;
+    struct cpa_session *s = f->s;
+    struct cpa_error e;
+    int rc = -1;
+    f->query = 0;
+    s->fetches--;
+    if (path == NULL)
+        fail(&e, "QUERY", "%s", err != NULL ? err : "the query failed");
+    else if (s->in_drop)
+        fail(&e, "QUERY", "cancelled: the critical-path set was freed");
+    else {
+        /* kept even when the fetch was closed: the next query finds it */
+        pthread_mutex_lock(&s->lock);
+        struct cached_path *v = NULL;
+        if (kept_path(s, f->key) != NULL)
+            rc = 0;
+        else if ((v = realloc(s->paths, (s->npaths + 1) * sizeof *v)) != NULL) {
+            s->paths = v;
+            if ((v[s->npaths].key = strdup(f->key)) != NULL) {
+                v[s->npaths].path = *path; /* moved */
+                ips2_cpa_path_init(path);
+                s->npaths++;
+                rc = 0;
+            }
+        }
+        if (rc != 0)
+            fail(&e, "MEMORY", "out of memory");
+        else if (f->done != NULL)
+            rc = fetch_step(f, &e);
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (rc != 0)
+        fetch_finish(f, rc < 0 ? &e : NULL);
+    fetch_release(f);
+}
+
+int cpa_session_fetch(struct cpa_session *s, const struct cpa_request *r, cpa_fetch_fn *done,
+                      void *arg, struct cpa_fetch **out, struct cpa_error *e)
+{
+    *out = NULL;
+    if (!wants_pvm(r))
+        return 1;
+    struct cpa_fetch *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return fail(e, "MEMORY", "out of memory");
+    *f = (struct cpa_fetch){.s = s, .r = r, .done = done, .arg = arg, .refs = 1};
+    pthread_mutex_lock(&s->lock);
+    int rc = open_set(s, true, true, e);
+    if (rc == 0)
+        rc = fetch_step(f, e);
+    pthread_mutex_unlock(&s->lock);
+    if (rc != 0) {
+        free(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+void cpa_session_fetch_close(struct cpa_fetch *f)
+{
+    if (f == NULL)
+        return;
+    f->done = NULL;
+    if (f->query != 0) /* its set is alive: freeing it would have called back */
+        cpa_set_cancel(f->s->set, f->query);
+    fetch_release(f);
+}
+
 /* ---- answers ------------------------------------------------------------------ */
 
 void cpa_answer_free(struct cpa_answer *a)
@@ -1003,8 +1170,8 @@ static int answer_locked(struct cpa_session *s, const struct cpa_request *r, boo
     return rc;
 }
 
-int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, bool may_use_pvm,
-                            struct cpa_answer **out, struct cpa_error *e)
+static int answer(struct cpa_session *s, const struct cpa_request *r, bool may_use_pvm,
+                  bool kept_only, struct cpa_answer **out, struct cpa_error *e)
 {
     struct cpa_answer *a = calloc(1, sizeof *a);
     *out = NULL;
@@ -1017,7 +1184,9 @@ int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, 
     a->level = r->level;
     a->by_node = r->filter.by_node;
     pthread_mutex_lock(&s->lock);
+    s->kept_only = kept_only;
     int rc = answer_locked(s, r, may_use_pvm, a, e);
+    s->kept_only = false;
     pthread_mutex_unlock(&s->lock);
     if (rc != 0) {
         cpa_answer_free(a);
@@ -1027,8 +1196,55 @@ int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, 
     return 0;
 }
 
+int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, bool may_use_pvm,
+                            struct cpa_answer **out, struct cpa_error *e)
+{
+    return answer(s, r, may_use_pvm, false, out, e);
+}
+
+int cpa_session_answer_kept(struct cpa_session *s, const struct cpa_request *r,
+                            struct cpa_answer **out, struct cpa_error *e)
+{
+    return answer(s, r, true, true, out, e);
+}
+
+struct fetch_wait {
+    bool done;
+    bool failed;
+    struct cpa_error e;
+};
+
+static void wait_fetched(void *arg, const struct cpa_error *e)
+{
+    struct fetch_wait *w = arg;
+    w->done = true;
+    if (e != NULL) {
+        w->failed = true;
+        w->e = *e;
+    }
+}
+
 int cpa_session_answer(struct cpa_session *s, const struct cpa_request *r, struct cpa_answer **out,
                        struct cpa_error *e)
 {
-    return cpa_session_answer_here(s, r, true, out, e);
+    if (!wants_pvm(r))
+        return cpa_session_answer_here(s, r, true, out, e);
+    /* no lock held while the slaves compute: the event loop served here
+     * may ask the session (an asynchronous answer, another query: it
+     * queues on the set after this one) */
+    struct fetch_wait w = {0};
+    struct cpa_fetch *f = NULL;
+    *out = NULL;
+    int rc = cpa_session_fetch(s, r, wait_fetched, &w, &f, e);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        cpa_serve_until(&w.done);
+        cpa_session_fetch_close(f);
+        if (w.failed) {
+            *e = w.e;
+            return -1;
+        }
+    }
+    return cpa_session_answer_kept(s, r, out, e);
 }

@@ -169,7 +169,12 @@ struct cpa_answer {
 };
 
 /* Answers a resolved request on the thread that connected to PVM (the
- * interpreter's); 0 with *out (cpa_answer_free), or -1 with e. */
+ * interpreter's); 0 with *out (cpa_answer_free), or -1 with e.  A request
+ * on PVM slaves is a fetch (below) served from the event loop until it is
+ * done, then answered from the kept paths: no lock is held meanwhile, so
+ * what the event loop runs may ask the session too (its queries queue on
+ * the slaves after this one; one in this process that would close the
+ * slaves' set under a fetch is refused). */
 int cpa_session_answer(struct cpa_session *s, const struct cpa_request *r, struct cpa_answer **out,
                        struct cpa_error *e);
 /* The same on any thread, one answer at a time (the session's lock).
@@ -179,6 +184,26 @@ int cpa_session_answer(struct cpa_session *s, const struct cpa_request *r, struc
 int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, bool may_use_pvm,
                             struct cpa_answer **out, struct cpa_error *e);
 void cpa_answer_free(struct cpa_answer *a);
+
+/* Asynchronous requests on PVM slaves, on the interpreter's thread.  A
+ * fetch has the slaves compute the paths r needs that the session does
+ * not keep (opening the set if it is not open: the slaves load their
+ * parts meanwhile) and returns at once: 0 with *out, and done is called
+ * once from the event loop when they are kept (e NULL) or could not be
+ * (e says why); 1 when nothing is to be computed (r does not use PVM, or
+ * its paths are kept: answer it now); -1 with e.  r must live until done
+ * is called or the fetch closed.  cpa_session_answer_kept then answers
+ * from the kept paths only (no set opened, no path computed).  Closing a
+ * fetch (always, once) cancels its query on the slaves if it is under way
+ * (cpa_set_cancel) and done is not called after it; a path the slaves
+ * finished is kept all the same. */
+struct cpa_fetch;
+typedef void cpa_fetch_fn(void *arg, const struct cpa_error *e);
+int cpa_session_fetch(struct cpa_session *s, const struct cpa_request *r, cpa_fetch_fn *done,
+                      void *arg, struct cpa_fetch **out, struct cpa_error *e);
+void cpa_session_fetch_close(struct cpa_fetch *f);
+int cpa_session_answer_kept(struct cpa_session *s, const struct cpa_request *r,
+                            struct cpa_answer **out, struct cpa_error *e);
 
 /* The number of paths the session keeps (tests). */
 size_t cpa_session_cached(struct cpa_session *s);

@@ -32,7 +32,9 @@
  * answer (those that have not answered the request or the probe round in
  * flight; otherwise a last probe round finds them), they are killed
  * (SIGKILL through their pvmd, so a stopped one ends too) and the set is
- * broken, so the next query opens a new one.  The blocking calls
+ * broken, so the next query opens a new one.  cpa_pvm_start returns
+ * while the slaves load (queries started meanwhile run once the set is
+ * ready, or fail with the reason it could not open); the blocking calls
  * (cpa_pvm_open, cpa_pvm_run) serve the event loop until theirs is done.
  */
 #include <stdint.h>
@@ -293,6 +295,8 @@ static void end_query(struct cpa_pvm *p, const char *err)
  * queued fail with err, later ones with "gone". */
 static void broken(struct cpa_pvm *p, const char *err)
 {
+    /* queries started while the set was opening learn why it failed */
+    bool opening = p->stage == S_LOADING || p->stage == S_CONNECTING;
     if (p->stage != S_BROKEN)
         snprintf(p->why, sizeof p->why, "%s", err);
     p->stage = S_BROKEN;
@@ -304,7 +308,7 @@ static void broken(struct cpa_pvm *p, const char *err)
     while (p->queue != NULL) {
         struct job *j = p->queue;
         p->queue = j->next;
-        fail_job(p, j, "the critical-path slaves are gone");
+        fail_job(p, j, opening ? p->why : "the critical-path slaves are gone");
     }
     p->queue_tail = NULL;
 }
@@ -1012,9 +1016,9 @@ static int start_open(struct cpa_pvm *p, const struct ips2_machine_info *machine
     return 0;
 }
 
-int cpa_pvm_open(char *const *files, size_t n, const struct ips2_machine_info *machines,
-                 size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
-                 cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen)
+int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *machines,
+                  size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
+                  cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct cpa_set *s = cpa_set_new(files, n);
@@ -1062,23 +1066,44 @@ int cpa_pvm_open(char *const *files, size_t n, const struct ips2_machine_info *m
     }
     p->slaves = slaves;
     Tcl_Preserve(slaves);
-    int rc = start_open(p, machines, nmachines, err, errlen);
-    if (rc == 0) {
-        Tcl_Preserve(p);
-        while (p->stage == S_LOADING || p->stage == S_CONNECTING)
-            Tcl_DoOneEvent(TCL_ALL_EVENTS);
-        if (p->stage == S_BROKEN) {
-            snprintf(err, errlen, "%s", p->why);
-            rc = -1;
-        }
-        Tcl_Release(p);
+    if (start_open(p, machines, nmachines, err, errlen) != 0) {
+        cpa_set_free(s);
+        return -1;
     }
+    *out = s;
+    return 0;
+}
+
+int cpa_pvm_open(char *const *files, size_t n, const struct ips2_machine_info *machines,
+                 size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
+                 cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen)
+{
+    struct cpa_set *s = NULL;
+    if (cpa_pvm_start(files, n, machines, nmachines, slaves, reuse, slave_path, view, view_arg, &s,
+                      err, errlen) != 0)
+        return -1;
+    struct cpa_pvm *p = s->pvm;
+    Tcl_Preserve(p);
+    while (p->stage == S_LOADING || p->stage == S_CONNECTING)
+        Tcl_DoOneEvent(TCL_ALL_EVENTS);
+    int rc = 0;
+    if (p->stage == S_BROKEN) {
+        snprintf(err, errlen, "%s", p->why);
+        rc = -1;
+    }
+    Tcl_Release(p);
     if (rc != 0) {
         cpa_set_free(s);
         return -1;
     }
     *out = s;
     return 0;
+}
+
+void cpa_serve_until(const bool *done)
+{
+    while (!*done)
+        Tcl_DoOneEvent(TCL_ALL_EVENTS);
 }
 
 /* --- starting queries ----------------------------------------------------------- */

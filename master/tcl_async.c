@@ -31,11 +31,20 @@
  *   - anything else (fast: the model is in memory): nothing there; it is
  *     evaluated here when its turn comes.
  *
- * libpvm is not thread-safe: a critical path on PVM slaves and a phase
- * reduced by the live run's slaves (the reducer ips2::run installs) are
- * done on the interpreter's thread when their turn comes, as the
- * synchronous subcommands do.  A cancelled query is not started if it has
- * not been; one under way finishes on the thread (what it computed stays:
+ * libpvm is not thread-safe: a critical path on PVM slaves (a live run's
+ * session, or -pvm private) is not computed on the thread but fetched
+ * from the event loop (cpa_session_fetch: the slaves start on it when it
+ * is asked, cpa_slaves.c drives them from the slaves' messages and Tcl
+ * timers, the interpreter never waits); its job still passes through the
+ * thread, and the answer is made from the kept paths once both the
+ * thread's turn and the fetch are over, so the order holds: a job whose
+ * slaves still compute holds the answers behind it.  A phase reduced by
+ * the live run's slaves (the reducer ips2::run installs) is still done on
+ * the interpreter's thread when its turn comes, as the synchronous
+ * subcommands do: the reducer interface (model.h) waits for its answer.
+ * A cancelled query is not started if it has not been; a fetch under way
+ * is cancelled on the slaves (cpa_set_cancel: the next query starts);
+ * one under way on the thread finishes there (what it computed stays:
  * the core's path cache, the phase's view) but nothing is delivered.
  * Closing the session drops its queries the same way; the core is freed
  * by the thread once it is idle.
@@ -77,7 +86,10 @@ typedef struct AsyncJob {
     struct cpa_request *request;
     struct cpa_answer *answer;
     struct cpa_error error;
-    int rc;         /* cpa_session_answer_here's */
+    int rc;   /* cpa_session_answer_here's */
+    bool pvm; /* on PVM slaves: fetched from the event loop */
+    struct cpa_fetch *fetch;
+    bool fetching;  /* the fetch is under way: not delivered before it is done */
     bool then_eval; /* the words are evaluated once the paths are made */
     /* JOB_PHASE */
     struct ips2_phase_job *phase;
@@ -135,6 +147,7 @@ static void Release(Ips2Async *a)
 
 static void FreeJob(AsyncJob *job)
 {
+    cpa_session_fetch_close(job->fetch);
     Tcl_DecrRefCount(job->words);
     Tcl_DecrRefCount(job->callback);
     cpa_request_free(job->request);
@@ -158,10 +171,33 @@ static void Unlink(Ips2Async *a, AsyncJob *job)
     job->prev = job->next = NULL;
 }
 
+static void Schedule(Ips2Async *a);
+
 static void Drop(AsyncJob *job)
 {
     job->dropped = true;
     atomic_store(&job->base.cancelled, true);
+    if (job->fetch != NULL) { /* its query stops on the slaves; the next one starts */
+        cpa_session_fetch_close(job->fetch);
+        job->fetch = NULL;
+    }
+    if (job->fetching) {
+        job->fetching = false;
+        Schedule(job->async); /* the jobs behind it may be ready */
+    }
+}
+
+/* The slaves computed the paths of a job (from the event loop). */
+static void Fetched(void *arg, const struct cpa_error *e)
+{
+    AsyncJob *job = arg;
+    job->fetching = false;
+    if (e != NULL) {
+        job->rc = -1;
+        job->error = *e;
+    }
+    if (job->async->ready != NULL)
+        Schedule(job->async);
 }
 
 /* "$s {*}WORDS" here: its code and result (in the interpreter). */
@@ -186,9 +222,16 @@ static int Finish(Ips2Session *s, Tcl_Interp *interp, AsyncJob *job)
     char err[IPS2_ERR_MAX] = "";
     switch (job->kind) {
     case JOB_CP:
-        if (job->then_eval) /* the paths are kept by the core */
+        if (job->then_eval) { /* the paths are kept by the core */
+            if (job->pvm && job->rc != 0)
+                return Ips2CpaError(interp, &job->error);
             return Evaluate(s, interp, job->words);
-        if (!job->ran) /* it needs PVM: here */
+        }
+        if (job->pvm) { /* the slaves' paths are kept (or the error is here) */
+            if (job->rc == 0)
+                job->rc =
+                    cpa_session_answer_kept(job->core, job->request, &job->answer, &job->error);
+        } else if (!job->ran) /* it closes the slaves' set: here */
             job->rc = cpa_session_answer(job->core, job->request, &job->answer, &job->error);
         if (job->rc != 0)
             return Ips2CpaError(interp, &job->error);
@@ -247,15 +290,14 @@ static void Deliver(Ips2Async *a, AsyncJob *job)
     Release(a);
 }
 
-static void Schedule(Ips2Async *a);
-
 /* Timer handler: the next job back from the thread is delivered (the
- * dropped ones before it are freed on the way). */
+ * dropped ones before it are freed on the way); one whose slaves are
+ * still computing holds the ones behind it until it is fetched. */
 static void DeliverReady(ClientData cd)
 {
     Ips2Async *a = cd;
     a->scheduled = false;
-    while (a->ready != NULL) {
+    while (a->ready != NULL && !a->ready->fetching) {
         AsyncJob *job = a->ready;
         a->ready = job->ready_next;
         if (a->ready == NULL)
@@ -265,7 +307,7 @@ static void DeliverReady(ClientData cd)
         if (!quiet)
             break;
     }
-    if (a->ready != NULL)
+    if (a->ready != NULL && !a->ready->fetching)
         Schedule(a);
     Release(a); /* Schedule's */
 }
@@ -293,7 +335,8 @@ static int DoneEventProc(Tcl_Event *ev, int flags)
     AsyncJob *job = ((DoneEvent *)ev)->job;
     Ips2Async *a = job->async;
     (void)flags;
-    if (a->ready == NULL && !a->scheduled && job->prev == NULL && job->next == NULL) {
+    if (a->ready == NULL && !a->scheduled && !job->fetching && job->prev == NULL &&
+        job->next == NULL) {
         Deliver(a, job);
         return 1;
     }
@@ -375,6 +418,8 @@ static void Classify(Ips2Session *s, Tcl_Interp *interp, Ips2Async *a, AsyncJob 
         job->core = Ips2CpaState(s)->core;
         if (!cpa_request_uses_pvm(job->request))
             job->base.run = RunCp;
+        else
+            job->pvm = true;
         return;
     }
     const char *phase = PhaseToReduce(s, a, n, v);
@@ -422,6 +467,13 @@ int Ips2AsyncCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
         a->first = job;
     a->last = job;
     a->refs++;
+    if (job->pvm) {
+        /* the slaves start now; the thread's turn keeps the answer's */
+        int rc = cpa_session_fetch(job->core, job->request, Fetched, job, &job->fetch, &job->error);
+        if (rc < 0)
+            job->rc = -1;
+        job->fetching = rc == 0;
+    }
     Tcl_SetObjResult(interp, Tcl_NewWideIntObj(job->id));
     return TCL_OK;
 }
