@@ -566,13 +566,6 @@ static void drain(struct ips2_slaves *s)
 
 /* --- sending ------------------------------------------------------------- */
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        int rc_ = (expr);                                                                          \
-        if (rc_ < 0)                                                                               \
-            return rc_;                                                                            \
-    } while (0)
-
 static int send_to(struct ips2_slaves *s, int slave, int tag)
 {
     if (slave < 0 || slave >= s->n || !s->v[slave].alive)
@@ -586,15 +579,15 @@ int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir
                        const char *machine, const char *host, int64_t session_start,
                        int64_t interval_ns, int64_t grace_ms, uint32_t flags)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_u32(IPS2_PROTO_VERSION));
-    TRY(ips2_pk_str(session_dir));
-    TRY(ips2_pk_str(machine));
-    TRY(ips2_pk_str(host));
-    TRY(ips2_pk_i64(session_start));
-    TRY(ips2_pk_i64(interval_ns));
-    TRY(ips2_pk_i64(grace_ms));
-    TRY(ips2_pk_u32(flags));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_u32(IPS2_PROTO_VERSION));
+    IPS2_TRY(ips2_pk_str(session_dir));
+    IPS2_TRY(ips2_pk_str(machine));
+    IPS2_TRY(ips2_pk_str(host));
+    IPS2_TRY(ips2_pk_i64(session_start));
+    IPS2_TRY(ips2_pk_i64(interval_ns));
+    IPS2_TRY(ips2_pk_i64(grace_ms));
+    IPS2_TRY(ips2_pk_u32(flags));
     return send_to(s, slave, IPS2_TAG_CONFIG);
 }
 
@@ -602,18 +595,16 @@ int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int i
                         const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,
                         int nenv, const char *const *env_names, const char *const *env_values)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_str(app));
-    TRY(ips2_pk_i32(index));
-    TRY(ips2_pk_str(cwd));
-    TRY(ips2_pk_i64(timeout_ms));
-    TRY(ips2_pk_u32((uint32_t)argc));
-    for (int i = 0; i < argc; i++)
-        TRY(ips2_pk_str(argv[i]));
-    TRY(ips2_pk_u32((uint32_t)nenv));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_str(app));
+    IPS2_TRY(ips2_pk_i32(index));
+    IPS2_TRY(ips2_pk_str(cwd));
+    IPS2_TRY(ips2_pk_i64(timeout_ms));
+    IPS2_TRY(ips2_pk_strv(argv, (size_t)argc));
+    IPS2_TRY(ips2_pk_u32((uint32_t)nenv));
     for (int i = 0; i < nenv; i++) {
-        TRY(ips2_pk_str(env_names[i]));
-        TRY(ips2_pk_str(env_values[i]));
+        IPS2_TRY(ips2_pk_str(env_names[i]));
+        IPS2_TRY(ips2_pk_str(env_values[i]));
     }
     return send_to(s, slave, IPS2_TAG_PROCESS);
 }
@@ -622,45 +613,43 @@ int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, co
                        const char *prefix, int napps, const char *const *apps, int nexpected,
                        const char *const *expected_apps, const int *expected_pids)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_str(session));
-    TRY(ips2_pk_str(trace_dir));
-    TRY(ips2_pk_str(prefix));
-    TRY(ips2_pk_u32((uint32_t)napps));
-    for (int i = 0; i < napps; i++)
-        TRY(ips2_pk_str(apps[i]));
-    TRY(ips2_pk_u32((uint32_t)nexpected));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_str(session));
+    IPS2_TRY(ips2_pk_str(trace_dir));
+    IPS2_TRY(ips2_pk_str(prefix));
+    IPS2_TRY(ips2_pk_strv(apps, (size_t)napps));
+    IPS2_TRY(ips2_pk_u32((uint32_t)nexpected));
     for (int i = 0; i < nexpected; i++) {
-        TRY(ips2_pk_str(expected_apps[i]));
-        TRY(ips2_pk_i32(expected_pids[i]));
+        IPS2_TRY(ips2_pk_str(expected_apps[i]));
+        IPS2_TRY(ips2_pk_i32(expected_pids[i]));
     }
     return send_to(s, slave, IPS2_TAG_REPLAY);
 }
 
 int ips2_slaves_collector(struct ips2_slaves *s, int slave, const char *kind, int64_t interval_ms)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_str(kind));
-    TRY(ips2_pk_i64(interval_ms));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_str(kind));
+    IPS2_TRY(ips2_pk_i64(interval_ms));
     return send_to(s, slave, IPS2_TAG_COLLECTOR);
 }
 
 int ips2_slaves_go(struct ips2_slaves *s, int slave)
 {
-    TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
     return send_to(s, slave, IPS2_TAG_GO);
 }
 
 int ips2_slaves_reduce(struct ips2_slaves *s, int slave, int query, const char *trace_dir,
                        int64_t session_start, int64_t start, int64_t end, int64_t interval_ns)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
-    TRY(ips2_pk_str(trace_dir));
-    TRY(ips2_pk_i64(session_start));
-    TRY(ips2_pk_i64(start));
-    TRY(ips2_pk_i64(end));
-    TRY(ips2_pk_i64(interval_ns));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(query));
+    IPS2_TRY(ips2_pk_str(trace_dir));
+    IPS2_TRY(ips2_pk_i64(session_start));
+    IPS2_TRY(ips2_pk_i64(start));
+    IPS2_TRY(ips2_pk_i64(end));
+    IPS2_TRY(ips2_pk_i64(interval_ns));
     return send_to(s, slave, IPS2_TAG_REDUCE);
 }
 
@@ -669,7 +658,7 @@ int ips2_slaves_quit(struct ips2_slaves *s, int slave)
     if (slave < 0 || slave >= s->n)
         return PvmNoTask;
     s->v[slave].quitting = true;
-    TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
     return send_to(s, slave, IPS2_TAG_QUIT);
 }
 
@@ -735,25 +724,25 @@ bool ips2_slaves_claimed(const struct ips2_slaves *s, int slave)
 int ips2_slaves_cpa_load(struct ips2_slaves *s, int slave, int32_t id, const char *file,
                          uint32_t part, uint32_t nparts)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(id));
-    TRY(ips2_pk_str(file));
-    TRY(ips2_pk_u32(part));
-    TRY(ips2_pk_u32(nparts));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(id));
+    IPS2_TRY(ips2_pk_str(file));
+    IPS2_TRY(ips2_pk_u32(part));
+    IPS2_TRY(ips2_pk_u32(nparts));
     return send_to(s, slave, IPS2_TAG_CPA_LOAD);
 }
 
 int ips2_slaves_cpa_cross(struct ips2_slaves *s, int slave, int32_t id, uint32_t part,
                           const void *arcs, size_t size, uint32_t nparts, const int *holders)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(id));
-    TRY(ips2_pk_u32(part));
-    TRY(ips2_pk_blob(arcs, size));
-    TRY(ips2_pk_u32(nparts));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(id));
+    IPS2_TRY(ips2_pk_u32(part));
+    IPS2_TRY(ips2_pk_blob(arcs, size));
+    IPS2_TRY(ips2_pk_u32(nparts));
     for (uint32_t p = 0; p < nparts; p++) {
         int h = holders[p];
-        TRY(ips2_pk_i32(h >= 0 && h < s->n ? s->v[h].tid : 0));
+        IPS2_TRY(ips2_pk_i32(h >= 0 && h < s->n ? s->v[h].tid : 0));
     }
     return send_to(s, slave, IPS2_TAG_CPA_CROSS);
 }
@@ -763,43 +752,43 @@ int ips2_slaves_cpa_query(struct ips2_slaves *s, int slave, int32_t query, uint3
                           int32_t zero_pid, uint32_t count, const uint32_t *parts,
                           const char *const *apps, const char *const *zero_apps)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
-    TRY(ips2_pk_u32(mode));
-    TRY(ips2_pk_str(zero_procedure));
-    TRY(ips2_pk_i32(zero_process));
-    TRY(ips2_pk_u32(zero_part));
-    TRY(ips2_pk_i32(zero_pid));
-    TRY(ips2_pk_u32(count));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(query));
+    IPS2_TRY(ips2_pk_u32(mode));
+    IPS2_TRY(ips2_pk_str(zero_procedure));
+    IPS2_TRY(ips2_pk_i32(zero_process));
+    IPS2_TRY(ips2_pk_u32(zero_part));
+    IPS2_TRY(ips2_pk_i32(zero_pid));
+    IPS2_TRY(ips2_pk_u32(count));
     for (uint32_t k = 0; k < count; k++) {
-        TRY(ips2_pk_u32(parts[k]));
-        TRY(ips2_pk_str(apps[k]));
-        TRY(ips2_pk_str(zero_apps[k]));
+        IPS2_TRY(ips2_pk_u32(parts[k]));
+        IPS2_TRY(ips2_pk_str(apps[k]));
+        IPS2_TRY(ips2_pk_str(zero_apps[k]));
     }
     return send_to(s, slave, IPS2_TAG_CPA_QUERY);
 }
 
 int ips2_slaves_cpa_probe(struct ips2_slaves *s, int slave, int32_t query, uint32_t round)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
-    TRY(ips2_pk_u32(round));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(query));
+    IPS2_TRY(ips2_pk_u32(round));
     return send_to(s, slave, IPS2_TAG_CPA_PROBE);
 }
 
 int ips2_slaves_cpa_end(struct ips2_slaves *s, int slave, int32_t query)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(query));
     return send_to(s, slave, IPS2_TAG_CPA_END);
 }
 
 int ips2_slaves_cpa_walk(struct ips2_slaves *s, int slave, int32_t query, uint32_t seq,
                          const void *walk, size_t size)
 {
-    TRY(pvm_initsend(PvmDataDefault));
-    TRY(ips2_pk_i32(query));
-    TRY(ips2_pk_u32(seq));
-    TRY(ips2_pk_blob(walk, size));
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_i32(query));
+    IPS2_TRY(ips2_pk_u32(seq));
+    IPS2_TRY(ips2_pk_blob(walk, size));
     return send_to(s, slave, IPS2_TAG_CPA_WALK);
 }

@@ -40,9 +40,10 @@
 #ifndef IPS2_PROTO_H
 #define IPS2_PROTO_H
 
-#define IPS2_PROTO_VERSION 2
-#define IPS2_PROTO_STR_MAX (64 * 1024)
-#define IPS2_PROTO_CHUNK   (1024 * 1024)
+#define IPS2_PROTO_VERSION  2
+#define IPS2_PROTO_STR_MAX  (64 * 1024)
+#define IPS2_PROTO_CHUNK    (1024 * 1024)
+#define IPS2_PROTO_LIST_MAX 100000 /* a list's length, against a garbled count */
 
 /* Message tags, in ranges per protocol. */
 enum ips2_tag {
@@ -231,11 +232,25 @@ int ips2_pk_i32(int32_t v);
 int ips2_pk_i64(int64_t v);
 int ips2_pk_str(const char *s); /* NULL packs as "" */
 int ips2_pk_blob(const void *data, size_t size);
+int ips2_pk_strv(const char *const *v, size_t n); /* a u32 count, then the strings */
 
 int ips2_upk_u32(uint32_t *v);
 int ips2_upk_i32(int32_t *v);
 int ips2_upk_i64(int64_t *v);
 int ips2_upk_str(char **s);                               /* *s is malloc'd and NUL-terminated */
 int ips2_upk_blob(void **data, size_t *size, size_t max); /* *data malloc'd */
+/* *out: a malloc'd NULL-terminated array of at most IPS2_PROTO_LIST_MAX
+ * malloc'd strings (what was read on failure; NULL if none); *count, if
+ * not NULL, its length. */
+int ips2_upk_strv(char ***out, size_t *count);
+
+/* Returns from the calling function with expr's value if it is negative
+ * (a PVM error code): the packing and unpacking sequences of a message. */
+#define IPS2_TRY(expr)                                                                             \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
+    } while (0)
 
 #endif /* IPS2_PROTO_H */

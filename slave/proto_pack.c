@@ -73,6 +73,16 @@ int ips2_pk_str(const char *s)
     return rc < 0 ? rc : pk_bytes(s, n);
 }
 
+int ips2_pk_strv(const char *const *v, size_t n)
+{
+    if (n > IPS2_PROTO_LIST_MAX)
+        return PvmBadMsg;
+    IPS2_TRY(ips2_pk_u32((uint32_t)n));
+    for (size_t i = 0; i < n; i++)
+        IPS2_TRY(ips2_pk_str(v[i]));
+    return 0;
+}
+
 int ips2_pk_blob(const void *data, size_t size)
 {
     int rc = ips2_pk_i64((int64_t)size);
@@ -124,6 +134,24 @@ int ips2_upk_str(char **s)
     }
     buf[n] = '\0';
     *s = buf;
+    return 0;
+}
+
+int ips2_upk_strv(char ***out, size_t *count)
+{
+    uint32_t n = 0;
+    *out = NULL;
+    IPS2_TRY(ips2_upk_u32(&n));
+    if (n > IPS2_PROTO_LIST_MAX)
+        return PvmBadMsg;
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    if (v == NULL)
+        return PvmNoMem;
+    *out = v;
+    for (uint32_t i = 0; i < n; i++)
+        IPS2_TRY(ips2_upk_str(&v[i]));
+    if (count != NULL)
+        *count = n;
     return 0;
 }
 
