@@ -264,6 +264,20 @@ static Tcl_Obj *Row(int n, Tcl_Obj *const *cells)
     return Tcl_NewListObj(n, cells);
 }
 
+/* A table of rows of the path itself (segments, imbalance): its columns,
+ * the rows, and what the path was asked for. */
+static Tcl_Obj *RowsTable(const char *const *cols, Tcl_Obj *rows, const struct cpa_answer *a)
+{
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Ips2Put(d, "columns", Columns(cols));
+    Ips2Put(d, "rows", rows);
+    Ips2Put(d, "length", Wide(a->length));
+    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(a->mode)));
+    Ips2Put(d, "app", Ips2Str(a->app));
+    Ips2Put(d, "warnings", Strings(a->warnings, a->nwarnings));
+    return d;
+}
+
 static Tcl_Obj *ProfileObj(const struct cpa_answer *a)
 {
     static const char *const cols[] = {"name", "", "path", "", "time", "ns", "percent", "%", NULL};
@@ -309,7 +323,7 @@ static Tcl_Obj *PathObj(const struct cpa_answer *a)
 {
     static const char *const cols[] = {"kind", "",       "thread", "",     "from", "ns", "to",
                                        "ns",   "length", "ns",     "what", "",     NULL};
-    Tcl_Obj *rows = Tcl_NewListObj(0, NULL), *d = Tcl_NewDictObj();
+    Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < a->nsegments; i++) {
         const struct cpa_segment_row *g = &a->segments[i];
         /* what: the CPU's procedures, or the source thread */
@@ -319,33 +333,21 @@ static Tcl_Obj *PathObj(const struct cpa_answer *a)
                             Wide(g->to),      Wide(g->length),    what};
         Tcl_ListObjAppendElement(NULL, rows, Row(6, cells));
     }
-    Ips2Put(d, "columns", Columns(cols));
-    Ips2Put(d, "rows", rows);
-    Ips2Put(d, "length", Wide(a->length));
-    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(a->mode)));
-    Ips2Put(d, "app", Ips2Str(a->app));
-    Ips2Put(d, "warnings", Strings(a->warnings, a->nwarnings));
-    return d;
+    return RowsTable(cols, rows, a);
 }
 
 static Tcl_Obj *ImbalanceObj(const struct cpa_answer *a)
 {
     static const char *const cols[] = {"name",      "",   "cp_time", "ns", "avg_time", "ns",
                                        "imbalance", "ns", "percent", "%",  NULL};
-    Tcl_Obj *rows = Tcl_NewListObj(0, NULL), *d = Tcl_NewDictObj();
+    Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < a->nimbalance; i++) {
         const struct ips2_cpa_imbalance *v = &a->imbalance[i];
         Tcl_Obj *cells[] = {Ips2Str(v->proc), Wide(v->cp), Wide(v->avg), Wide(v->imbalance),
                             Percent(v->percent)};
         Tcl_ListObjAppendElement(NULL, rows, Row(5, cells));
     }
-    Ips2Put(d, "columns", Columns(cols));
-    Ips2Put(d, "rows", rows);
-    Ips2Put(d, "length", Wide(a->length));
-    Ips2Put(d, "mode", Ips2Str(ips2_cpa_mode_name(a->mode)));
-    Ips2Put(d, "app", Ips2Str(a->app));
-    Ips2Put(d, "warnings", Strings(a->warnings, a->nwarnings));
-    return d;
+    return RowsTable(cols, rows, a);
 }
 
 static Tcl_Obj *TimelineObj(const struct cpa_answer *a)
