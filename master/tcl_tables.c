@@ -140,6 +140,29 @@ static int Failed(Tcl_Interp *interp, const char *err, const char *what)
     return TCL_ERROR;
 }
 
+/* Sets the interpreter's result to table t and frees it; a NULL t is the
+ * failure err of command what. */
+static int TableResult(Tcl_Interp *interp, struct ips2_table *t, const char *err, const char *what)
+{
+    if (t == NULL)
+        return Failed(interp, err, what);
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+/* The start of the commands "$s cmd node ?option value ...?": checks that
+ * there is a node, then reads the allowed options after it into o. */
+static int NodeOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const char *usage,
+                       const char *const *allowed, Tcl_Obj *o[O_COUNT])
+{
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    return ParseOptions(interp, objc, objv, 3, allowed, o);
+}
+
 static int GetMetric(Tcl_Interp *interp, Tcl_Obj *o, int *metric)
 {
     Tcl_Obj *names;
@@ -305,11 +328,7 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
             return TCL_ERROR;
         t = ips2_metric_table(m, n, err);
     }
-    if (t == NULL)
-        return Failed(interp, err, "metrics");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, t, err, "metrics");
 }
 
 int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -324,12 +343,9 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     Tcl_Obj *o[O_COUNT];
     int metric, by_name;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv,
-                         "node -level level -metric metric ?-phase phase? ?-by node|name?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK)
+    if (NodeOptions(interp, objc, objv,
+                    "node -level level -metric metric ?-phase phase? ?-by node|name?", allowed,
+                    o) != TCL_OK)
         return TCL_ERROR;
     if (o[O_LEVEL] == NULL) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("-level is required", -1));
@@ -340,11 +356,8 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK || GetBy(interp, o[O_BY], &by_name) ||
         Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
         return TCL_ERROR;
-    if ((t = ips2_profile_table(m, n, level, metric, by_name, err)) == NULL)
-        return Failed(interp, err, "profile");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    t = ips2_profile_table(m, n, level, metric, by_name, err);
+    return TableResult(interp, t, err, "profile");
 }
 
 int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -359,20 +372,14 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
     Tcl_Obj *o[O_COUNT];
     int by_name;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-level level? ?-phase phase? ?-by node|name?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node ?-level level? ?-phase phase? ?-by node|name?",
+                    allowed, o) != TCL_OK ||
         GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROCESS, &level) != TCL_OK ||
         GetBy(interp, o[O_BY], &by_name) != TCL_OK ||
         Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
         return TCL_ERROR;
-    if ((t = ips2_npt_table(m, n, level, by_name, err)) == NULL)
-        return Failed(interp, err, "npt");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    t = ips2_npt_table(m, n, level, by_name, err);
+    return TableResult(interp, t, err, "npt");
 }
 
 int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -385,18 +392,11 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     struct ips2_table *t;
     Tcl_Obj *o[O_COUNT];
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node ?-phase phase?", allowed, o) != TCL_OK ||
         Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
         return TCL_ERROR;
-    if ((t = ips2_objects_table(m, n, err)) == NULL)
-        return Failed(interp, err, "objects");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    t = ips2_objects_table(m, n, err);
+    return TableResult(interp, t, err, "objects");
 }
 
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -411,11 +411,8 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     Tcl_Obj *o[O_COUNT];
     int format = 0;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase? ?-format dict|text?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node ?-phase phase? ?-format dict|text?", allowed, o) !=
+            TCL_OK ||
         (o[O_FORMAT] && Tcl_GetIndexFromObjStruct(interp, o[O_FORMAT], formats, sizeof(char *),
                                                   "format", 0, &format) != TCL_OK) ||
         Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
@@ -457,11 +454,8 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     size_t missing;
     int metric;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node -metric metric ?-phase phase? ?-width ns?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node -metric metric ?-phase phase? ?-width ns?", allowed,
+                    o) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK ||
         (o[O_WIDTH] && Tcl_GetWideIntFromObj(interp, o[O_WIDTH], &width) != TCL_OK) ||
         Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
@@ -499,11 +493,7 @@ int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *con
     struct ips2_table *t = ips2_metric_list_table(err);
 
     (void)s;
-    if (t == NULL)
-        return Failed(interp, err, "metric-list");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, t, err, "metric-list");
 }
 
 /* ---------------------------------------------------------- fact tables --- */
