@@ -140,40 +140,36 @@ static inline uint8_t *ips2_out_room(struct ips2_out *o, size_t k)
  * goes straight through). */
 void ips2_put_bytes(struct ips2_out *o, const void *data, size_t n);
 
+/* The low k bytes of v, little-endian (k a constant: the compiler makes
+ * one store of it). */
+static inline void ips2_put_le(struct ips2_out *o, uint64_t v, size_t k)
+{
+    uint8_t *q = ips2_out_room(o, k);
+    if (q) {
+        for (size_t i = 0; i < k; i++)
+            q[i] = (uint8_t)(v >> 8 * i);
+        o->n += k;
+    }
+}
+
 static inline void ips2_put_u8(struct ips2_out *o, uint8_t v)
 {
-    uint8_t *q = ips2_out_room(o, 1);
-    if (q) {
-        *q = v;
-        o->n += 1;
-    }
+    ips2_put_le(o, v, 1);
 }
 
 static inline void ips2_put_u16(struct ips2_out *o, uint16_t v)
 {
-    uint8_t *q = ips2_out_room(o, 2);
-    if (q) {
-        ips2_le16_store(q, v);
-        o->n += 2;
-    }
+    ips2_put_le(o, v, 2);
 }
 
 static inline void ips2_put_u32(struct ips2_out *o, uint32_t v)
 {
-    uint8_t *q = ips2_out_room(o, 4);
-    if (q) {
-        ips2_le32_store(q, v);
-        o->n += 4;
-    }
+    ips2_put_le(o, v, 4);
 }
 
 static inline void ips2_put_u64(struct ips2_out *o, uint64_t v)
 {
-    uint8_t *q = ips2_out_room(o, 8);
-    if (q) {
-        ips2_le64_store(q, v);
-        o->n += 8;
-    }
+    ips2_put_le(o, v, 8);
 }
 
 static inline void ips2_put_i32(struct ips2_out *o, int32_t v)
