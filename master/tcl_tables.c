@@ -209,12 +209,19 @@ static int GetBy(Tcl_Interp *interp, Tcl_Obj *o, int *by_name)
              : TCL_OK;
 }
 
-/* The model and node a table is computed on: the session's, or with
- * -phase the phase's; a node without data in the phase is empty there
- * (scratch). */
+/* The model and node a table is computed on. */
+struct target {
+    struct ips2_model *m;
+    const struct ips2_node *n;
+    struct ips2_node scratch; /* n when the node has no data in the phase */
+};
+
+/* Sets tg to the session's model and node, or with -phase the phase's; a
+ * node without data in the phase is empty there (tg->scratch). */
 static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *phase,
-                   struct ips2_model **mp, const struct ips2_node **np, struct ips2_node *scratch)
+                   struct target *tg)
 {
+    struct ips2_node *scratch = &tg->scratch;
     const struct ips2_node *base = ips2_model_find(s->m, Tcl_GetString(path));
     char err[IPS2_ERR_MAX];
     struct ips2_model *view;
@@ -225,8 +232,8 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
         Tcl_SetErrorCode(interp, "IPS2", "LOOKUP", "NODE", Tcl_GetString(path), NULL);
         return TCL_ERROR;
     }
-    *mp = s->m;
-    *np = base;
+    tg->m = s->m;
+    tg->n = base;
     if (phase == NULL)
         return TCL_OK;
     if ((view = ips2_phase_view(s->m, Tcl_GetString(phase), err)) == NULL) {
@@ -234,8 +241,8 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
         Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(phase), NULL);
         return TCL_ERROR;
     }
-    *mp = view;
-    if ((*np = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
+    tg->m = view;
+    if ((tg->n = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
         memset(scratch, 0, sizeof(*scratch));
         scratch->kind = base->kind;
         scratch->name = base->name;
@@ -244,7 +251,7 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
         scratch->owner = base->owner;
         scratch->start_ns = INT64_MAX;
         scratch->end_ns = INT64_MIN;
-        *np = scratch;
+        tg->n = scratch;
     }
     return TCL_OK;
 }
@@ -294,8 +301,7 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     static const char *const allowed_node[] = {"-phase", NULL};
     static const char *const allowed_apps[] = {"-apps", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
+    struct target tg;
     struct ips2_model *m;
     struct ips2_table *t;
     Tcl_Obj *o[O_COUNT];
@@ -324,9 +330,9 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         ckfree(apps);
     } else {
         if (ParseOptions(interp, objc, objv, 3, allowed_node, o) != TCL_OK ||
-            Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+            Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
             return TCL_ERROR;
-        t = ips2_metric_table(m, n, err);
+        t = ips2_metric_table(tg.m, tg.n, err);
     }
     return TableResult(interp, t, err, "metrics");
 }
@@ -335,9 +341,7 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 {
     static const char *const allowed[] = {"-by", "-level", "-metric", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *t;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
@@ -354,9 +358,9 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     }
     if (GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROC, &level) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK || GetBy(interp, o[O_BY], &by_name) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_profile_table(m, n, level, metric, by_name, err);
+    t = ips2_profile_table(tg.m, tg.n, level, metric, by_name, err);
     return TableResult(interp, t, err, "profile");
 }
 
@@ -364,9 +368,7 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
 {
     static const char *const allowed[] = {"-by", "-level", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *t;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
@@ -376,9 +378,9 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
                     allowed, o) != TCL_OK ||
         GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROCESS, &level) != TCL_OK ||
         GetBy(interp, o[O_BY], &by_name) != TCL_OK ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_npt_table(m, n, level, by_name, err);
+    t = ips2_npt_table(tg.m, tg.n, level, by_name, err);
     return TableResult(interp, t, err, "npt");
 }
 
@@ -386,16 +388,14 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 {
     static const char *const allowed[] = {"-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *t;
     Tcl_Obj *o[O_COUNT];
 
     if (NodeOptions(interp, objc, objv, "node ?-phase phase?", allowed, o) != TCL_OK ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_objects_table(m, n, err);
+    t = ips2_objects_table(tg.m, tg.n, err);
     return TableResult(interp, t, err, "objects");
 }
 
@@ -404,9 +404,7 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     static const char *const allowed[] = {"-format", "-phase", NULL};
     static const char *const formats[] = {"dict", "text", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *flat, *graph;
     Tcl_Obj *o[O_COUNT];
     int format = 0;
@@ -415,9 +413,9 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
             TCL_OK ||
         (o[O_FORMAT] && Tcl_GetIndexFromObjStruct(interp, o[O_FORMAT], formats, sizeof(char *),
                                                   "format", 0, &format) != TCL_OK) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    if (ips2_gprof_tables(m, n, &flat, &graph, err) != 0)
+    if (ips2_gprof_tables(tg.m, tg.n, &flat, &graph, err) != 0)
         return Failed(interp, err, "gprof");
     if (format == 1) {
         char *text = ips2_gprof_text(flat, graph);
@@ -443,9 +441,7 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
 {
     static const char *const allowed[] = {"-metric", "-phase", "-width", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *t;
     struct ips2_hist h;
     Tcl_Obj *o[O_COUNT], *d;
@@ -458,17 +454,17 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
                     o) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK ||
         (o[O_WIDTH] && Tcl_GetWideIntFromObj(interp, o[O_WIDTH], &width) != TCL_OK) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
     if (width < 0) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("-width must not be negative", -1));
         return TCL_ERROR;
     }
-    if (ips2_node_histogram(m, n, metric, (uint64_t)width, &h, &missing, err) != 0)
+    if (ips2_node_histogram(tg.m, tg.n, metric, (uint64_t)width, &h, &missing, err) != 0)
         return Failed(interp, err, "histogram");
-    if (m->phase_view) {
-        from = m->phase_start_ns;
-        to = m->phase_end_ns;
+    if (tg.m->phase_view) {
+        from = tg.m->phase_start_ns;
+        to = tg.m->phase_end_ns;
     }
     t = ips2_histogram_table(&h, metric, from, to, err);
     if (t == NULL) {
