@@ -163,6 +163,18 @@ static int NodeOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], cons
     return ParseOptions(interp, objc, objv, 3, allowed, o);
 }
 
+/* The start of the commands "$s cmd word ...": checks that there is a
+ * word, then which of names (what the message calls them) it is. */
+static int FirstWord(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const char *usage,
+                     const char *const *names, const char *what, int *which)
+{
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    return Tcl_GetIndexFromObjStruct(interp, objv[2], names, sizeof(char *), what, 0, which);
+}
+
 static int GetMetric(Tcl_Interp *interp, Tcl_Obj *o, int *metric)
 {
     Tcl_Obj *names;
@@ -267,12 +279,8 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     enum ips2_node_kind level;
     int which, first;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "logical app | physical ?-level level?");
-        return TCL_ERROR;
-    }
-    if (Tcl_GetIndexFromObjStruct(interp, objv[2], trees, sizeof(char *), "tree", 0, &which) !=
-        TCL_OK)
+    if (FirstWord(interp, objc, objv, "logical app | physical ?-level level?", trees, "tree",
+                  &which) != TCL_OK)
         return TCL_ERROR;
     if (which == 0 && objc < 4) {
         Tcl_WrongNumArgs(interp, 2, objv, "logical app ?-level level?");
@@ -661,12 +669,8 @@ int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     Tcl_Obj *table = NULL, *columns = NULL, *rows, **items;
     int which, n, rc = TCL_OK;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "processes|phases|problems|cp-zero ?arg ...?");
-        return TCL_ERROR;
-    }
-    if (Tcl_GetIndexFromObjStruct(interp, objv[2], tables, sizeof(char *), "table", 0, &which) !=
-        TCL_OK)
+    if (FirstWord(interp, objc, objv, "processes|phases|problems|cp-zero ?arg ...?", tables,
+                  "table", &which) != TCL_OK)
         return TCL_ERROR;
     /* -columns LIST, the last two words, applies to any of them */
     if (objc >= 5 && strcmp(Tcl_GetString(objv[objc - 2]), "-columns") == 0) {
