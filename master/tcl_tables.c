@@ -233,7 +233,6 @@ struct target {
 static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *phase,
                    struct target *tg)
 {
-    struct ips2_node *scratch = &tg->scratch;
     const struct ips2_node *base = ips2_model_find(s->m, Tcl_GetString(path));
     char err[IPS2_ERR_MAX];
     struct ips2_model *view;
@@ -255,15 +254,14 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
     }
     tg->m = view;
     if ((tg->n = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
-        memset(scratch, 0, sizeof(*scratch));
-        scratch->kind = base->kind;
-        scratch->name = base->name;
-        scratch->path = base->path;
-        scratch->app = base->app;
-        scratch->owner = base->owner;
-        scratch->start_ns = INT64_MAX;
-        scratch->end_ns = INT64_MIN;
-        tg->n = scratch;
+        tg->scratch = (struct ips2_node){.kind = base->kind,
+                                         .name = base->name,
+                                         .path = base->path,
+                                         .app = base->app,
+                                         .owner = base->owner,
+                                         .start_ns = INT64_MAX,
+                                         .end_ns = INT64_MIN};
+        tg->n = &tg->scratch;
     }
     return TCL_OK;
 }
