@@ -348,7 +348,6 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     static const char *const allowed[] = {"-by", "-level", "-metric", "-phase", NULL};
     char err[IPS2_ERR_MAX];
     struct target tg;
-    struct ips2_table *t;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
     int metric, by_name;
@@ -366,8 +365,8 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK || GetBy(interp, o[O_BY], &by_name) ||
         Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_profile_table(tg.m, tg.n, level, metric, by_name, err);
-    return TableResult(interp, t, err, "profile");
+    return TableResult(interp, ips2_profile_table(tg.m, tg.n, level, metric, by_name, err), err,
+                       "profile");
 }
 
 int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -375,7 +374,6 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
     static const char *const allowed[] = {"-by", "-level", "-phase", NULL};
     char err[IPS2_ERR_MAX];
     struct target tg;
-    struct ips2_table *t;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
     int by_name;
@@ -386,8 +384,7 @@ int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv
         GetBy(interp, o[O_BY], &by_name) != TCL_OK ||
         Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_npt_table(tg.m, tg.n, level, by_name, err);
-    return TableResult(interp, t, err, "npt");
+    return TableResult(interp, ips2_npt_table(tg.m, tg.n, level, by_name, err), err, "npt");
 }
 
 int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -395,14 +392,12 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     static const char *const allowed[] = {"-phase", NULL};
     char err[IPS2_ERR_MAX];
     struct target tg;
-    struct ips2_table *t;
     Tcl_Obj *o[O_COUNT];
 
     if (NodeOptions(interp, objc, objv, "node ?-phase phase?", allowed, o) != TCL_OK ||
         Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    t = ips2_objects_table(tg.m, tg.n, err);
-    return TableResult(interp, t, err, "objects");
+    return TableResult(interp, ips2_objects_table(tg.m, tg.n, err), err, "objects");
 }
 
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
