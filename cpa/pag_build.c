@@ -724,30 +724,33 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         }
         break;
     case IPS2_EV_PVM_SEND:
-        if (ev->payload == 0 || x(ev, IPS2_F_PVM_SEND_SEQ) == 0 ||
-            x(ev, IPS2_F_PVM_SEND_ERROR) != 0)
+    case IPS2_EV_PVM_RECV: {
+        /* The same key on both ends, so that a send meets its receive:
+         * from << 32 | to, context << 32 | tag, seq.  The payload is the
+         * other end's tid, self this end's. */
+        static const struct pvm_fields {
+            unsigned self, context, tag, seq, error;
+        } fields[2] = {
+            {IPS2_F_PVM_SEND_SENDER, IPS2_F_PVM_SEND_CONTEXT, IPS2_F_PVM_SEND_TAG,
+             IPS2_F_PVM_SEND_SEQ, IPS2_F_PVM_SEND_ERROR},
+            {IPS2_F_PVM_RECV_RECEIVER, IPS2_F_PVM_RECV_CONTEXT, IPS2_F_PVM_RECV_TAG,
+             IPS2_F_PVM_RECV_SEQ, IPS2_F_PVM_RECV_ERROR},
+        };
+        const bool send = ev->kind == IPS2_EV_PVM_SEND;
+        const struct pvm_fields *f = &fields[!send];
+        if (ev->payload == 0 || x(ev, f->seq) == 0 || x(ev, f->error) != 0)
             return;
         n = NODE();
-        if ((it = ITEM(PC_PVM, PAG_SRC, n))) {
-            it->k[0] = (x(ev, IPS2_F_PVM_SEND_SENDER) & mask32) << 32 | (ev->payload & mask32);
-            it->k[1] = (x(ev, IPS2_F_PVM_SEND_CONTEXT) & mask32) << 32 |
-                       (x(ev, IPS2_F_PVM_SEND_TAG) & mask32);
-            it->k[2] = x(ev, IPS2_F_PVM_SEND_SEQ);
+        if ((it = ITEM(PC_PVM, send ? PAG_SRC : PAG_DST, n))) {
+            const uint64_t me = x(ev, f->self) & mask32, peer = ev->payload & mask32;
+            it->k[0] = send ? me << 32 | peer : peer << 32 | me;
+            it->k[1] = (x(ev, f->context) & mask32) << 32 | (x(ev, f->tag) & mask32);
+            it->k[2] = x(ev, f->seq);
+            if (!send)
+                it->ws = ws;
         }
         break;
-    case IPS2_EV_PVM_RECV:
-        if (ev->payload == 0 || x(ev, IPS2_F_PVM_RECV_SEQ) == 0 ||
-            x(ev, IPS2_F_PVM_RECV_ERROR) != 0)
-            return;
-        n = NODE();
-        if ((it = ITEM(PC_PVM, PAG_DST, n))) {
-            it->k[0] = (ev->payload & mask32) << 32 | (x(ev, IPS2_F_PVM_RECV_RECEIVER) & mask32);
-            it->k[1] = (x(ev, IPS2_F_PVM_RECV_CONTEXT) & mask32) << 32 |
-                       (x(ev, IPS2_F_PVM_RECV_TAG) & mask32);
-            it->k[2] = x(ev, IPS2_F_PVM_RECV_SEQ);
-            it->ws = ws;
-        }
-        break;
+    }
     case IPS2_EV_PVM_SPAWN:
         if (ev->payload == 0)
             return;

@@ -152,41 +152,39 @@ static void collect_args(char **argv, const char *arg0, va_list *ap)
     }
 }
 
+/* Declares argv: arg and the arguments after it up to the NULL, in an
+ * array of exactly that size on the stack; ap is started and left after
+ * the NULL (the caller va_ends it). */
+#define ARGV_FROM_LIST(argv, arg, ap)                                                              \
+    size_t argc_;                                                                                  \
+    COUNT_ARGS(arg, argc_);                                                                        \
+    char *argv[argc_];                                                                             \
+    va_start(ap, arg);                                                                             \
+    collect_args(argv, arg, &ap)
+
 IPS2_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    size_t count;
     va_list ap;
 
-    COUNT_ARGS(arg, count);
-    char *argv[count];
-    va_start(ap, arg);
-    collect_args(argv, arg, &ap);
+    ARGV_FROM_LIST(argv, arg, ap);
     va_end(ap);
     return execv(path, argv);
 }
 
 IPS2_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    size_t count;
     va_list ap;
 
-    COUNT_ARGS(arg, count);
-    char *argv[count];
-    va_start(ap, arg);
-    collect_args(argv, arg, &ap);
+    ARGV_FROM_LIST(argv, arg, ap);
     va_end(ap);
     return execvp(file, argv);
 }
 
 IPS2_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    size_t count;
     va_list ap;
 
-    COUNT_ARGS(arg, count);
-    char *argv[count];
-    va_start(ap, arg);
-    collect_args(argv, arg, &ap);
+    ARGV_FROM_LIST(argv, arg, ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);

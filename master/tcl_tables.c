@@ -140,6 +140,41 @@ static int Failed(Tcl_Interp *interp, const char *err, const char *what)
     return TCL_ERROR;
 }
 
+/* Sets the interpreter's result to table t and frees it; a NULL t is the
+ * failure err of command what. */
+static int TableResult(Tcl_Interp *interp, struct ips2_table *t, const char *err, const char *what)
+{
+    if (t == NULL)
+        return Failed(interp, err, what);
+    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    ips2_table_free(t);
+    return TCL_OK;
+}
+
+/* The start of the commands "$s cmd node ?option value ...?": checks that
+ * there is a node, then reads the allowed options after it into o. */
+static int NodeOptions(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const char *usage,
+                       const char *const *allowed, Tcl_Obj *o[O_COUNT])
+{
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    return ParseOptions(interp, objc, objv, 3, allowed, o);
+}
+
+/* The start of the commands "$s cmd word ...": checks that there is a
+ * word, then which of names (what the message calls them) it is. */
+static int FirstWord(Tcl_Interp *interp, int objc, Tcl_Obj *const objv[], const char *usage,
+                     const char *const *names, const char *what, int *which)
+{
+    if (objc < 3) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    return Tcl_GetIndexFromObjStruct(interp, objv[2], names, sizeof(char *), what, 0, which);
+}
+
 static int GetMetric(Tcl_Interp *interp, Tcl_Obj *o, int *metric)
 {
     Tcl_Obj *names;
@@ -186,11 +221,17 @@ static int GetBy(Tcl_Interp *interp, Tcl_Obj *o, int *by_name)
              : TCL_OK;
 }
 
-/* The model and node a table is computed on: the session's, or with
- * -phase the phase's; a node without data in the phase is empty there
- * (scratch). */
+/* The model and node a table is computed on. */
+struct target {
+    struct ips2_model *m;
+    const struct ips2_node *n;
+    struct ips2_node scratch; /* n when the node has no data in the phase */
+};
+
+/* Sets tg to the session's model and node, or with -phase the phase's; a
+ * node without data in the phase is empty there (tg->scratch). */
 static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *phase,
-                   struct ips2_model **mp, const struct ips2_node **np, struct ips2_node *scratch)
+                   struct target *tg)
 {
     const struct ips2_node *base = ips2_model_find(s->m, Tcl_GetString(path));
     char err[IPS2_ERR_MAX];
@@ -202,8 +243,8 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
         Tcl_SetErrorCode(interp, "IPS2", "LOOKUP", "NODE", Tcl_GetString(path), NULL);
         return TCL_ERROR;
     }
-    *mp = s->m;
-    *np = base;
+    tg->m = s->m;
+    tg->n = base;
     if (phase == NULL)
         return TCL_OK;
     if ((view = ips2_phase_view(s->m, Tcl_GetString(phase), err)) == NULL) {
@@ -211,17 +252,16 @@ static int Resolve(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *path, Tcl_Obj *p
         Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(phase), NULL);
         return TCL_ERROR;
     }
-    *mp = view;
-    if ((*np = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
-        memset(scratch, 0, sizeof(*scratch));
-        scratch->kind = base->kind;
-        scratch->name = base->name;
-        scratch->path = base->path;
-        scratch->app = base->app;
-        scratch->owner = base->owner;
-        scratch->start_ns = INT64_MAX;
-        scratch->end_ns = INT64_MIN;
-        *np = scratch;
+    tg->m = view;
+    if ((tg->n = ips2_model_find(view, Tcl_GetString(path))) == NULL) {
+        tg->scratch = (struct ips2_node){.kind = base->kind,
+                                         .name = base->name,
+                                         .path = base->path,
+                                         .app = base->app,
+                                         .owner = base->owner,
+                                         .start_ns = INT64_MAX,
+                                         .end_ns = INT64_MIN};
+        tg->n = &tg->scratch;
     }
     return TCL_OK;
 }
@@ -237,12 +277,8 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     enum ips2_node_kind level;
     int which, first;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "logical app | physical ?-level level?");
-        return TCL_ERROR;
-    }
-    if (Tcl_GetIndexFromObjStruct(interp, objv[2], trees, sizeof(char *), "tree", 0, &which) !=
-        TCL_OK)
+    if (FirstWord(interp, objc, objv, "logical app | physical ?-level level?", trees, "tree",
+                  &which) != TCL_OK)
         return TCL_ERROR;
     if (which == 0 && objc < 4) {
         Tcl_WrongNumArgs(interp, 2, objv, "logical app ?-level level?");
@@ -271,8 +307,7 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     static const char *const allowed_node[] = {"-phase", NULL};
     static const char *const allowed_apps[] = {"-apps", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
+    struct target tg;
     struct ips2_model *m;
     struct ips2_table *t;
     Tcl_Obj *o[O_COUNT];
@@ -301,35 +336,25 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
         ckfree(apps);
     } else {
         if (ParseOptions(interp, objc, objv, 3, allowed_node, o) != TCL_OK ||
-            Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+            Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
             return TCL_ERROR;
-        t = ips2_metric_table(m, n, err);
+        t = ips2_metric_table(tg.m, tg.n, err);
     }
-    if (t == NULL)
-        return Failed(interp, err, "metrics");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, t, err, "metrics");
 }
 
 int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const allowed[] = {"-by", "-level", "-metric", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
-    struct ips2_table *t;
+    struct target tg;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
     int metric, by_name;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv,
-                         "node -level level -metric metric ?-phase phase? ?-by node|name?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK)
+    if (NodeOptions(interp, objc, objv,
+                    "node -level level -metric metric ?-phase phase? ?-by node|name?", allowed,
+                    o) != TCL_OK)
         return TCL_ERROR;
     if (o[O_LEVEL] == NULL) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("-level is required", -1));
@@ -338,65 +363,41 @@ int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     }
     if (GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROC, &level) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK || GetBy(interp, o[O_BY], &by_name) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    if ((t = ips2_profile_table(m, n, level, metric, by_name, err)) == NULL)
-        return Failed(interp, err, "profile");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, ips2_profile_table(tg.m, tg.n, level, metric, by_name, err), err,
+                       "profile");
 }
 
 int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const allowed[] = {"-by", "-level", "-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
-    struct ips2_table *t;
+    struct target tg;
     enum ips2_node_kind level;
     Tcl_Obj *o[O_COUNT];
     int by_name;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-level level? ?-phase phase? ?-by node|name?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node ?-level level? ?-phase phase? ?-by node|name?",
+                    allowed, o) != TCL_OK ||
         GetLevel(interp, o[O_LEVEL], IPS2_NODE_PROCESS, &level) != TCL_OK ||
         GetBy(interp, o[O_BY], &by_name) != TCL_OK ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    if ((t = ips2_npt_table(m, n, level, by_name, err)) == NULL)
-        return Failed(interp, err, "npt");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, ips2_npt_table(tg.m, tg.n, level, by_name, err), err, "npt");
 }
 
 int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const allowed[] = {"-phase", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
-    struct ips2_table *t;
+    struct target tg;
     Tcl_Obj *o[O_COUNT];
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase?");
+    if (NodeOptions(interp, objc, objv, "node ?-phase phase?", allowed, o) != TCL_OK ||
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
-        return TCL_ERROR;
-    if ((t = ips2_objects_table(m, n, err)) == NULL)
-        return Failed(interp, err, "objects");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, ips2_objects_table(tg.m, tg.n, err), err, "objects");
 }
 
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
@@ -404,23 +405,18 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     static const char *const allowed[] = {"-format", "-phase", NULL};
     static const char *const formats[] = {"dict", "text", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *flat, *graph;
     Tcl_Obj *o[O_COUNT];
     int format = 0;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase? ?-format dict|text?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node ?-phase phase? ?-format dict|text?", allowed, o) !=
+            TCL_OK ||
         (o[O_FORMAT] && Tcl_GetIndexFromObjStruct(interp, o[O_FORMAT], formats, sizeof(char *),
                                                   "format", 0, &format) != TCL_OK) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
-    if (ips2_gprof_tables(m, n, &flat, &graph, err) != 0)
+    if (ips2_gprof_tables(tg.m, tg.n, &flat, &graph, err) != 0)
         return Failed(interp, err, "gprof");
     if (format == 1) {
         char *text = ips2_gprof_text(flat, graph);
@@ -446,9 +442,7 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
 {
     static const char *const allowed[] = {"-metric", "-phase", "-width", NULL};
     char err[IPS2_ERR_MAX];
-    struct ips2_node scratch;
-    const struct ips2_node *n;
-    struct ips2_model *m;
+    struct target tg;
     struct ips2_table *t;
     struct ips2_hist h;
     Tcl_Obj *o[O_COUNT], *d;
@@ -457,24 +451,21 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     size_t missing;
     int metric;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "node -metric metric ?-phase phase? ?-width ns?");
-        return TCL_ERROR;
-    }
-    if (ParseOptions(interp, objc, objv, 3, allowed, o) != TCL_OK ||
+    if (NodeOptions(interp, objc, objv, "node -metric metric ?-phase phase? ?-width ns?", allowed,
+                    o) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK ||
         (o[O_WIDTH] && Tcl_GetWideIntFromObj(interp, o[O_WIDTH], &width) != TCL_OK) ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &m, &n, &scratch) != TCL_OK)
+        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
     if (width < 0) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj("-width must not be negative", -1));
         return TCL_ERROR;
     }
-    if (ips2_node_histogram(m, n, metric, (uint64_t)width, &h, &missing, err) != 0)
+    if (ips2_node_histogram(tg.m, tg.n, metric, (uint64_t)width, &h, &missing, err) != 0)
         return Failed(interp, err, "histogram");
-    if (m->phase_view) {
-        from = m->phase_start_ns;
-        to = m->phase_end_ns;
+    if (tg.m->phase_view) {
+        from = tg.m->phase_start_ns;
+        to = tg.m->phase_end_ns;
     }
     t = ips2_histogram_table(&h, metric, from, to, err);
     if (t == NULL) {
@@ -499,11 +490,7 @@ int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *con
     struct ips2_table *t = ips2_metric_list_table(err);
 
     (void)s;
-    if (t == NULL)
-        return Failed(interp, err, "metric-list");
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
-    ips2_table_free(t);
-    return TCL_OK;
+    return TableResult(interp, t, err, "metric-list");
 }
 
 /* ---------------------------------------------------------- fact tables --- */
@@ -675,12 +662,8 @@ int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     Tcl_Obj *table = NULL, *columns = NULL, *rows, **items;
     int which, n, rc = TCL_OK;
 
-    if (objc < 3) {
-        Tcl_WrongNumArgs(interp, 2, objv, "processes|phases|problems|cp-zero ?arg ...?");
-        return TCL_ERROR;
-    }
-    if (Tcl_GetIndexFromObjStruct(interp, objv[2], tables, sizeof(char *), "table", 0, &which) !=
-        TCL_OK)
+    if (FirstWord(interp, objc, objv, "processes|phases|problems|cp-zero ?arg ...?", tables,
+                  "table", &which) != TCL_OK)
         return TCL_ERROR;
     /* -columns LIST, the last two words, applies to any of them */
     if (objc >= 5 && strcmp(Tcl_GetString(objv[objc - 2]), "-columns") == 0) {

@@ -412,10 +412,16 @@ proc ::ips2::gui::editor::addCollectorDialog {} {
     addCollector [dict get $v machine] [dict get $v kind] [dict get $v interval]
 }
 
+# The id of the tree's selected row ({machine NAME}, {process APP INDEX},
+# ...), or "" when none is.
+proc ::ips2::gui::editor::Selected {} {
+    variable Tree
+    $Tree selection
+}
+
 proc ::ips2::gui::editor::EditSelected {} {
     variable W
-    variable Tree
-    set id [$Tree selection]
+    set id [Selected]
     if {$id eq ""} return
     switch -- [lindex $id 0] {
         machine {
@@ -465,8 +471,7 @@ proc ::ips2::gui::editor::EditSelected {} {
 
 proc ::ips2::gui::editor::RemoveSelected {} {
     variable W
-    variable Tree
-    set id [$Tree selection]
+    set id [Selected]
     if {$id eq ""} return
     switch -- [lindex $id 0] {
         machine { dict unset W machines [lindex $id 1] }

@@ -140,40 +140,36 @@ static inline uint8_t *ips2_out_room(struct ips2_out *o, size_t k)
  * goes straight through). */
 void ips2_put_bytes(struct ips2_out *o, const void *data, size_t n);
 
+/* The low k bytes of v, little-endian (k a constant: the compiler makes
+ * one store of it). */
+static inline void ips2_put_le(struct ips2_out *o, uint64_t v, size_t k)
+{
+    uint8_t *q = ips2_out_room(o, k);
+    if (q) {
+        for (size_t i = 0; i < k; i++)
+            q[i] = (uint8_t)(v >> 8 * i);
+        o->n += k;
+    }
+}
+
 static inline void ips2_put_u8(struct ips2_out *o, uint8_t v)
 {
-    uint8_t *q = ips2_out_room(o, 1);
-    if (q) {
-        *q = v;
-        o->n += 1;
-    }
+    ips2_put_le(o, v, 1);
 }
 
 static inline void ips2_put_u16(struct ips2_out *o, uint16_t v)
 {
-    uint8_t *q = ips2_out_room(o, 2);
-    if (q) {
-        ips2_le16_store(q, v);
-        o->n += 2;
-    }
+    ips2_put_le(o, v, 2);
 }
 
 static inline void ips2_put_u32(struct ips2_out *o, uint32_t v)
 {
-    uint8_t *q = ips2_out_room(o, 4);
-    if (q) {
-        ips2_le32_store(q, v);
-        o->n += 4;
-    }
+    ips2_put_le(o, v, 4);
 }
 
 static inline void ips2_put_u64(struct ips2_out *o, uint64_t v)
 {
-    uint8_t *q = ips2_out_room(o, 8);
-    if (q) {
-        ips2_le64_store(q, v);
-        o->n += 8;
-    }
+    ips2_put_le(o, v, 8);
 }
 
 static inline void ips2_put_i32(struct ips2_out *o, int32_t v)
@@ -193,23 +189,10 @@ static inline void ips2_put_f64(struct ips2_out *o, double v)
     ips2_put_u64(o, bits);
 }
 
-/* n values of 8 bytes each (a row's metrics, a histogram's buckets): one
- * room check, one copy on a little-endian host. */
-static inline void ips2_put_u64s(struct ips2_out *o, const uint64_t *v, size_t n)
-{
-    uint8_t *q = ips2_out_room(o, 8 * n);
-    if (q) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(q, v, 8 * n);
-#else
-        for (size_t i = 0; i < n; i++)
-            ips2_le64_store(q + 8 * i, v[i]);
-#endif
-        o->n += 8 * n;
-    }
-}
-
-static inline void ips2_put_f64s(struct ips2_out *o, const double *v, size_t n)
+/* n values of 8 bytes each (a row's metrics, a histogram's buckets; v
+ * holds uint64_t or double): one room check, one copy on a little-endian
+ * host. */
+static inline void ips2_put_8s(struct ips2_out *o, const void *v, size_t n)
 {
     uint8_t *q = ips2_out_room(o, 8 * n);
     if (q) {
@@ -218,12 +201,22 @@ static inline void ips2_put_f64s(struct ips2_out *o, const double *v, size_t n)
 #else
         for (size_t i = 0; i < n; i++) {
             uint64_t bits;
-            memcpy(&bits, &v[i], 8);
+            memcpy(&bits, (const uint8_t *)v + 8 * i, 8);
             ips2_le64_store(q + 8 * i, bits);
         }
 #endif
         o->n += 8 * n;
     }
+}
+
+static inline void ips2_put_u64s(struct ips2_out *o, const uint64_t *v, size_t n)
+{
+    ips2_put_8s(o, v, n);
+}
+
+static inline void ips2_put_f64s(struct ips2_out *o, const double *v, size_t n)
+{
+    ips2_put_8s(o, v, n);
 }
 
 /* An unsigned LEB128 varint (1 to 10 bytes). */
@@ -322,23 +315,9 @@ static inline double ips2_get_f64(struct ips2_in *in)
     return v;
 }
 
-/* n values of 8 bytes each into v; false (v untouched) if they are not
- * all there. */
-static inline bool ips2_get_u64s(struct ips2_in *in, uint64_t *v, size_t n)
-{
-    const uint8_t *q = ips2_get_bytes(in, n <= SIZE_MAX / 8 ? 8 * n : SIZE_MAX);
-    if (!q)
-        return false;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(v, q, 8 * n);
-#else
-    for (size_t i = 0; i < n; i++)
-        v[i] = ips2_le64_load(q + 8 * i);
-#endif
-    return true;
-}
-
-static inline bool ips2_get_f64s(struct ips2_in *in, double *v, size_t n)
+/* n values of 8 bytes each into v (uint64_t or double); false (v
+ * untouched) if they are not all there. */
+static inline bool ips2_get_8s(struct ips2_in *in, void *v, size_t n)
 {
     const uint8_t *q = ips2_get_bytes(in, n <= SIZE_MAX / 8 ? 8 * n : SIZE_MAX);
     if (!q)
@@ -348,10 +327,20 @@ static inline bool ips2_get_f64s(struct ips2_in *in, double *v, size_t n)
 #else
     for (size_t i = 0; i < n; i++) {
         uint64_t bits = ips2_le64_load(q + 8 * i);
-        memcpy(&v[i], &bits, 8);
+        memcpy((uint8_t *)v + 8 * i, &bits, 8);
     }
 #endif
     return true;
+}
+
+static inline bool ips2_get_u64s(struct ips2_in *in, uint64_t *v, size_t n)
+{
+    return ips2_get_8s(in, v, n);
+}
+
+static inline bool ips2_get_f64s(struct ips2_in *in, double *v, size_t n)
+{
+    return ips2_get_8s(in, v, n);
 }
 
 /* An unsigned LEB128 varint; 0 on failure (truncated, or longer than 10

@@ -508,6 +508,21 @@ static inline int bget(struct ips2_reader *r, uint64_t *v, const char *what)
                 n == 0 ? "end of the block data" : "one longer than 10 bytes or above 2^64");
 }
 
+/* bget of a value that must fit the 48 bits of a payload (an address or
+ * a payload: a_what is what the message calls it). */
+static inline int bget_48(struct ips2_reader *r, uint64_t *v, const char *what, const char *a_what)
+{
+    size_t at = r->bpos;
+
+    if (bget(r, v, what) < 0)
+        return -1;
+    if (*v > IPS2_PAYLOAD_MASK)
+        return fail(r, r->boff,
+                    "block event %u at decoded byte %zu: expected %s below 2^48, found 0x%llx",
+                    r->bdone, at, a_what, (unsigned long long)*v);
+    return 0;
+}
+
 /* Decodes the next event of the inflated block into r->cur. */
 static int block_event(struct ips2_reader *r)
 {
@@ -547,14 +562,8 @@ static int block_event(struct ips2_reader *r)
         if (u < r->ndict) {
             v = r->dict[u];
         } else if (u == r->ndict) {
-            at = r->bpos;
-            if (bget(r, &v, "address") < 0)
+            if (bget_48(r, &v, "address", "an address") < 0)
                 return -1;
-            if (v > IPS2_PAYLOAD_MASK)
-                return fail(r, r->boff,
-                            "block event %u at decoded byte %zu: expected an address below "
-                            "2^48, found 0x%llx",
-                            r->bdone, at, (unsigned long long)v);
             if (r->ndict < IPS2_PACK_DICT_MAX)
                 r->dict[r->ndict++] = v;
         } else {
@@ -567,16 +576,10 @@ static int block_event(struct ips2_reader *r)
         c->nextra = 0;
         return 0;
     }
-    size_t at = r->bpos;
-    if (bget(r, &v, "payload") < 0)
+    if (bget_48(r, &v, "payload", "a payload") < 0)
         return -1;
-    if (v > IPS2_PAYLOAD_MASK)
-        return fail(r, r->boff,
-                    "block event %u at decoded byte %zu: expected a payload below 2^48, found "
-                    "0x%llx",
-                    r->bdone, at, (unsigned long long)v);
     c->payload = v;
-    at = r->bpos;
+    size_t at = r->bpos;
     if (bget(r, &u, "extra word count") < 0)
         return -1;
     unsigned max = IPS2_RAW_MAX_EXTRA - (c->has_cpu ? 1u : 0u);

@@ -191,6 +191,17 @@ static size_t pack_and_compare(const char *raw_path, const char *packed_path, ui
 
 /* ---- varints --------------------------------------------------------- */
 
+/* ips2_event_string(ev, skip) into a buffer of size bytes is want. */
+static void assert_event_string(const struct ips2_event *ev, unsigned skip, size_t size,
+                                const char *want)
+{
+    char s[64];
+
+    assert_true(size <= sizeof(s));
+    ips2_event_string(ev, skip, s, size);
+    assert_string_equal(s, want);
+}
+
 static void test_varint(void **state)
 {
     /* clang-format off */
@@ -373,19 +384,12 @@ static void test_every_kind(void **state)
         assert_int_equal(ev->offset, offsets[i]);
     }
 
-    char s[64];
-    ips2_event_string(&a[2].ev, 2, s, sizeof(s));
-    assert_string_equal(s, "/usr/local/bin/workload");
-    ips2_event_string(&a[3].ev, 2, s, sizeof(s));
-    assert_string_equal(s, "/lib/x86_64-linux-gnu/libc.so.6");
-    ips2_event_string(&a[3].ev, 2, s, 5);
-    assert_string_equal(s, "/lib");
-    ips2_event_string(&a[13].ev, 0, s, sizeof(s));
-    assert_string_equal(s, "/bin/echo");
-    ips2_event_string(&a[13].ev, 2, s, sizeof(s));
-    assert_string_equal(s, "");
-    ips2_event_string(&a[13].ev, 0, s, 1);
-    assert_string_equal(s, "");
+    assert_event_string(&a[2].ev, 2, 64, "/usr/local/bin/workload");
+    assert_event_string(&a[3].ev, 2, 64, "/lib/x86_64-linux-gnu/libc.so.6");
+    assert_event_string(&a[3].ev, 2, 5, "/lib");
+    assert_event_string(&a[13].ev, 0, 64, "/bin/echo");
+    assert_event_string(&a[13].ev, 2, 64, "");
+    assert_event_string(&a[13].ev, 0, 1, "");
 
     /* Packed: same events; offsets are the block's (the first one). */
     uint64_t poff[N_EVERY];
@@ -411,20 +415,16 @@ static void test_string_without_nul(void **state)
 {
     struct ips2_event ev;
     uint64_t w[2];
-    char s[32];
 
     (void)state;
     memcpy(w, "ABCDEFGHIJKLMNOP", 16);
     memset(&ev, 0, sizeof(ev));
     ev.extra = w;
     ev.nextra = 2;
-    ips2_event_string(&ev, 0, s, sizeof(s));
-    assert_string_equal(s, "ABCDEFGHIJKLMNOP");
-    ips2_event_string(&ev, 1, s, sizeof(s));
-    assert_string_equal(s, "IJKLMNOP");
+    assert_event_string(&ev, 0, 32, "ABCDEFGHIJKLMNOP");
+    assert_event_string(&ev, 1, 32, "IJKLMNOP");
     ev.nextra = 1;
-    ips2_event_string(&ev, 0, s, sizeof(s));
-    assert_string_equal(s, "ABCDEFGH");
+    assert_event_string(&ev, 0, 32, "ABCDEFGH");
 }
 
 static void test_kind_names(void **state)

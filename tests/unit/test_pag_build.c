@@ -204,6 +204,23 @@ static void test_bytes(void **state)
     ips2_pag_free(g);
 }
 
+/* Writer 10 releases a lock at `release`, then sends 100 bytes down the
+ * pipe at `send` (its call began at send_ws); reader 20 receives them at
+ * `recv` (its call began at recv_ws); both exit at 3000. */
+static void one_message(uint64_t release, uint64_t send, uint64_t send_ws, uint64_t recv,
+                        uint64_t recv_ws)
+{
+    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
+    EV(a, IPS2_EV_LOCK_RELEASE, release, 0x5000, 1);
+    EV(a, IPS2_EV_SEND, send, 3, PIPE_KEY, 0, 100, 0, send_ws, 2);
+    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(a);
+    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
+    EV(b, IPS2_EV_RECV, recv, 4, PIPE_KEY, 0, 100, 0, recv_ws, 1);
+    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
+    done(b);
+}
+
 /* A send that returned after its reader got the bytes: the arc still
  * leaves the send (the writer's CPU up to the call stays on the path) and
  * weighs 0; one whose call cannot have begun before the receive ended is
@@ -211,15 +228,7 @@ static void test_bytes(void **state)
 static void test_send_ends_late(void **state)
 {
     (void)state;
-    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
-    EV(a, IPS2_EV_LOCK_RELEASE, 500, 0x5000, 1);
-    EV(a, IPS2_EV_SEND, 2000, 3, PIPE_KEY, 0, 100, 0, 900, 2);
-    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
-    done(a);
-    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
-    EV(b, IPS2_EV_RECV, 1500, 4, PIPE_KEY, 0, 100, 0, 800, 1);
-    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
-    done(b);
+    one_message(500, 2000, 900, 1500, 800);
 
     struct ips2_pag *g = reduce();
     no_warnings(g);
@@ -235,15 +244,7 @@ static void test_send_ends_late(void **state)
 static void test_timer_back(void **state)
 {
     (void)state;
-    struct ips2_writer *a = stream(10, 10, 1, "writer", 0, 10);
-    EV(a, IPS2_EV_LOCK_RELEASE, 1050, 0x5000, 1);
-    EV(a, IPS2_EV_SEND, 1000, 3, PIPE_KEY, 0, 100, 0, 990, 2); /* its timer went back */
-    EV(a, IPS2_EV_PROC_EXIT, 3000, 0, 0);
-    done(a);
-    struct ips2_writer *b = stream(20, 20, 1, "reader", 0, 10);
-    EV(b, IPS2_EV_RECV, 1100, 4, PIPE_KEY, 0, 100, 0, 900, 1);
-    EV(b, IPS2_EV_PROC_EXIT, 3000, 0, 0);
-    done(b);
+    one_message(1050, 1000, 990, 1100, 900); /* the send's timer went back */
 
     char err[256];
     struct ips2_pag *g = reduce();

@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "in_child.h"
+
 extern char **environ;
 
 static void *bad;
@@ -46,26 +48,11 @@ static void show(const char *call, long rc, int err)
 
 /* Runs expr in a child; prints its result there, or how the child died. */
 #define CALL(name, expr)                                                                           \
-    do {                                                                                           \
-        pid_t child_ = fork();                                                                     \
-        if (child_ == 0) {                                                                         \
-            errno = 0;                                                                             \
-            long rc_ = (long)(expr);                                                               \
-            show(name, rc_, errno);                                                                \
-            _exit(0);                                                                              \
-        }                                                                                          \
-        died(name, child_);                                                                        \
-    } while (0)
-
-static void died(const char *call, pid_t child)
-{
-    int status = 0;
-
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFSIGNALED(status))
-        printf("%-22s killed by %s\n", call, sigabbrev_np(WTERMSIG(status)));
-}
+    IN_CHILD(name, 22, {                                                                           \
+        errno = 0;                                                                                 \
+        long rc_ = (long)(expr);                                                                   \
+        show(name, rc_, errno);                                                                    \
+    })
 
 /* Leaves exactly one datagram waiting on the unconnected UDP socket. */
 static void one_waiting(void)

@@ -17,11 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
+#include "io_all.h"
 
 int main(int argc, char **argv)
 {
@@ -31,10 +27,7 @@ int main(int argc, char **argv)
 
     if (argc != 2 || mkfifo(argv[1], 0600) != 0 || pipe(back) != 0)
         die("mkfifo");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
+    pid_t pid = fork_child();
     if (pid == 0) {
         char small[4];
         ssize_t n;

@@ -22,15 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io_all.h"
+
 #define TOTAL (1 << 20)
 
 static char buf[65536];
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
 
 static void wait_for(int fd, short events)
 {
@@ -85,10 +81,7 @@ int main(void)
         bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(lfd, 1) != 0 ||
         getsockname(lfd, (struct sockaddr *)&addr, &len) != 0)
         die("listen");
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
+    pid_t pid = fork_child();
     if (pid == 0) {
         close(lfd);
         return sender(&addr);

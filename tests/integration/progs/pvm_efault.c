@@ -13,24 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CALL(name, expr)                                                                           \
-    do {                                                                                           \
-        pid_t child_ = fork();                                                                     \
-        if (child_ == 0) {                                                                         \
-            printf("%-18s cc=%d\n", name, (int)(expr));                                            \
-            _exit(0);                                                                              \
-        }                                                                                          \
-        died(name, child_);                                                                        \
-    } while (0)
+#include "in_child.h"
 
-static void died(const char *call, pid_t child)
-{
-    int status = 0;
-
-    waitpid(child, &status, 0);
-    if (WIFSIGNALED(status))
-        printf("%-18s killed by %s\n", call, sigabbrev_np(WTERMSIG(status)));
-}
+#define CALL(name, expr) IN_CHILD(name, 18, printf("%-18s cc=%d\n", name, (int)(expr)))
 
 int main(void)
 {

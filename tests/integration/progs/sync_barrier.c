@@ -35,12 +35,10 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int nthreads = argc > 1 ? atoi(argv[1]) : 4;
+    int nthreads = 4;
     pthread_t th[64];
 
-    if (argc > 2)
-        episodes = atoi(argv[2]);
-    if (nthreads < 1 || nthreads > 64)
+    if (gate_args(argc, argv, &nthreads, &episodes) != 0)
         return 2;
     pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
     for (int i = 0; i < nthreads; i++)

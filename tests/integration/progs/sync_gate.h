@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -46,6 +47,26 @@ static void work(unsigned n)
     volatile unsigned x = 1;
     for (unsigned i = 0; i < n; i++)
         x = x * 1103515245u + 12345u;
+}
+
+/* The start gate the workers pass together: each counts itself in, then
+ * spins until all n are there (records nothing the tests count). */
+static void gate_start(atomic_int *started, int n)
+{
+    atomic_fetch_add(started, 1);
+    while (atomic_load(started) < n)
+        ;
+}
+
+/* Reads "[threads] [rounds]" into *nthreads and *rounds (left at their
+ * defaults when absent); returns 0, or -1 if threads is not 1..64. */
+static int gate_args(int argc, char **argv, int *nthreads, int *rounds)
+{
+    if (argc > 1)
+        *nthreads = atoi(argv[1]);
+    if (argc > 2)
+        *rounds = atoi(argv[2]);
+    return *nthreads < 1 || *nthreads > 64 ? -1 : 0;
 }
 
 /* Returns once thread tid of process pid sleeps (blocked in the kernel). */

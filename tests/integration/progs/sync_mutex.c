@@ -44,14 +44,11 @@ static void *worker(void *arg)
     long own_count = 0;
 
     pthread_mutex_init(&own, NULL);
-    atomic_fetch_add(&started, 1);
-    while (atomic_load(&started) < nthreads)
-        ;
+    gate_start(&started, nthreads);
     for (int i = 0; i < rounds; i++) {
-        pthread_mutex_lock(&shared);
-        counter++;
+        take();
         work(200);
-        pthread_mutex_unlock(&shared);
+        give();
         work(50);
     }
     for (int i = 0; i < rounds; i++) {
@@ -68,11 +65,7 @@ int main(int argc, char **argv)
     pthread_t th[64];
     long own = 0;
 
-    if (argc > 1)
-        nthreads = atoi(argv[1]);
-    if (argc > 2)
-        rounds = atoi(argv[2]);
-    if (nthreads < 1 || nthreads > 64)
+    if (gate_args(argc, argv, &nthreads, &rounds) != 0)
         return 2;
     gate_hand_over(&hand_over);
     for (int i = 0; i < nthreads; i++)

@@ -21,16 +21,9 @@ static int rounds = 1000, nthreads;
 static atomic_long reads, writes;
 static atomic_int started;
 
-static void gate(void)
-{
-    atomic_fetch_add(&started, 1);
-    while (atomic_load(&started) < nthreads)
-        ;
-}
-
 static void *reader(void *arg)
 {
-    gate();
+    gate_start(&started, nthreads);
     for (int i = 0; i < rounds; i++) {
         pthread_rwlock_rdlock(&lock);
         volatile unsigned sum = 0;
@@ -44,7 +37,7 @@ static void *reader(void *arg)
 
 static void *writer(void *arg)
 {
-    gate();
+    gate_start(&started, nthreads);
     for (int i = 0; i < rounds; i++) {
         pthread_rwlock_wrlock(&lock);
         for (int k = 0; k < 256; k++)

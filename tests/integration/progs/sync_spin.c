@@ -19,21 +19,6 @@ static long counter;
 static int rounds = 2000, nthreads = 2;
 static atomic_int started;
 
-static void *worker(void *arg)
-{
-    atomic_fetch_add(&started, 1);
-    while (atomic_load(&started) < nthreads)
-        ;
-    for (int i = 0; i < rounds; i++) {
-        pthread_spin_lock(&lock);
-        counter++;
-        work(300);
-        pthread_spin_unlock(&lock);
-        work(100);
-    }
-    return NULL;
-}
-
 static void take(void)
 {
     pthread_spin_lock(&lock);
@@ -48,15 +33,23 @@ static void give(void)
 /* main holds the lock until the contender has spun for 2 ms. */
 static const struct gate_lock hand_over = {take, give, 0};
 
+static void *worker(void *arg)
+{
+    gate_start(&started, nthreads);
+    for (int i = 0; i < rounds; i++) {
+        take();
+        work(300);
+        give();
+        work(100);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     pthread_t th[64];
 
-    if (argc > 1)
-        nthreads = atoi(argv[1]);
-    if (argc > 2)
-        rounds = atoi(argv[2]);
-    if (nthreads < 1 || nthreads > 64)
+    if (gate_args(argc, argv, &nthreads, &rounds) != 0)
         return 2;
     pthread_spin_init(&lock, PTHREAD_PROCESS_PRIVATE);
     gate_hand_over(&hand_over);

@@ -92,12 +92,10 @@ static const struct gate_lock hand_over = {take, give, 0};
 
 int main(int argc, char **argv)
 {
-    int nthreads = argc > 1 ? atoi(argv[1]) : 3;
+    int nthreads = 3;
     pthread_t th[64];
 
-    if (argc > 2)
-        episodes = atoi(argv[2]);
-    if (nthreads < 1 || nthreads > 64)
+    if (gate_args(argc, argv, &nthreads, &episodes) != 0)
         return 2;
     barrier.parties = (unsigned)nthreads;
     ips2_object_name(&barrier, "step barrier");

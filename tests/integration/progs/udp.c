@@ -23,11 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
+#include "io_all.h"
 
 static int udp_socket(in_addr_t addr, struct sockaddr_in *bound)
 {
@@ -52,10 +48,7 @@ int main(int argc, char **argv)
     char buf[2048];
 
     memset(buf, 'u', sizeof(buf));
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
+    pid_t pid = fork_child();
     if (pid == 0) {
         long in = 0, out = 0;
         close(a);
