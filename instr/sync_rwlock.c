@@ -163,6 +163,6 @@ IPS2_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
         return IPS2_REAL(pthread_rwlock_destroy)(rw);
     struct sync_ref r = rwlock_ref(rw);
     int rc = IPS2_REAL(pthread_rwlock_destroy)(rw);
-    ips2_sync_destroy_event(r, READ, rc);
+    ips2_sync_destroy_event(r, IPS2_SYNC_RWLOCK, rc);
     return rc;
 }

@@ -111,5 +111,6 @@ int main(void)
     printf("sem value %d\n", v);
     show("sem destroy", sem_destroy(&s));
     show("mutex destroy", pthread_mutex_destroy(&m));
+    show("rwlock destroy", pthread_rwlock_destroy(&rw));
     return 0;
 }
