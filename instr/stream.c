@@ -291,11 +291,25 @@ static uint64_t *put(struct ips2_thread *t, unsigned kind, uint64_t timer, int h
     return p;
 }
 
+/* Tries at a sync point to read the clock with the timer on both sides
+ * at most this far apart (us); a thread preempted between the two readings
+ * would otherwise shift every wall time up to its next sync point. */
+#define SYNC_BRACKET_US    2
+#define SYNC_BRACKET_TRIES 4
+
 static void sync_point(struct ips2_thread *t)
 {
     uint64_t cpu = ips2_thread_cpu_ns();
-    uint64_t timer = ips2_timer_now();
-    uint64_t mono = ips2_mono_ns();
+    uint64_t bound = ips2_proc.tsc_hz / (1000000 / SYNC_BRACKET_US);
+    uint64_t before, after, mono;
+    int tries = 0;
+
+    do {
+        before = ips2_timer_now();
+        mono = ips2_mono_ns();
+        after = ips2_timer_now();
+    } while (after - before > bound && ++tries < SYNC_BRACKET_TRIES);
+    uint64_t timer = before + (after - before) / 2;
 
     put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
     t->last_sync = timer;
