@@ -1016,6 +1016,23 @@ static int start_open(struct cpa_pvm *p, const struct ips2_machine_info *machine
     return 0;
 }
 
+/* Frees a set whose slaves were never reached (s may be NULL): its
+ * half-made PVM state (cpa_pvm_free expects slaves), then the set. */
+static void drop_unstarted(struct cpa_set *s)
+{
+    struct cpa_pvm *p = s != NULL ? s->pvm : NULL;
+    if (p != NULL) {
+        if (p->vm != NULL)
+            ips2_vm_close(p->vm, NULL);
+        free(p->holder);
+        free(p->answered);
+        free(p->ends);
+        free(p);
+        s->pvm = NULL;
+    }
+    cpa_set_free(s);
+}
+
 int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *machines,
                   size_t nmachines, struct ips2_slaves *slaves, bool reuse, const char *slave_path,
                   cpa_view_fn *view, void *view_arg, struct cpa_set **out, char *err, size_t errlen)
@@ -1028,13 +1045,7 @@ int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *
         (p->answered = calloc(n ? n : 1, sizeof *p->answered)) == NULL ||
         (p->ends = calloc(n ? n : 1, sizeof *p->ends)) == NULL) {
         snprintf(err, errlen, "out of memory");
-        if (p != NULL) {
-            free(p->holder);
-            free(p->answered);
-            free(p);
-            s->pvm = NULL;
-        }
-        cpa_set_free(s);
+        drop_unstarted(s);
         return -1;
     }
     p->set = s;
@@ -1054,14 +1065,7 @@ int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *
         p->own_slaves = slaves != NULL;
     }
     if (slaves == NULL) {
-        if (p->vm != NULL)
-            ips2_vm_close(p->vm, NULL);
-        free(p->holder);
-        free(p->answered);
-        free(p->ends);
-        free(p);
-        s->pvm = NULL;
-        cpa_set_free(s);
+        drop_unstarted(s);
         return -1;
     }
     p->slaves = slaves;
