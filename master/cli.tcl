@@ -4,6 +4,7 @@
 #
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
+#   ips2 record ?-session DIR? ?-app NAME? ?-timeout S? ?-pvm HOW? COMMAND ?ARG ...?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
 #        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
@@ -59,6 +60,23 @@ and histogram."
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
 they all start at time 0 (the IPS-2 paper, section 4.2)."
+        }
+        record {
+            summary "run one command traced (as uftrace record does) into a session"
+            args "COMMAND ?ARG ...?" min 1 max -1 rest 1
+            options {
+                -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
+                -app {NAME "the application's name (default: the program's file name)"}
+                -timeout {SECONDS "stop the command after this long (default 600)"}
+                -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+            }
+            help "Runs one command traced, as a workload of one application on this host,
+and reduces its traces into a session that report, tree, histogram and gui read.
+Programs built with ips2cc trace only when asked (by run, by record, or by
+IPS2_SESSION), so that a build's own test programs leave nothing behind.  The
+command's standard output and error are copied out when it has ended (its standard
+input is /dev/null); ips2 record exits with the command's exit status, or 128 + N
+if a signal N ended it.  The words after COMMAND are its own, options included."
         }
         report {
             summary "print one table of a session (text, CSV or JSON)"
@@ -168,7 +186,12 @@ proc ::ips2::cli::main {argv} {
         puts stderr "Try \"ips2 --help\"."
         return 2
     }
-    if {[lsearch -exact $argv --help] >= 0 || [lsearch -exact $argv -h] >= 0} {
+    set own $argv
+    if {[dict exists $Commands $command rest]} {
+        # the words from COMMAND on are the command's own, --help included
+        set own [lrange $argv 0 [expr {[lindex [Parse $command $argv 1] 0] - 1}]]
+    }
+    if {[lsearch -exact $own --help] >= 0 || [lsearch -exact $own -h] >= 0} {
         puts [Help $command]
         return 0
     }
@@ -180,6 +203,9 @@ proc ::ips2::cli::main {argv} {
     }
     lassign $parsed words opts
     set code [catch {Cmd[string totitle $command] $words $opts} message options]
+    if {$code == 2} {
+        return $message ;# the command's own exit status (record)
+    }
     if {$code == 1} {
         set ecode [dict get $options -errorcode]
         if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
@@ -199,13 +225,16 @@ proc ::ips2::cli::main {argv} {
 proc ::ips2::cli::Usage {command} {
     variable Commands
     set c [dict get $Commands $command]
-    set usage "ips2 $command [dict get $c args]"
+    set options ""
     dict for {opt spec} [dict get $c options] {
         lassign $spec value
         set value [string trimright $value *]
-        append usage [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
+        append options [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
     }
-    return $usage
+    if {[dict exists $c rest]} {
+        return "ips2 $command$options [dict get $c args]"
+    }
+    return "ips2 $command [dict get $c args]$options"
 }
 
 proc ::ips2::cli::Help {command} {
@@ -244,18 +273,36 @@ proc ::ips2::cli::Fail {message} {
 }
 
 # Parse COMMAND ARGV: {WORDS OPTIONS}; options and words may mix; "--"
-# ends the options.  A repeatable option's value is a list.
-proc ::ips2::cli::Parse {command argv} {
+# ends the options, and so does the first word of a command whose spec
+# says "rest 1" (the words after it are another program's).  A repeatable
+# option's value is a list.  With where, only the index in ARGV of the
+# first word, unchecked (the length of ARGV if none).
+proc ::ips2::cli::Parse {command argv {where 0}} {
     variable Commands
     set c [dict get $Commands $command]
     set spec [dict get $c options]
+    set rest [expr {[dict exists $c rest] && [dict get $c rest]}]
     set words {}
     set opts {}
+    set n [llength $argv]
     while {[llength $argv]} {
+        set at [expr {$n - [llength $argv]}]
         set argv [lassign $argv word]
         if {$word eq "--"} {
+            if {$where} { return [list [expr {$at + 1}]] }
             lappend words {*}$argv
             break
+        }
+        if {$rest && !([string match -* $word] && [string length $word] > 1)} {
+            if {$where} { return [list $at] }
+            lappend words $word {*}$argv
+            break
+        }
+        if {$where} {
+            if {[dict exists $spec $word] && [lindex [dict get $spec $word] 0] ne ""} {
+                set argv [lrange $argv 1 end]
+            }
+            continue
         }
         if {[string match -* $word] && [string length $word] > 1} {
             if {![dict exists $spec $word]} {
@@ -280,6 +327,7 @@ proc ::ips2::cli::Parse {command argv} {
         }
         lappend words $word
     }
+    if {$where} { return [list $n] }
     set n [llength $words]
     set max [dict get $c max]
     if {$n < [dict get $c min]} { error "expected [dict get $c args]" }
@@ -500,6 +548,59 @@ proc ::ips2::cli::CmdReplay {words opts} {
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir replay] }
     RunAndSummarise $w $dir [Opt $opts -pvm auto]
+}
+
+# CmdRecord: the command as a one-process workload file read like any
+# other (names and paths checked the same way), run and reduced; then its
+# output is copied out and its exit status becomes ours.
+proc ::ips2::cli::CmdRecord {words opts} {
+    set exe [lindex $words 0]
+    set app [Opt $opts -app [regsub -all {[^A-Za-z0-9_.-]} [file tail $exe] _]]
+    if {[string first / $exe] < 0 && [set found [auto_execok $exe]] ne ""} {
+        lset words 0 [lindex $found 0]
+    }
+    set timeout [Opt $opts -timeout 600]
+    set text [join [list "machine local -host localhost" [list option timeout $timeout] \
+                        [list application $app [list process local -cwd [pwd] -- {*}$words]]] \n]
+    set tmp [file tempfile file record.tcl]
+    try {
+        puts $tmp $text
+        close $tmp
+        set w [ips2::workload::read $file]
+    } finally {
+        file delete $file
+    }
+    Master
+    set pvm [Opt $opts -pvm auto]
+    if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
+    set dir [Opt $opts -session]
+    if {$dir eq ""} { set dir [NewSessionDir $app] }
+    file mkdir [file dirname [file normalize $dir]]
+    set session [ips2::run $w -session $dir -pvm $pvm]
+    try {
+        set problems [$session problems]
+        set t [$session table processes -columns status]
+        set status [lindex [dict get $t rows] 0 0]
+    } finally {
+        $session close
+    }
+    foreach {name channel} {stdout stdout stderr stderr} {
+        set f [file join $dir output local $app.0.$name]
+        if {[file isfile $f]} {
+            set in [open $f rb]
+            fconfigure $channel -translation binary
+            fcopy $in $channel
+            close $in
+            flush $channel
+        }
+    }
+    foreach p $problems { puts stderr "ips2: problem: $p" }
+    Say "session [file normalize $dir]"
+    switch -regexp -matchvar m -- $status {
+        {^exited (\d+)$} { return -code return [lindex $m 1] }
+        {^signal (\d+)$} { return -code return [expr {128 + [lindex $m 1]}] }
+    }
+    Fail "$exe: $status"
 }
 
 proc ::ips2::cli::RunAndSummarise {w dir pvm} {
