@@ -764,7 +764,7 @@ proc ::ips2::cli::CmdSessions {words opts} {
         set problems 0
         set log [file join $sub log]
         if {[file isfile $log]} {
-            set f [open $log]
+            set f [open $log {RDONLY NONBLOCK}]
             set problems [llength [lsearch -all -not -exact [split [read $f] \n] ""]]
             close $f
         }
