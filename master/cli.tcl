@@ -15,8 +15,8 @@
 #
 # Results go to stdout, progress and messages to stderr.  Exit status: 0
 # done (a session with problems is done: they are listed), 1 failed (also a
-# run or replay whose machines all failed), 2 a usage mistake.  ips2::cli::main ARGV returns the status; the `ips2`
-# script exits with it.
+# run or replay whose machines all failed), 2 a usage mistake.
+# ips2::cli::main ARGV returns the status; the `ips2` script exits with it.
 #
 # Each command is a procedure Cmd<Name> taking its parsed options; the
 # Commands table below gives its usage, its options and its help text, from

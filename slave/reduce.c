@@ -419,7 +419,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
             how = r.exit_how;
             status = r.exit_status;
         }
-        thread_loss_problem(b, &r, p->pid, app_or(&h, have_h), s->tid);
+        thread_loss_problem(b, &r, b->r->processes[pidx].pid, app_or(&h, have_h), s->tid);
         if (r.unmatched_exits && r.proc_start_how != IPS2_START_FORK)
             red_build_problem(b, "%s: %llu procedure exits without an entry were ignored", s->path,
                               (unsigned long long)r.unmatched_exits);
