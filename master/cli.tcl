@@ -512,10 +512,10 @@ proc ::ips2::cli::CmdReplay {words opts} {
     RunAndSummarise $w $dir [Opt $opts -pvm auto]
 }
 
-# A run (or replay) whose machines all failed, their slaves dead (the
-# pvmd killed) or failing, has no results: it fails, naming why; one that
-# some machine finished is done, its problems listed.
 proc ::ips2::cli::RunAndSummarise {w dir pvm} {
+    # A run (or replay) whose machines all failed, their slaves dead (the
+    # pvmd killed) or failing, has no results: it fails, naming why; one
+    # that some machine finished is done, its problems listed.
     variable Outcome
     if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
     file mkdir [file dirname [file normalize $dir]]
