@@ -15,9 +15,9 @@
 #   ips2 help ?COMMAND?      ips2 COMMAND --help
 #
 # Results go to stdout, progress and messages to stderr.  Exit status: 0
-# done (a session with problems is done: they are listed), 1 failed, 2 a
-# usage mistake.  ips2::cli::main ARGV returns the status; the `ips2`
-# script exits with it.
+# done (a session with problems is done: they are listed), 1 failed (also a
+# run or replay whose machines all failed), 2 a usage mistake.
+# ips2::cli::main ARGV returns the status; the `ips2` script exits with it.
 #
 # Each command is a procedure Cmd<Name> taking its parsed options; the
 # Commands table below gives its usage, its options and its help text, from
@@ -170,6 +170,9 @@ mistake is reported as FILE:LINE: what was expected."
     # Shown(MACHINE): {STAGE WHEN-MS DONE?}, the last progress line shown.
     variable Shown
     array set Shown {}
+    # Outcome: MACHINE -> "" (its slave finished) or why it failed, from
+    # the progress events of the run in hand.
+    variable Outcome {}
 }
 
 # --- entry, usage, errors -------------------------------------------------------
@@ -390,6 +393,7 @@ proc ::ips2::cli::Open {dir {quiet 0}} {
 # two seconds, with how far it got.
 proc ::ips2::cli::Progress {event} {
     variable Shown
+    variable Outcome
     if {[catch {dict get $event event} what] || [catch {dict get $event machine} machine]} {
         Say $event
         return
@@ -424,8 +428,14 @@ proc ::ips2::cli::Progress {event} {
         }
         problem    { Say "$machine: problem: [{*}$get text]" }
         reductions { Say "$machine: reductions received, [{*}$get bytes] bytes" }
-        done       { Say "$machine: done" }
-        died       { Say "$machine: slave died while [{*}$get stage]: [{*}$get text]" }
+        done {
+            Say "$machine: done"
+            dict set Outcome $machine [expr {[{*}$get ok] eq "0" ? "its slave failed" : ""}]
+        }
+        died {
+            Say "$machine: slave died while [{*}$get stage]: [{*}$get text]"
+            dict set Outcome $machine "slave died while [{*}$get stage]: [{*}$get text]"
+        }
         default    { Say "$machine: $what [dict remove $event machine event]" }
     }
 }
@@ -604,11 +614,21 @@ proc ::ips2::cli::CmdRecord {words opts} {
 }
 
 proc ::ips2::cli::RunAndSummarise {w dir pvm} {
+    # A run (or replay) whose machines all failed, their slaves dead (the
+    # pvmd killed) or failing, has no results: it fails, naming why; one
+    # that some machine finished is done, its problems listed.
+    variable Outcome
     if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
     file mkdir [file dirname [file normalize $dir]]
     Say "session $dir"
+    set Outcome {}
     set session [ips2::run $w -session $dir -pvm $pvm -progress ::ips2::cli::Progress]
     try {
+        set failed [dict filter $Outcome value ?*]
+        if {[dict size $failed] && [dict size $failed] == [dict size $Outcome]} {
+            set why [lmap {machine text} $failed { string cat $machine ": " $text }]
+            Fail "no machine finished ([join $why {; }]); session $dir"
+        }
         puts -nonewline [Summary $session $dir]
     } finally {
         $session close
@@ -845,7 +865,7 @@ proc ::ips2::cli::CmdSessions {words opts} {
         set problems 0
         set log [file join $sub log]
         if {[file isfile $log]} {
-            set f [open $log]
+            set f [open $log {RDONLY NONBLOCK}]
             set problems [llength [lsearch -all -not -exact [split [read $f] \n] ""]]
             close $f
         }
