@@ -110,5 +110,12 @@ $(B)/tests/unit/test_cp_session: $(B)/obj/tests/unit/test_cp_session.o $(MASTER_
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
 	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
+# Unit test of the message patterns (msg_waits.c) on constructed PAGs.
+$(B)/obj/tests/unit/test_msg_waits.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_msg_waits: $(B)/obj/tests/unit/test_msg_waits.o $(MASTER_CORE_OBJS) \
+                                 $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
+	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa
