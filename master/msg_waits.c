@@ -315,10 +315,13 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
         ws = rw - last->weight; /* it began after the send ended: the weight says when */
     else
         ws = call_start(rp, arcs[0].to, sw < rw ? sw : rw);
-    int64_t ss = call_start(last_part, sn, sw); /* the send's start */
+    /* the sender was ready to send once it had used its CPU */
+    int64_t ready = call_start(last_part, sn, sw);
     add_wait(sc, last_channel, MSG_WAIT_RECEIVE, ws, rw);
-    add_wait(sc, last_channel, MSG_WAIT_LATE_SENDER, ws, ss < rw ? ss : rw);
-    add_wait(sc, last_channel, MSG_WAIT_LATE_RECEIVER, ss, ws < sw ? ws : sw);
+    if (ws > ready && ws <= sw && sw - ws <= ws - ready) /* released when the receive came */
+        add_wait(sc, last_channel, MSG_WAIT_LATE_RECEIVER, ready, ws);
+    else
+        add_wait(sc, last_channel, MSG_WAIT_LATE_SENDER, ws, sw < rw ? sw : rw);
     return 0;
 }
 

@@ -15,12 +15,19 @@
  *       weight says it began after the send ended, else the receiver's
  *       previous node plus the CPU it used since (it never ran after
  *       the call began: a blocked receive uses no CPU);
- *   ss  when the send began: the sender's previous node plus its CPU;
+ *   ready  when the sender could send: its previous node plus its CPU
+ *       since (the CPU it needed before the call);
  *   receive wait   wall(recv) - ws: the receiver blocked for the message;
- *   late sender    min(ss, wall(recv)) - ws when > 0: the receive was
- *                  posted before the send began, the sender was late;
- *   late receiver  min(ws, wall(send)) - ss when > 0: the sender was
- *                  blocked until the receiver came to take the message.
+ *   late receiver  ws - ready, when the receive was posted after the
+ *                  sender was ready and the send ended soon after it
+ *                  (sooner than the sender had waited): the send was
+ *                  blocked until the receiver came to take the message;
+ *   late sender    otherwise min(wall(send), wall(recv)) - ws when > 0:
+ *                  the receive was posted before the send ended, the
+ *                  receiver waited for the sender (its work, or its being
+ *                  preempted: a send that was not blocked ends as it
+ *                  begins).  A send that ended before the receive was
+ *                  posted waited for nobody.
  *
  * A receive that took several messages (byte ranges of several sends)
  * counts its wait once, on the message whose send ended last.

@@ -5,8 +5,11 @@
  *     messages while its receiver waits: late-sender wait 30 + 29.8 ms,
  *     receive wait 60 ms, no late-receiver wait, the waits' histogram;
  *   - a byte stream whose sender blocks 49 ms in its send until the
- *     receiver, busy, takes the bytes (late receiver 48 + 0.5 ms), the
- *     second receive's start given exactly by its arc's weight;
+ *     receiver, busy, takes the bytes (late receiver 48 ms), the second
+ *     receive's start given exactly by its arc's weight, its send
+ *     waiting for nobody;
+ *   - a sender preempted after its work while the receiver waits: a late
+ *     sender, not a late receiver;
  *   - a master on one machine with 3 workers on another (cross-part arcs)
  *     computing 10, 20 and 40 ms: imbalance (40 - 70/3) / 40, the
  *     master's wait for results 40.5 ms, each worker's wait for its task;
@@ -281,8 +284,9 @@ static void test_late_receiver(void **state)
     const struct msg_channel *c = channel(w, "channel:alpha/300->alpha/400 stream");
     assert_string_equal(c->transport, "stream");
     assert_int_equal(c->messages, 2);
-    /* 49 - 1 ms blocked in the first send, 51 - 50.5 in the second */
-    assert_int_equal(c->wait[MSG_WAIT_LATE_RECEIVER], 48 * MS + 500 * US);
+    /* 49 - 1 ms blocked in the first send; the second ended before the
+     * receive was posted: it waited for nobody */
+    assert_int_equal(c->wait[MSG_WAIT_LATE_RECEIVER], 48 * MS);
     assert_int_equal(c->wait[MSG_WAIT_LATE_SENDER], 0);
     /* 50.05 - 49, and 70 - 69.9 (the weight's start, not the CPU's) */
     assert_int_equal(c->wait[MSG_WAIT_RECEIVE], 1 * MS + 50 * US + 100 * US);
@@ -404,6 +408,36 @@ static void test_all_to_all(void **state)
     ips2_pag_free(p);
 }
 
+/* The sender used its 20 ms of CPU by 133.5 ms but was preempted until
+ * 194.3 ms; the receiver posted its receive at 153.4 ms.  Had the send
+ * been blocked for the receiver it would have ended then: the receiver
+ * waited for a late sender (41 ms), no receiver was late. */
+static void test_preempted_sender(void **state)
+{
+    (void)state;
+    struct ips2_pag *p = part_new(0, "epsilon");
+    thread_new(p, process_new(p, "pre", 60), 60);
+    node(p, IPS2_PAG_BEGIN, 113 * MS + 500 * US, 0);
+    uint32_t send = node(p, IPS2_EV_SEND, 194 * MS + 300 * US, 20 * MS);
+    thread_new(p, process_new(p, "pre", 61), 61);
+    node(p, IPS2_PAG_BEGIN, 153 * MS + 400 * US, 0);
+    uint32_t recv = node(p, IPS2_EV_RECV, 194 * MS + 500 * US, 0);
+    message(p, 0, 194 * MS + 300 * US, send, recv, 153 * MS + 400 * US);
+    part_done(p);
+    struct msg_waits *w = NULL;
+    struct msg_waits_request r;
+    msg_waits_request_init(&r);
+    char err[256];
+    assert_int_equal(msg_waits_from_parts(&p, 1, &r, &w, err, sizeof err), 0);
+    assert_int_equal(w->nchannels, 1);
+    assert_string_equal(w->channels[0].name, "channel:epsilon/60->epsilon/61 stream");
+    assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_SENDER], 40 * MS + 900 * US);
+    assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_RECEIVER], 0);
+    assert_int_equal(w->channels[0].wait[MSG_WAIT_RECEIVE], 41 * MS + 100 * US);
+    msg_waits_free(w);
+    ips2_pag_free(p);
+}
+
 static void test_bad_requests(void **state)
 {
     (void)state;
@@ -490,11 +524,11 @@ static void test_session(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_late_sender),    cmocka_unit_test(test_late_receiver),
-        cmocka_unit_test(test_master_workers), cmocka_unit_test(test_histogram_and_window),
-        cmocka_unit_test(test_app_filter),     cmocka_unit_test(test_all_to_all),
-        cmocka_unit_test(test_bad_requests),   cmocka_unit_test(test_tables),
-        cmocka_unit_test(test_session),
+        cmocka_unit_test(test_late_sender),      cmocka_unit_test(test_late_receiver),
+        cmocka_unit_test(test_master_workers),   cmocka_unit_test(test_histogram_and_window),
+        cmocka_unit_test(test_app_filter),       cmocka_unit_test(test_all_to_all),
+        cmocka_unit_test(test_preempted_sender), cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_tables),           cmocka_unit_test(test_session),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
