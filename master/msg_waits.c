@@ -24,6 +24,10 @@
 #include "ips2_format.h"
 #include "tables.h"
 
+/* A receive that ended within this of its start found its message
+ * waiting (a copy, a wake-up), as it does from a sender blocked for it. */
+#define FOUND_WAITING_NS 1000000
+
 void msg_waits_request_init(struct msg_waits_request *r)
 {
     *r = (struct msg_waits_request){.from = INT64_MIN, .to = INT64_MAX};
@@ -318,7 +322,7 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
     /* the sender was ready to send once it had used its CPU */
     int64_t ready = call_start(last_part, sn, sw);
     add_wait(sc, last_channel, MSG_WAIT_RECEIVE, ws, rw);
-    if (ws > ready && ws <= sw && sw - ws <= ws - ready) /* released when the receive came */
+    if (ws > ready && ws <= sw && sw - ws <= ws - ready && rw - ws <= FOUND_WAITING_NS)
         add_wait(sc, last_channel, MSG_WAIT_LATE_RECEIVER, ready, ws);
     else
         add_wait(sc, last_channel, MSG_WAIT_LATE_SENDER, ws, sw < rw ? sw : rw);

@@ -19,9 +19,10 @@
  *       since (the CPU it needed before the call);
  *   receive wait   wall(recv) - ws: the receiver blocked for the message;
  *   late receiver  ws - ready, when the receive was posted after the
- *                  sender was ready and the send ended soon after it
- *                  (sooner than the sender had waited): the send was
- *                  blocked until the receiver came to take the message;
+ *                  sender was ready, found the message waiting (it ended
+ *                  within 1 ms) and the send ended after it, sooner than
+ *                  the sender had waited: the send was blocked until the
+ *                  receiver came to take the message;
  *   late sender    otherwise min(wall(send), wall(recv)) - ws when > 0:
  *                  the receive was posted before the send ended, the
  *                  receiver waited for the sender (its work, or its being

@@ -162,16 +162,17 @@ static struct ips2_pag *alpha(void)
     uint32_t writer = process_new(p, "stream", 300), reader = process_new(p, "stream", 400);
     thread_new(p, writer, 300);
     node(p, IPS2_PAG_BEGIN, 0, 0);
-    uint32_t w1 = node(p, IPS2_EV_SEND, 50 * MS, 1 * MS); /* blocked from 1 ms */
+    /* blocked from 1 ms until the reader took the bytes at 49 ms */
+    uint32_t w1 = node(p, IPS2_EV_SEND, 49 * MS + 100 * US, 1 * MS);
     uint32_t w2 = node(p, IPS2_EV_SEND, 51 * MS, 500 * US);
     node(p, IPS2_PAG_END, 80 * MS, 0);
     thread_new(p, reader, 400);
     node(p, IPS2_PAG_BEGIN, 0, 0);
-    uint32_t b1 = node(p, IPS2_EV_RECV, 50 * MS + 50 * US, 49 * MS); /* took it at 49 ms */
-    /* its CPU says 69.05 ms, the arc says it began at 69.9 ms (it was preempted) */
+    uint32_t b1 = node(p, IPS2_EV_RECV, 49 * MS + 50 * US, 49 * MS); /* took it at 49 ms */
+    /* its CPU says 68.05 ms, the arc says it began at 69.9 ms (it was preempted) */
     uint32_t b2 = node(p, IPS2_EV_RECV, 70 * MS, 19 * MS);
     node(p, IPS2_PAG_END, 80 * MS, 0);
-    message(p, 0, 50 * MS, w1, b1, 49 * MS);
+    message(p, 0, 49 * MS + 100 * US, w1, b1, 49 * MS);
     message(p, 0, 51 * MS, w2, b2, 69 * MS + 900 * US);
     part_done(p);
     return p;
@@ -288,8 +289,8 @@ static void test_late_receiver(void **state)
      * receive was posted: it waited for nobody */
     assert_int_equal(c->wait[MSG_WAIT_LATE_RECEIVER], 48 * MS);
     assert_int_equal(c->wait[MSG_WAIT_LATE_SENDER], 0);
-    /* 50.05 - 49, and 70 - 69.9 (the weight's start, not the CPU's) */
-    assert_int_equal(c->wait[MSG_WAIT_RECEIVE], 1 * MS + 50 * US + 100 * US);
+    /* 49.05 - 49, and 70 - 69.9 (the weight's start, not the CPU's) */
+    assert_int_equal(c->wait[MSG_WAIT_RECEIVE], 50 * US + 100 * US);
     msg_waits_free(w);
 }
 
@@ -434,6 +435,25 @@ static void test_preempted_sender(void **state)
     assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_SENDER], 40 * MS + 900 * US);
     assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_RECEIVER], 0);
     assert_int_equal(w->channels[0].wait[MSG_WAIT_RECEIVE], 41 * MS + 100 * US);
+    msg_waits_free(w);
+    ips2_pag_free(p);
+
+    /* Ready at 218 ms, preempted until it sends at 388 ms (its send
+     * returning at 390.5, after the receive ended at 388.4); the receive,
+     * posted at 363.9 ms, waited 24.5 ms for the bytes: no sender blocked
+     * for it would have kept them from it. */
+    p = part_new(0, "zeta");
+    thread_new(p, process_new(p, "pre", 70), 70);
+    node(p, IPS2_PAG_BEGIN, 198 * MS, 0);
+    send = node(p, IPS2_EV_SEND, 390 * MS + 500 * US, 20 * MS);
+    thread_new(p, process_new(p, "pre", 71), 71);
+    node(p, IPS2_PAG_BEGIN, 363 * MS + 900 * US, 0);
+    recv = node(p, IPS2_EV_RECV, 388 * MS + 400 * US, 0);
+    message(p, 0, 390 * MS + 500 * US, send, recv, 363 * MS + 900 * US);
+    part_done(p);
+    assert_int_equal(msg_waits_from_parts(&p, 1, &r, &w, err, sizeof err), 0);
+    assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_SENDER], 24 * MS + 500 * US);
+    assert_int_equal(w->channels[0].wait[MSG_WAIT_LATE_RECEIVER], 0);
     msg_waits_free(w);
     ips2_pag_free(p);
 }
