@@ -322,6 +322,21 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
     /* the sender was ready to send once it had used its CPU */
     int64_t ready = call_start(last_part, sn, sw);
     add_wait(sc, last_channel, MSG_WAIT_RECEIVE, ws, rw);
+    if (rw - ws > last_channel->longest_wait || last_channel->receiver_procedure == NULL) {
+        char *rproc = strdup(recv->proc != IPS2_PAG_NONE ? part_string(rp, recv->proc) : "");
+        const struct ips2_pag_node *send = &last_part->nodes[sn];
+        char *sproc = strdup(send->proc != IPS2_PAG_NONE ? part_string(last_part, send->proc) : "");
+        if (rproc == NULL || sproc == NULL) {
+            free(rproc);
+            free(sproc);
+            return -1;
+        }
+        free(last_channel->receiver_procedure);
+        free(last_channel->sender_procedure);
+        last_channel->receiver_procedure = rproc;
+        last_channel->sender_procedure = sproc;
+        last_channel->longest_wait = rw - ws;
+    }
     if (ws > ready && ws <= sw && sw - ws <= ws - ready && rw - ws <= FOUND_WAITING_NS)
         add_wait(sc, last_channel, MSG_WAIT_LATE_RECEIVER, ready, ws);
     else
@@ -649,6 +664,8 @@ void msg_waits_free(struct msg_waits *w)
         free(c->receiver_process);
         free(c->sender_thread);
         free(c->receiver_thread);
+        free(c->receiver_procedure);
+        free(c->sender_procedure);
         for (int k = 0; k < MSG_WAIT_KINDS; k++)
             free(c->hist[k]);
     }
@@ -683,18 +700,24 @@ static struct ips2_table *new_table(const char *const *names, const char *const 
 
 struct ips2_table *msg_waits_channel_table(const struct msg_waits *w, char *err)
 {
-    static const char *const names[] = {"channel",       "transport", "sender",       "receiver",
-                                        "messages",      "bytes",     "receive_wait", "late_sender",
-                                        "late_receiver", "first",     "last"};
-    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "ns", "ns", "ns"};
-    struct ips2_table *t = new_table(names, units, 11);
+    static const char *const names[] = {
+        "channel",           "transport", "sender",       "receiver",
+        "messages",          "bytes",     "receive_wait", "late_sender",
+        "late_receiver",     "first",     "last",         "sender_procedure",
+        "receiver_procedure"};
+    static const char *const units[] = {"",   "",   "",   "",   "", "", "ns",
+                                        "ns", "ns", "ns", "ns", "", ""};
+    struct ips2_table *t = new_table(names, units, 13);
     for (size_t i = 0; t != NULL && i < w->nchannels; i++) {
         const struct msg_channel *c = &w->channels[i];
         long row = ips2_table_row(t);
         if (row < 0 || ips2_table_str(t, (size_t)row, 0, c->name) ||
             ips2_table_str(t, (size_t)row, 1, c->transport) ||
             ips2_table_str(t, (size_t)row, 2, c->sender_thread) ||
-            ips2_table_str(t, (size_t)row, 3, c->receiver_thread)) {
+            ips2_table_str(t, (size_t)row, 3, c->receiver_thread) ||
+            ips2_table_str(t, (size_t)row, 11, c->sender_procedure ? c->sender_procedure : "") ||
+            ips2_table_str(t, (size_t)row, 12,
+                           c->receiver_procedure ? c->receiver_procedure : "")) {
             ips2_table_free(t);
             t = NULL;
             break;

@@ -80,6 +80,10 @@ struct msg_channel {
     int64_t wait[MSG_WAIT_KINDS];  /* ns, by enum msg_wait_kind */
     int64_t first, last;           /* the first send's end, the last receive's end */
     int64_t *hist[MSG_WAIT_KINDS]; /* nbuckets each (ns per bucket), NULL without */
+    /* Where in the code: the procedures on top of the stack at the receive
+     * that waited longest and at its send ("" when none was). */
+    char *receiver_procedure, *sender_procedure;
+    int64_t longest_wait; /* ns: that receive's wait */
 };
 
 struct msg_worker {
@@ -129,8 +133,9 @@ int msg_waits_from_parts(struct ips2_pag *const *parts, size_t n, const struct m
 void msg_waits_free(struct msg_waits *w);
 
 /* Tables of the answer, as the session's other tables (master/tables.h):
- *  channels: channel, transport, sender, receiver, messages, bytes,
- *    receive_wait, late_sender, late_receiver (ns), first, last (s);
+ *  channels: channel, transport, sender, receiver (thread paths),
+ *    messages, bytes, receive_wait, late_sender, late_receiver, first,
+ *    last (ns), sender_procedure, receiver_procedure;
  *  groups: master, worker, busy (ns), wait_for_master (ns), tasks,
  *    results, master_wait (ns), imbalance (ratio), one row per worker.
  * NULL with err when out of memory. */

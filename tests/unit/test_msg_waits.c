@@ -156,6 +156,8 @@ static struct ips2_pag *alpha(void)
     uint32_t r1 = node(p, IPS2_EV_PVM_RECV, 30 * MS + 100 * US, 0);
     uint32_t r2 = node(p, IPS2_EV_PVM_RECV, 60 * MS + 100 * US, 100 * US);
     node(p, IPS2_PAG_END, 61 * MS, 0);
+    p->nodes[s1].proc = string_of(p, "produce");
+    p->nodes[r1].proc = string_of(p, "collect");
     message(p, 0, 30 * MS, s1, r1, 0);
     message(p, 0, 60 * MS, s2, r2, 30 * MS + 200 * US);
 
@@ -273,6 +275,12 @@ static void test_late_sender(void **state)
     assert_int_equal(c->first, 30 * MS);
     assert_int_equal(c->last, 60 * MS + 100 * US);
     assert_null(c->hist[0]);
+    /* the first receive waited longest (30.1 ms) */
+    assert_string_equal(c->receiver_procedure, "collect");
+    assert_string_equal(c->sender_procedure, "produce");
+    assert_int_equal(c->longest_wait, 30 * MS + 100 * US);
+    c = channel(w, "channel:alpha/300->alpha/400 stream");
+    assert_string_equal(c->receiver_procedure, "");
     msg_waits_free(w);
 }
 
