@@ -94,6 +94,7 @@ static int64_t call_start(const struct ips2_pag *p, uint32_t i, int64_t limit)
 struct channel_key {
     uint32_t send_part, send_thread, recv_part, recv_thread;
     const char *transport;
+    uint16_t label; /* the arcs' (a PVM tag + 1) */
 };
 
 struct process_ref {
@@ -118,6 +119,7 @@ static uint64_t key_hash(const struct channel_key *k)
     const uint32_t v[4] = {k->send_part, k->send_thread, k->recv_part, k->recv_thread};
     for (int i = 0; i < 4; i++)
         h = (h ^ v[i]) * 1099511628211u;
+    h = (h ^ k->label) * 1099511628211u;
     return (h ^ (uintptr_t)k->transport) * 1099511628211u;
 }
 
@@ -125,7 +127,7 @@ static bool key_equal(const struct channel_key *a, const struct channel_key *b)
 {
     return a->send_part == b->send_part && a->send_thread == b->send_thread &&
            a->recv_part == b->recv_part && a->recv_thread == b->recv_thread &&
-           a->transport == b->transport;
+           a->transport == b->transport && a->label == b->label;
 }
 
 static int rehash(struct scan *sc)
@@ -181,8 +183,11 @@ static int name_channel(struct scan *sc, struct msg_channel *c, const struct cha
 {
     const struct ips2_pag *sp = sc->parts[k->send_part], *rp = sc->parts[k->recv_part];
     char *from = end_name(sp, k->send_thread), *to = end_name(rp, k->recv_thread);
-    if (from == NULL || to == NULL ||
-        asprintf(&c->name, "channel:%s->%s %s", from, to, k->transport) < 0)
+    int rc = from == NULL || to == NULL ? -1
+             : k->label > 0 ? asprintf(&c->name, "channel:%s->%s %s tag %d", from, to, k->transport,
+                                       k->label - 1)
+                            : asprintf(&c->name, "channel:%s->%s %s", from, to, k->transport);
+    if (rc < 0)
         c->name = NULL;
     free(from);
     free(to);
@@ -295,7 +300,7 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
         if (!is_send(send->kind) ||
             (!app_matches(sc, sp, send->thread) && !app_matches(sc, rp, recv->thread)))
             continue;
-        struct channel_key key = {spn, send->thread, k, recv->thread, transport};
+        struct channel_key key = {spn, send->thread, k, recv->thread, transport, arcs[i].label};
         struct msg_channel *c = channel_of(sc, &key);
         if (c == NULL)
             return -1;

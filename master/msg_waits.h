@@ -7,9 +7,10 @@
  *
  * A channel is one direction of traffic between two threads over one
  * kind of transport (a TCP/UNIX byte stream, UDP datagrams, PVM
- * messages): the PAG's message arcs (cpa/PAG.md) from one sender thread
- * to one receiver thread, paired by sequence numbers or byte ranges, so
- * each arc is one message the receiver took.  Per message, from the PAG:
+ * messages of one tag): the PAG's message arcs (cpa/PAG.md) from one
+ * sender thread to one receiver thread (and one PVM tag: the arcs'
+ * label), paired by sequence numbers or byte ranges, so each arc is one
+ * message the receiver took.  Per message, from the PAG:
  *
  *   ws  when the receive was posted: wall(recv) - arc weight when the
  *       weight says it began after the send ended, else the receiver's
@@ -69,7 +70,9 @@ enum msg_wait_kind {
 };
 
 struct msg_channel {
-    char *name;             /* "channel:alpha/1234->beta/5678 tcp" (machine/pid, transport) */
+    /* "channel:alpha/1234->beta/5678 stream" (machine/pid, transport),
+     * "channel:alpha/1234->beta/5678 pvm tag 7" */
+    char *name;
     const char *transport;  /* "stream", "datagram", "pvm" */
     char *sender_process;   /* app:A/machine:M/process:PID */
     char *receiver_process; /* app:A/machine:M/process:PID */
