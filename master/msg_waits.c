@@ -7,14 +7,13 @@
  * times: the call starts the PAG does not keep are found from the arc's
  * weight or from the thread's previous node and the CPU it used since
  * (msg_waits.h says how).  Channels are looked up in an open-addressing
- * table by (sender thread, receiver thread, transport).  Then each
+ * table by (sender thread, receiver thread, transport, PVM tag).  Then each
  * process's partners (a channel each way) give the master-worker groups:
  * a process with >= 2 partners, each of which has fewer partners than it
  * (a star's centre, not a member of an all-to-all exchange).
  */
 #include "msg_waits.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -53,8 +53,10 @@ struct ips2_table;
 
 /* What to compute.  All times are ns on the session's time base. */
 struct msg_waits_request {
-    const char *app;  /* NULL or "": every application; else channels with an end in it */
-    int64_t from, to; /* only waits within [from, to) count (INT64_MIN, INT64_MAX: all) */
+    const char *app; /* NULL or "": every application; else channels with an end in it */
+    /* The window (INT64_MIN, INT64_MAX: all): the messages received in
+     * [from, to), their waits cut to it; the CPU within it. */
+    int64_t from, to;
     /* Histograms of the three waits: bucket i covers [hist_start + i *
      * hist_width, hist_start + (i + 1) * hist_width); nbuckets 0: none. */
     int64_t hist_start, hist_width;
