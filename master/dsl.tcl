@@ -29,6 +29,10 @@
 #   ips2::dsl::fail SLAVE MESSAGE   raises "FILE:LINE: MESSAGE"
 #   ips2::dsl::failat FILE LINE MESSAGE
 #   ips2::dsl::destroy SLAVE
+#   ips2::dsl::checkName SLAVE WHAT VALUE   fails unless VALUE is a name
+#                                   (of a machine, application...: it may
+#                                   become a file name, so no "/", no "..")
+#   ips2::dsl::checkHost SLAVE WHAT VALUE   fails unless VALUE is a host name
 #
 # Located errors have the error code {IPS2 DSL FILE LINE}.
 
@@ -36,13 +40,22 @@ package require Tcl 8.6
 package provide ips2::dsl 1.0
 
 namespace eval ::ips2::dsl {
-    namespace export create command block source sourceEach line fail failat destroy
+    namespace export create command block source sourceEach line fail failat destroy \
+        checkName checkHost
     # State(SLAVE): dict with file (as messages name it), path (normalized),
     # names (the reader's commands), bases (a stack: first file line of each
     # block body being run) and at (sourceEach: the first line of the
     # command being run, else "").
     variable State
     array set State {}
+    # A name that may become a file name: not "", ".", "..", nothing with
+    # "/"; at most NameMax characters.
+    variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
+    variable NameMax 200
+    # A host name or address as PVM takes it: no spaces, no "=" (PVM's host
+    # options), no leading "-" (a command's option).
+    variable HostRE {^[A-Za-z0-9_:][A-Za-z0-9_.:-]*$}
+    variable HostMax 255
 }
 
 proc ::ips2::dsl::create {file {name ""}} {
@@ -306,6 +319,36 @@ proc ::ips2::dsl::ErrorLine {info anchor} {
         }
     }
     return $line
+}
+
+# Shown VALUE: VALUE for a message, at most 80 characters of it.
+proc ::ips2::dsl::Shown {value} {
+    if {[string length $value] <= 80} { return $value }
+    return "[string range $value 0 59]... ([string length $value] characters)"
+}
+
+# checkName SLAVE WHAT VALUE: a name that may become a file name (a
+# machine's reductions, traces and log; an application's outputs).
+proc ::ips2::dsl::checkName {slave what value} {
+    variable NameRE
+    variable NameMax
+    if {![regexp $NameRE $value]} {
+        fail $slave "expected $what (letters, digits, \"_\", \".\" and \"-\"), got \"[Shown $value]\""
+    }
+    if {[string length $value] > $NameMax} {
+        fail $slave "expected $what of at most $NameMax characters, got [string length $value]"
+    }
+    return $value
+}
+
+# checkHost SLAVE WHAT VALUE: a host name (or address) PVM is given.
+proc ::ips2::dsl::checkHost {slave what value} {
+    variable HostRE
+    variable HostMax
+    if {![regexp $HostRE $value] || [string length $value] > $HostMax} {
+        fail $slave "expected $what, got \"[Shown $value]\""
+    }
+    return $value
 }
 
 # Explain: Tcl's parse errors, said as what was expected.
