@@ -16,6 +16,20 @@
 # unknown command, a Tcl error in the file's own code) are located too: at
 # the innermost line the error information names.
 #
+# Limits.  A data file may come from someone else (a received session, a
+# workload to check), so reading one is bounded: a file larger than the
+# file limit is not read; one reading (source or sourceEach) runs under
+# Tcl's interpreter limits, a time limit (0.5 s, plus 1 s per 100 kB of
+# file) and a command count; after, vwait and update (no event loop is
+# served here), interp and trace are refused.  Values cannot be bounded by
+# an interpreter limit (one "append s $s" doubles a value, and past 2 GB
+# tclsh aborts), so every command of a reading is seen by an enterstep
+# trace of the hidden command that runs it (ips2-guard): a command whose
+# words take more than the value limit (1 MiB), or a "string repeat" or
+# "lrepeat" that would build more, is refused before it runs.  The trace's
+# callback, ips2-step, is protected from the file: a command naming it is
+# refused.  A limit that stops a reading is a located error like the others.
+#
 #   ips2::dsl::create FILE ?NAME?   -> SLAVE: a safe interpreter for FILE
 #                                   (messages name it NAME, by default FILE)
 #   ips2::dsl::command SLAVE NAME PREFIX     alias NAME to a command prefix
@@ -33,6 +47,9 @@
 #                                   (of a machine, application...: it may
 #                                   become a file name, so no "/", no "..")
 #   ips2::dsl::checkHost SLAVE WHAT VALUE   fails unless VALUE is a host name
+#   ips2::dsl::limits ?NAME VALUE ...?      the limits (a dict: seconds,
+#                                   seconds_per_100kb, commands, file_bytes,
+#                                   value_bytes); sets those given
 #
 # Located errors have the error code {IPS2 DSL FILE LINE}.
 
@@ -41,13 +58,15 @@ package provide ips2::dsl 1.0
 
 namespace eval ::ips2::dsl {
     namespace export create command block source sourceEach line fail failat destroy \
-        checkName checkHost
+        checkName checkHost limits
     # State(SLAVE): dict with file (as messages name it), path (normalized),
     # names (the reader's commands), bases (a stack: first file line of each
     # block body being run) and at (sourceEach: the first line of the
     # command being run, else "").
     variable State
     array set State {}
+    variable Limits [dict create seconds 0.5 seconds_per_100kb 1.0 commands 2000000 \
+                         file_bytes [expr {16 << 20}] value_bytes [expr {1 << 20}]]
     # A name that may become a file name: not "", ".", "..", nothing with
     # "/"; at most NameMax characters.
     variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
@@ -56,16 +75,46 @@ namespace eval ::ips2::dsl {
     # options), no leading "-" (a command's option).
     variable HostRE {^[A-Za-z0-9_:][A-Za-z0-9_.:-]*$}
     variable HostMax 255
+    # Commands a data file may not run: no event loop is served while it is
+    # read, and the reading's limits and guard stay as they are.
+    variable Refused {after vwait update interp trace}
+}
+
+proc ::ips2::dsl::limits {args} {
+    variable Limits
+    if {[llength $args] % 2} { return -code error "limits: expected NAME VALUE pairs" }
+    foreach {name value} $args {
+        if {![dict exists $Limits $name]} {
+            return -code error "limits: expected one of [dict keys $Limits], got \"$name\""
+        }
+        if {![string is double -strict $value] || $value <= 0} {
+            return -code error "limits: expected a positive number for $name, got \"$value\""
+        }
+        dict set Limits $name $value
+    }
+    return $Limits
 }
 
 proc ::ips2::dsl::create {file {name ""}} {
     variable State
     set slave [interp create -safe]
     if {$name eq ""} { set name $file }
-    set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at ""]
+    set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at "" \
+                           limited 0]
     # The file's own typing errors: an unknown command is located like the
     # reader's commands are.
     interp alias $slave unknown {} ::ips2::dsl::Unknown $slave
+    # The guard: every command run while ips2-guard (hidden, so the file
+    # cannot call, replace or untrace it) runs is seen by ips2-step first.
+    interp alias $slave ::ips2-step {} ::ips2::dsl::Step $slave
+    interp alias $slave ::ips2-guard {} ::ips2::dsl::Guard $slave
+    interp eval $slave {trace add execution ::ips2-guard enterstep ::ips2-step}
+    interp hide $slave ips2-guard
+    variable Refused
+    foreach command $Refused {
+        interp hide $slave $command
+        interp alias $slave $command {} ::ips2::dsl::Refuse $slave $command
+    }
     return $slave
 }
 
@@ -146,7 +195,7 @@ proc ::ips2::dsl::Located {slave message options} {
         set rel [ErrorLine [dict get $options -errorinfo] {^\s*\("uplevel" body line (\d+)\)$}]
         if {$rel ne "?"} { set line [expr {[lindex $bases end] + $rel - 1}] }
     }
-    failat [dict get $State($slave) file] $line [Explain $message]
+    failat [dict get $State($slave) file] $line [Explain $message $code]
 }
 
 # line SLAVE: the file's line of the command being run ("?" if unknown).
@@ -225,14 +274,15 @@ proc ::ips2::dsl::source {slave} {
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
     Readable $file $path
-    set code [catch {interp invokehidden $slave source $path} result options]
+    Limit $slave [file size $path]
+    set code [catch {interp invokehidden $slave ips2-guard source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
     if {[lrange $errorcode 0 1] eq {IPS2 DSL}} {
         return -code error -errorcode $errorcode $result
     }
     set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
-    failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result]
+    failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result $errorcode]
 }
 
 # sourceEach SLAVE ONPROBLEM: evaluates the file in its safe interpreter one
@@ -251,6 +301,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
     fconfigure $f -encoding utf-8
     set text [read $f]
     close $f
+    Limit $slave [string length $text]
     set command ""
     set start 1
     set line 0
@@ -261,14 +312,16 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
             append command $l \n
             if {![info complete $command]} continue
             dict set State($slave) at $start
-            if {[catch {interp eval $slave $command} result options]} {
+            if {[catch {interp invokehidden $slave ips2-guard eval $command} result options]} {
                 {*}$onproblem [Problem $slave $result $options]
+                # a limit stops the reading: the interpreter runs no more
+                if {[lrange [dict get $options -errorcode] 0 1] eq {TCL LIMIT}} return
             }
             set command ""
         }
         if {[string trim $command] ne ""} {
             dict set State($slave) at $start
-            catch {interp eval $slave $command} result options
+            catch {interp invokehidden $slave ips2-guard eval $command} result options
             {*}$onproblem [Problem $slave $result $options]
         }
     } finally {
@@ -281,16 +334,92 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
 proc ::ips2::dsl::Problem {slave message options} {
     variable State
     if {[lrange [dict get $options -errorcode] 0 1] eq {IPS2 DSL}} { return $message }
-    return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message]"
+    return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message [dict get $options -errorcode]]"
 }
 
 # Readable FILE PATH: an error "FILE: cannot read: why" unless PATH is a
-# readable file.
+# readable regular file within the file limit.
 proc ::ips2::dsl::Readable {file path} {
+    variable Limits
+    set why ""
     if {![file isfile $path] || ![file readable $path]} {
         set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
+    } elseif {[file size $path] > [dict get $Limits file_bytes]} {
+        set why "larger than [Bytes [dict get $Limits file_bytes]] ([file size $path] bytes)"
+    }
+    if {$why ne ""} {
         return -code error -level 2 -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
     }
+}
+
+# Limit SLAVE SIZE: the interpreter limits of the reading of a file of
+# SIZE bytes, set once for the life of SLAVE (one file, one budget).
+proc ::ips2::dsl::Limit {slave size} {
+    variable State
+    variable Limits
+    if {[dict get $State($slave) limited]} return
+    dict set State($slave) limited 1
+    set seconds [expr {[dict get $Limits seconds] + [dict get $Limits seconds_per_100kb] * $size / 1e5}]
+    dict set State($slave) seconds $seconds
+    set end [expr {[clock milliseconds] + entier(1000 * $seconds)}]
+    interp limit $slave time -seconds [expr {$end / 1000}] -milliseconds [expr {$end % 1000}] \
+        -granularity 1
+    set used [interp eval $slave {info cmdcount}]
+    interp limit $slave command -value [expr {$used + entier([dict get $Limits commands])}]
+}
+
+# Guard SLAVE HOW ARG: runs the file (source ARG) or one command of it
+# (eval ARG) in SLAVE, under the guard's enterstep trace (see create).
+proc ::ips2::dsl::Guard {slave how arg} {
+    switch -- $how {
+        source { interp invokehidden $slave source $arg }
+        eval { interp eval $slave $arg }
+    }
+}
+
+# Step SLAVE COMMAND OP: the guard's look at each command before it runs:
+# the values it takes, what a "string repeat" or "lrepeat" would build,
+# and the guard's own name, which no command of the file may use.
+proc ::ips2::dsl::Step {slave command op} {
+    variable Limits
+    set max [dict get $Limits value_bytes]
+    set size [string length $command]
+    if {$size > $max} {
+        fail $slave "expected values of at most [Bytes $max] (a command of $size characters)"
+    }
+    if {[string first ips2-step $command] >= 0} {
+        fail $slave "expected no command naming ips2-step (the reader's own)"
+    }
+    if {[regexp {^(?:::)?(?:string\s+repeat|lrepeat)\s} [string range $command 0 31]]
+            && [string is list $command]} {
+        if {[lindex $command 0] in {lrepeat ::lrepeat}} {
+            set count [lindex $command 1]
+            set each [string length [lrange $command 2 end]]
+        } else {
+            set count [lindex $command 3]
+            set each [string length [lindex $command 2]]
+        }
+        if {[string is wide -strict $count] && $count * max($each, 1) > $max} {
+            fail $slave "expected values of at most [Bytes $max] (\"[lindex $command 0]\" would build\
+                [expr {$count * max($each, 1)}] characters)"
+        }
+    }
+}
+
+# Refuse SLAVE NAME ARGS: a command data files may not run.
+proc ::ips2::dsl::Refuse {slave name args} {
+    switch -- $name {
+        after - vwait - update {
+            fail $slave "expected no \"$name\": a data file is read, no event loop is served"
+        }
+        default { fail $slave "expected no \"$name\": not available in a data file" }
+    }
+}
+
+proc ::ips2::dsl::Bytes {n} {
+    if {$n >= (1 << 20) && $n % (1 << 20) == 0} { return "[expr {$n >> 20}] MiB" }
+    if {$n >= 1024 && $n % 1024 == 0} { return "[expr {$n >> 10}] KiB" }
+    return "$n bytes"
 }
 
 proc ::ips2::dsl::Quote {text} {
@@ -351,8 +480,19 @@ proc ::ips2::dsl::checkHost {slave what value} {
     return $value
 }
 
-# Explain: Tcl's parse errors, said as what was expected.
-proc ::ips2::dsl::Explain {message} {
+# Explain MESSAGE ?ERRORCODE?: Tcl's parse errors and the reading's
+# limits, said as what was expected.
+proc ::ips2::dsl::Explain {message {errorcode ""}} {
+    variable Limits
+    switch -- [lrange $errorcode 0 2] {
+        {TCL LIMIT TIME} {
+            return "expected the file to be read within its time limit (a loop that does not end?)"
+        }
+        {TCL LIMIT COMMANDS} {
+            return "expected the file to be read in at most [dict get $Limits commands] commands\
+                (a loop that does not end?)"
+        }
+    }
     switch -- $message {
         "missing close-brace" { return "expected a close brace \"\}\" for the command starting here" }
         "missing close-bracket" { return "expected a close bracket \"\]\" for the command starting here" }
