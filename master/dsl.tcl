@@ -186,7 +186,7 @@ proc ::ips2::dsl::End {slave prefix} {
 proc ::ips2::dsl::Located {slave message options} {
     variable State
     set code [dict get $options -errorcode]
-    if {[lrange $code 0 1] eq {IPS2 DSL}} {
+    if {[Ours $code $message]} {
         return -code error -errorcode $code $message
     }
     set bases [dict get $State($slave) bases]
@@ -250,7 +250,16 @@ proc ::ips2::dsl::fail {slave message} {
 }
 
 proc ::ips2::dsl::failat {file line message} {
+    variable Raised "$file:$line: $message"
     return -code error -level 1 -errorcode [list IPS2 DSL $file $line] "$file:$line: $message"
+}
+
+# Ours ERRORCODE MESSAGE: whether an error is the reader's, located
+# already: the file's own code can raise any error code, so the message
+# must be the last one the reader raised.
+proc ::ips2::dsl::Ours {errorcode message} {
+    variable Raised
+    expr {[lrange $errorcode 0 1] eq {IPS2 DSL} && [info exists Raised] && $message eq $Raised}
 }
 
 proc ::ips2::dsl::Unknown {slave name args} {
@@ -278,7 +287,7 @@ proc ::ips2::dsl::source {slave} {
     set code [catch {interp invokehidden $slave ips2-guard source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
-    if {[lrange $errorcode 0 1] eq {IPS2 DSL}} {
+    if {[Ours $errorcode $result]} {
         return -code error -errorcode $errorcode $result
     }
     set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
@@ -315,7 +324,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
             if {[catch {interp invokehidden $slave ips2-guard eval $command} result options]} {
                 {*}$onproblem [Problem $slave $result $options]
                 # a limit stops the reading: the interpreter runs no more
-                if {[lrange [dict get $options -errorcode] 0 1] eq {TCL LIMIT}} return
+                if {[catch {interp eval $slave list}]} return
             }
             set command ""
         }
@@ -333,7 +342,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
 # others at the line of the command.
 proc ::ips2::dsl::Problem {slave message options} {
     variable State
-    if {[lrange [dict get $options -errorcode] 0 1] eq {IPS2 DSL}} { return $message }
+    if {[Ours [dict get $options -errorcode] $message]} { return $message }
     return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message [dict get $options -errorcode]]"
 }
 
