@@ -369,7 +369,6 @@ proc ::ips2::dsl::Limit {slave size} {
     if {[dict get $State($slave) limited]} return
     dict set State($slave) limited 1
     set seconds [expr {[dict get $Limits seconds] + [dict get $Limits seconds_per_100kb] * $size / 1e5}]
-    dict set State($slave) seconds $seconds
     set end [expr {[clock milliseconds] + entier(1000 * $seconds)}]
     interp limit $slave time -seconds [expr {$end / 1000}] -milliseconds [expr {$end % 1000}] \
         -granularity 1
