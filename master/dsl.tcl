@@ -23,10 +23,14 @@
 # file) and a command count; after, vwait and update (no event loop is
 # served here), interp and trace are refused.  Values cannot be bounded by
 # an interpreter limit (one "append s $s" doubles a value, and past 2 GB
-# tclsh aborts), so every command of a reading is seen by an enterstep
-# trace of the hidden command that runs it (ips2-guard): a command whose
-# words take more than the value limit (1 MiB), or a "string repeat" or
-# "lrepeat" that would build more, is refused before it runs.  The trace's
+# tclsh aborts), so every command of a reading is seen by enterstep and
+# leavestep traces of the hidden command that runs it (ips2-guard): a
+# command whose words take more than the value limit (1 MiB), or one of
+# Tcl's builders ("string repeat", "lrepeat", "format", "string map",
+# "join", ...) that could build more, is refused before it runs, and one
+# whose result is larger after.  Left open: one command's word made of
+# thousands of references to values near the limit is joined by Tcl's
+# parser before the guard sees it.  The trace's
 # callback, ips2-step, is protected from the file: a command naming it is
 # refused.  A limit that stops a reading is a located error like the others.
 #
@@ -108,7 +112,7 @@ proc ::ips2::dsl::create {file {name ""}} {
     # cannot call, replace or untrace it) runs is seen by ips2-step first.
     interp alias $slave ::ips2-step {} ::ips2::dsl::Step $slave
     interp alias $slave ::ips2-guard {} ::ips2::dsl::Guard $slave
-    interp eval $slave {trace add execution ::ips2-guard enterstep ::ips2-step}
+    interp eval $slave {trace add execution ::ips2-guard {enterstep leavestep} ::ips2-step}
     interp hide $slave ips2-guard
     variable Refused
     foreach command $Refused {
@@ -385,12 +389,20 @@ proc ::ips2::dsl::Guard {slave how arg} {
     }
 }
 
-# Step SLAVE COMMAND OP: the guard's look at each command before it runs:
-# the values it takes, what a "string repeat" or "lrepeat" would build,
-# and the guard's own name, which no command of the file may use.
-proc ::ips2::dsl::Step {slave command op} {
+# Step SLAVE COMMAND ARGS: the guard's look at each command, before it
+# runs (enterstep: the values it takes, what a builder would build, the
+# guard's own name, which no command of the file may use) and after
+# (leavestep: the value it made, e.g. by "append" to a variable).
+proc ::ips2::dsl::Step {slave command args} {
     variable Limits
     set max [dict get $Limits value_bytes]
+    if {[lindex $args end] eq "leavestep"} {
+        set size [string length [lindex $args 1]]
+        if {$size > $max} {
+            fail $slave "expected values of at most [Bytes $max] (a value of $size characters)"
+        }
+        return
+    }
     set size [string length $command]
     if {$size > $max} {
         fail $slave "expected values of at most [Bytes $max] (a command of $size characters)"
@@ -398,20 +410,84 @@ proc ::ips2::dsl::Step {slave command op} {
     if {[string first ips2-step $command] >= 0} {
         fail $slave "expected no command naming ips2-step (the reader's own)"
     }
-    if {[regexp {^(?:::)?(?:string\s+repeat|lrepeat)\s} [string range $command 0 31]]
-            && [string is list $command]} {
-        if {[lindex $command 0] in {lrepeat ::lrepeat}} {
-            set count [lindex $command 1]
-            set each [string length [lrange $command 2 end]]
-        } else {
-            set count [lindex $command 3]
-            set each [string length [lindex $command 2]]
+    set built [Builds [string range $command 0 31] $command]
+    if {$built > $max} {
+        fail $slave "expected values of at most [Bytes $max] (\"[lindex $command 0]\" would build\
+            $built characters)"
+    }
+}
+
+# Builds HEAD COMMAND: at most how many characters COMMAND would build, if
+# it is one of Tcl's commands that build more than they are given (HEAD:
+# its first characters); 0 for the others, whose values are their words'.
+proc ::ips2::dsl::Builds {head command} {
+    if {![regexp {^(?:::)?(string\s+(?:repeat|map)|lrepeat|format|binary\s+format|join|regsub)\s} \
+              $head -> name] || ![string is list $command]} {
+        return 0
+    }
+    set words [lrange $command 1 end]
+    # words a builder would refuse itself are left to it
+    if {[catch {BuildsWords $name $words $command} n]} { return 0 }
+    return $n
+}
+
+proc ::ips2::dsl::BuildsWords {name words command} {
+    switch -glob -- $name {
+        {string*repeat} {
+            lassign [lrange $words 1 2] value count
+            if {![string is wide -strict $count]} { return 0 }
+            return [expr {$count * max(1, [string length $value])}]
         }
-        if {[string is wide -strict $count] && $count * max($each, 1) > $max} {
-            fail $slave "expected values of at most [Bytes $max] (\"[lindex $command 0]\" would build\
-                [expr {$count * max($each, 1)}] characters)"
+        lrepeat {
+            set count [lindex $words 0]
+            if {![string is wide -strict $count]} { return 0 }
+            return [expr {$count * max(1, [string length [lrange $words 1 end]])}]
+        }
+        format - binary* {
+            # widths, precisions and counts: every number of the format,
+            # and the arguments when "*" takes one from them
+            set spec [lindex $words [expr {$name eq "format" ? 0 : 1}]]
+            set n 0
+            foreach number [regexp -all -inline {[0-9]+} $spec] {
+                set number [string trimleft $number 0]
+                if {[string length $number] > 15} { return 1000000000000000000 }
+                if {$number ne ""} { set n [expr {max($n, $number)}] }
+            }
+            if {[string first * $spec] >= 0} {
+                foreach word $words {
+                    if {[string is wide -strict $word]} { set n [expr {max($n, abs($word))}] }
+                }
+            }
+            return [expr {$n + [string length $command]}]
+        }
+        {string*map} {
+            # each character of the text may become the longest value
+            set words [lrange $words 1 end]
+            if {[lindex $words 0] eq "-nocase"} { set words [lrange $words 1 end] }
+            lassign $words map text
+            set longest 1
+            foreach {key value} $map { set longest [expr {max($longest, [string length $value])}] }
+            return [expr {[string length $text] * $longest}]
+        }
+        join {
+            lassign $words list separator
+            return [expr {[string length $list] + [llength $list] * [string length $separator]}]
+        }
+        regsub {
+            # each match (empty ones too) may become the substitution, whose
+            # & and \N are a match each
+            while {[string match -* [lindex $words 0]]} {
+                set option [lindex $words 0]
+                set words [lrange $words [expr {$option eq "-start" ? 2 : 1}] end]
+                if {$option eq "--"} break
+            }
+            lassign $words - text substitution
+            set n [string length $text]
+            set matches [regexp -all {&|\\[0-9]} $substitution]
+            return [expr {$n + ($n + 1) * ([string length $substitution] + $matches * $n)}]
         }
     }
+    return 0
 }
 
 # Refuse SLAVE NAME ARGS: a command data files may not run.
