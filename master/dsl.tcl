@@ -19,7 +19,7 @@
 # Limits.  A data file may come from someone else (a received session, a
 # workload to check), so reading one is bounded: a file larger than the
 # file limit is not read; one reading (source or sourceEach) runs under
-# Tcl's interpreter limits, a time limit (0.5 s, plus 1 s per 100 kB of
+# Tcl's interpreter limits, a time limit (0.5 s, plus 2 s per 100 kB of
 # file) and a command count; after, vwait and update (no event loop is
 # served here), interp and trace are refused.  Values cannot be bounded by
 # an interpreter limit (one "append s $s" doubles a value, and past 2 GB
@@ -28,9 +28,9 @@
 # command whose words take more than the value limit (1 MiB), or one of
 # Tcl's builders ("string repeat", "lrepeat", "format", "string map",
 # "join", ...) that could build more, is refused before it runs, and one
-# whose result is larger after.  Left open: one command's word made of
-# thousands of references to values near the limit is joined by Tcl's
-# parser before the guard sees it.  The trace's
+# whose result is larger after; and as Tcl's parser joins a word's
+# substitutions before any trace sees them, the substitutions of any text
+# times the largest value is kept under 1 GiB (Joined).  The trace's
 # callback, ips2-step, is protected from the file: a command naming it is
 # refused.  A limit that stops a reading is a located error like the others.
 #
@@ -53,7 +53,7 @@
 #   ips2::dsl::checkHost SLAVE WHAT VALUE   fails unless VALUE is a host name
 #   ips2::dsl::limits ?NAME VALUE ...?      the limits (a dict: seconds,
 #                                   seconds_per_100kb, commands, file_bytes,
-#                                   value_bytes); sets those given
+#                                   value_bytes, join_bytes); sets those given
 #
 # Located errors have the error code {IPS2 DSL FILE LINE}.
 
@@ -69,8 +69,11 @@ namespace eval ::ips2::dsl {
     # command being run, else "").
     variable State
     array set State {}
-    variable Limits [dict create seconds 0.5 seconds_per_100kb 1.0 commands 2000000 \
-                         file_bytes [expr {16 << 20}] value_bytes [expr {1 << 20}]]
+    variable Seen
+    array set Seen {}
+    variable Limits [dict create seconds 0.5 seconds_per_100kb 2.0 commands 2000000 \
+                         file_bytes [expr {16 << 20}] value_bytes [expr {1 << 20}] \
+                         join_bytes [expr {1 << 30}]]
     # A name that may become a file name: not "", ".", "..", nothing with
     # "/"; at most NameMax characters.
     variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
@@ -105,6 +108,10 @@ proc ::ips2::dsl::create {file {name ""}} {
     if {$name eq ""} { set name $file }
     set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at "" \
                            limited 0]
+    # Seen(SLAVE,refs), Seen(SLAVE,largest): see Joined
+    variable Seen
+    set Seen($slave,refs) 0
+    set Seen($slave,largest) 0
     # The file's own typing errors: an unknown command is located like the
     # reader's commands are.
     interp alias $slave unknown {} ::ips2::dsl::Unknown $slave
@@ -124,7 +131,8 @@ proc ::ips2::dsl::create {file {name ""}} {
 
 proc ::ips2::dsl::destroy {slave} {
     variable State
-    unset -nocomplain State($slave)
+    variable Seen
+    unset -nocomplain State($slave) Seen($slave,refs) Seen($slave,largest)
     if {[interp exists $slave]} { interp delete $slave }
 }
 
@@ -287,14 +295,25 @@ proc ::ips2::dsl::source {slave} {
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
     Readable $file $path
-    Limit $slave [file size $path]
+    set f [open $path rb]
+    set text [read $f]
+    close $f
+    Limit $slave $text
     set code [catch {interp invokehidden $slave ips2-guard source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
+    set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
     if {[Ours $errorcode $result]} {
+        # the guard's, raised where no frame gives the line: the trace has it
+        set prefix "$file:?: "
+        if {[string first $prefix $result] == 0} {
+            set line [ErrorLine [dict get $options -errorinfo] $anchor]
+            if {$line ne "?"} {
+                failat $file $line [string range $result [string length $prefix] end]
+            }
+        }
         return -code error -errorcode $errorcode $result
     }
-    set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
     failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result $errorcode]
 }
 
@@ -314,7 +333,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
     fconfigure $f -encoding utf-8
     set text [read $f]
     close $f
-    Limit $slave [string length $text]
+    Limit $slave $text
     set command ""
     set start 1
     set line 0
@@ -365,13 +384,17 @@ proc ::ips2::dsl::Readable {file path} {
     }
 }
 
-# Limit SLAVE SIZE: the interpreter limits of the reading of a file of
-# SIZE bytes, set once for the life of SLAVE (one file, one budget).
-proc ::ips2::dsl::Limit {slave size} {
+# Limit SLAVE TEXT: the interpreter limits of the reading of a file of
+# text TEXT, set once for the life of SLAVE (one file, one budget); the
+# substitutions of its text count for the guard (see Joined).
+proc ::ips2::dsl::Limit {slave text} {
     variable State
     variable Limits
     if {[dict get $State($slave) limited]} return
     dict set State($slave) limited 1
+    variable Seen
+    set Seen($slave,refs) [regexp -all {[$\[]} $text]
+    set size [string length $text]
     set seconds [expr {[dict get $Limits seconds] + [dict get $Limits seconds_per_100kb] * $size / 1e5}]
     set end [expr {[clock milliseconds] + entier(1000 * $seconds)}]
     interp limit $slave time -seconds [expr {$end / 1000}] -milliseconds [expr {$end % 1000}] \
@@ -395,17 +418,34 @@ proc ::ips2::dsl::Guard {slave how arg} {
 # (leavestep: the value it made, e.g. by "append" to a variable).
 proc ::ips2::dsl::Step {slave command args} {
     variable Limits
+    variable Seen
     set max [dict get $Limits value_bytes]
     if {[lindex $args end] eq "leavestep"} {
         set size [string length [lindex $args 1]]
-        if {$size > $max} {
-            fail $slave "expected values of at most [Bytes $max] (a value of $size characters)"
+        if {$size > $Seen($slave,largest)} {
+            if {$size > $max} {
+                fail $slave "expected values of at most [Bytes $max] (a value of $size characters)"
+            }
+            set Seen($slave,largest) $size
+            Joined $slave
         }
         return
     }
     set size [string length $command]
     if {$size > $max} {
         fail $slave "expected values of at most [Bytes $max] (a command of $size characters)"
+    }
+    if {$size > $Seen($slave,largest)} {
+        set Seen($slave,largest) $size
+        Joined $slave
+    }
+    # a text has at most as many substitutions as characters
+    if {$size > $Seen($slave,refs)} {
+        set refs [regexp -all {[$\[]} $command]
+        if {$refs > $Seen($slave,refs)} {
+            set Seen($slave,refs) $refs
+            Joined $slave
+        }
     }
     if {[string first ips2-step $command] >= 0} {
         fail $slave "expected no command naming ips2-step (the reader's own)"
@@ -414,6 +454,25 @@ proc ::ips2::dsl::Step {slave command args} {
     if {$built > $max} {
         fail $slave "expected values of at most [Bytes $max] (\"[lindex $command 0]\" would build\
             $built characters)"
+    }
+}
+
+# Joined SLAVE: Tcl's parser joins a word's substitutions ("$s$s$s...")
+# before any trace sees the command, and past 2 GB tclsh aborts.  A script
+# that runs is the file's text or a word some command was given first (a
+# body, a procedure's, a string to eval), so the most substitutions of any
+# text seen so far (Seen(SLAVE,refs)) times the largest value or word seen
+# so far (Seen(SLAVE,largest)) bounds what one substitution can make: the
+# reading stops before that bound passes the join limit (1 GiB).
+proc ::ips2::dsl::Joined {slave} {
+    variable Limits
+    variable Seen
+    set r $Seen($slave,refs)
+    set v $Seen($slave,largest)
+    set most [dict get $Limits join_bytes]
+    if {$r * $v > $most} {
+        fail $slave "expected values of at most [Bytes [expr {$most / max(1, $r)}]] where a text\
+            has $r substitutions (values of $v characters could make more than [Bytes $most])"
     }
 }
 
