@@ -60,6 +60,10 @@ namespace eval ::fuzz_tcl {
         "\u0000"
         "\u00e9\u4e2d"
     }
+    # a word joining thousands of large values, built by Tcl's parser
+    lappend Snippets "set s \[string repeat x 1000000\]; set t [string repeat {$s} 3000]" \
+        "proc j {} {upvar #0 s s; set t [string repeat {$s} 3000]}; j" \
+        {set s [string repeat x 400000]; append s $s; append s $s}
     variable Chars [split "{}\[\]\$\"\\;# \t\n-./0a" ""]
     variable Stats
     array set Stats {runs 0 errors 0 results 0 findings 0}
