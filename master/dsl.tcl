@@ -295,7 +295,9 @@ proc ::ips2::dsl::source {slave} {
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
     Readable $file $path
-    set f [open $path rb]
+    # non-blocking, as sourceEach: a FIFO put there since Readable
+    set f [open $path {RDONLY NONBLOCK}]
+    fconfigure $f -translation binary
     set text [read $f]
     close $f
     Limit $slave $text
