@@ -65,8 +65,9 @@ namespace eval ::ips2::dsl {
         checkName checkHost limits
     # State(SLAVE): dict with file (as messages name it), path (normalized),
     # names (the reader's commands), bases (a stack: first file line of each
-    # block body being run) and at (sourceEach: the first line of the
-    # command being run, else "").
+    # block body being run), at (sourceEach: the first line of the
+    # command being run, else "") and limited (whether the reading's
+    # limits are set: once per interpreter).
     variable State
     array set State {}
     variable Seen
