@@ -16,6 +16,24 @@
 # unknown command, a Tcl error in the file's own code) are located too: at
 # the innermost line the error information names.
 #
+# Limits.  A data file may come from someone else (a received session, a
+# workload to check), so reading one is bounded: a file larger than the
+# file limit is not read; one reading (source or sourceEach) runs under
+# Tcl's interpreter limits, a time limit (0.5 s, plus 2 s per 100 kB of
+# file) and a command count; after, vwait and update (no event loop is
+# served here), interp and trace are refused.  Values cannot be bounded by
+# an interpreter limit (one "append s $s" doubles a value, and past 2 GB
+# tclsh aborts), so every command of a reading is seen by enterstep and
+# leavestep traces of the hidden command that runs it (ips2-guard): a
+# command whose words take more than the value limit (1 MiB), or one of
+# Tcl's builders ("string repeat", "lrepeat", "format", "string map",
+# "join", ...) that could build more, is refused before it runs, and one
+# whose result is larger after; and as Tcl's parser joins a word's
+# substitutions before any trace sees them, the substitutions of any text
+# times the largest value is kept under 1 GiB (Joined).  The trace's
+# callback, ips2-step, is protected from the file: a command naming it is
+# refused.  A limit that stops a reading is a located error like the others.
+#
 #   ips2::dsl::create FILE ?NAME?   -> SLAVE: a safe interpreter for FILE
 #                                   (messages name it NAME, by default FILE)
 #   ips2::dsl::command SLAVE NAME PREFIX     alias NAME to a command prefix
@@ -29,6 +47,13 @@
 #   ips2::dsl::fail SLAVE MESSAGE   raises "FILE:LINE: MESSAGE"
 #   ips2::dsl::failat FILE LINE MESSAGE
 #   ips2::dsl::destroy SLAVE
+#   ips2::dsl::checkName SLAVE WHAT VALUE   fails unless VALUE is a name
+#                                   (of a machine, application...: it may
+#                                   become a file name, so no "/", no "..")
+#   ips2::dsl::checkHost SLAVE WHAT VALUE   fails unless VALUE is a host name
+#   ips2::dsl::limits ?NAME VALUE ...?      the limits (a dict: seconds,
+#                                   seconds_per_100kb, commands, file_bytes,
+#                                   value_bytes, join_bytes); sets those given
 #
 # Located errors have the error code {IPS2 DSL FILE LINE}.
 
@@ -36,29 +61,79 @@ package require Tcl 8.6
 package provide ips2::dsl 1.0
 
 namespace eval ::ips2::dsl {
-    namespace export create command block source sourceEach line fail failat destroy
+    namespace export create command block source sourceEach line fail failat destroy \
+        checkName checkHost limits
     # State(SLAVE): dict with file (as messages name it), path (normalized),
     # names (the reader's commands), bases (a stack: first file line of each
-    # block body being run) and at (sourceEach: the first line of the
-    # command being run, else "").
+    # block body being run), at (sourceEach: the first line of the
+    # command being run, else "") and limited (whether the reading's
+    # limits are set: once per interpreter).
     variable State
     array set State {}
+    variable Seen
+    array set Seen {}
+    variable Limits [dict create seconds 0.5 seconds_per_100kb 2.0 commands 2000000 \
+                         file_bytes [expr {16 << 20}] value_bytes [expr {1 << 20}] \
+                         join_bytes [expr {1 << 30}]]
+    # A name that may become a file name: not "", ".", "..", nothing with
+    # "/"; at most NameMax characters.
+    variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
+    variable NameMax 200
+    # A host name or address as PVM takes it: no spaces, no "=" (PVM's host
+    # options), no leading "-" (a command's option).
+    variable HostRE {^[A-Za-z0-9_:][A-Za-z0-9_.:-]*$}
+    variable HostMax 255
+    # Commands a data file may not run: no event loop is served while it is
+    # read, and the reading's limits and guard stay as they are.
+    variable Refused {after vwait update interp trace}
+}
+
+proc ::ips2::dsl::limits {args} {
+    variable Limits
+    if {[llength $args] % 2} { return -code error "limits: expected NAME VALUE pairs" }
+    foreach {name value} $args {
+        if {![dict exists $Limits $name]} {
+            return -code error "limits: expected one of [dict keys $Limits], got \"$name\""
+        }
+        if {![string is double -strict $value] || $value <= 0} {
+            return -code error "limits: expected a positive number for $name, got \"$value\""
+        }
+        dict set Limits $name $value
+    }
+    return $Limits
 }
 
 proc ::ips2::dsl::create {file {name ""}} {
     variable State
     set slave [interp create -safe]
     if {$name eq ""} { set name $file }
-    set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at ""]
+    set State($slave) [dict create file $name path [file normalize $file] names {} bases {} at "" \
+                           limited 0]
+    # Seen(SLAVE,refs), Seen(SLAVE,largest): see Joined
+    variable Seen
+    set Seen($slave,refs) 0
+    set Seen($slave,largest) 0
     # The file's own typing errors: an unknown command is located like the
     # reader's commands are.
     interp alias $slave unknown {} ::ips2::dsl::Unknown $slave
+    # The guard: every command run while ips2-guard (hidden, so the file
+    # cannot call, replace or untrace it) runs is seen by ips2-step first.
+    interp alias $slave ::ips2-step {} ::ips2::dsl::Step $slave
+    interp alias $slave ::ips2-guard {} ::ips2::dsl::Guard $slave
+    interp eval $slave {trace add execution ::ips2-guard {enterstep leavestep} ::ips2-step}
+    interp hide $slave ips2-guard
+    variable Refused
+    foreach command $Refused {
+        interp hide $slave $command
+        interp alias $slave $command {} ::ips2::dsl::Refuse $slave $command
+    }
     return $slave
 }
 
 proc ::ips2::dsl::destroy {slave} {
     variable State
-    unset -nocomplain State($slave)
+    variable Seen
+    unset -nocomplain State($slave) Seen($slave,refs) Seen($slave,largest)
     if {[interp exists $slave]} { interp delete $slave }
 }
 
@@ -124,7 +199,7 @@ proc ::ips2::dsl::End {slave prefix} {
 proc ::ips2::dsl::Located {slave message options} {
     variable State
     set code [dict get $options -errorcode]
-    if {[lrange $code 0 1] eq {IPS2 DSL}} {
+    if {[Ours $code $message]} {
         return -code error -errorcode $code $message
     }
     set bases [dict get $State($slave) bases]
@@ -133,7 +208,7 @@ proc ::ips2::dsl::Located {slave message options} {
         set rel [ErrorLine [dict get $options -errorinfo] {^\s*\("uplevel" body line (\d+)\)$}]
         if {$rel ne "?"} { set line [expr {[lindex $bases end] + $rel - 1}] }
     }
-    failat [dict get $State($slave) file] $line [Explain $message]
+    failat [dict get $State($slave) file] $line [Explain $message $code]
 }
 
 # line SLAVE: the file's line of the command being run ("?" if unknown).
@@ -188,7 +263,16 @@ proc ::ips2::dsl::fail {slave message} {
 }
 
 proc ::ips2::dsl::failat {file line message} {
+    variable Raised "$file:$line: $message"
     return -code error -level 1 -errorcode [list IPS2 DSL $file $line] "$file:$line: $message"
+}
+
+# Ours ERRORCODE MESSAGE: whether an error is the reader's, located
+# already: the file's own code can raise any error code, so the message
+# must be the last one the reader raised.
+proc ::ips2::dsl::Ours {errorcode message} {
+    variable Raised
+    expr {[lrange $errorcode 0 1] eq {IPS2 DSL} && [info exists Raised] && $message eq $Raised}
 }
 
 proc ::ips2::dsl::Unknown {slave name args} {
@@ -212,14 +296,28 @@ proc ::ips2::dsl::source {slave} {
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
     Readable $file $path
-    set code [catch {interp invokehidden $slave source $path} result options]
+    # non-blocking, as sourceEach: a FIFO put there since Readable
+    set f [open $path {RDONLY NONBLOCK}]
+    fconfigure $f -translation binary
+    set text [read $f]
+    close $f
+    Limit $slave $text
+    set code [catch {interp invokehidden $slave ips2-guard source $path} result options]
     if {$code != 1} return
     set errorcode [dict get $options -errorcode]
-    if {[lrange $errorcode 0 1] eq {IPS2 DSL}} {
+    set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
+    if {[Ours $errorcode $result]} {
+        # the guard's, raised where no frame gives the line: the trace has it
+        set prefix "$file:?: "
+        if {[string first $prefix $result] == 0} {
+            set line [ErrorLine [dict get $options -errorinfo] $anchor]
+            if {$line ne "?"} {
+                failat $file $line [string range $result [string length $prefix] end]
+            }
+        }
         return -code error -errorcode $errorcode $result
     }
-    set anchor [string map [list @P [Quote $path]] {^\s*\(file "@P" line (\d+)\)$}]
-    failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result]
+    failat $file [ErrorLine [dict get $options -errorinfo] $anchor] [Explain $result $errorcode]
 }
 
 # sourceEach SLAVE ONPROBLEM: evaluates the file in its safe interpreter one
@@ -238,6 +336,7 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
     fconfigure $f -encoding utf-8
     set text [read $f]
     close $f
+    Limit $slave $text
     set command ""
     set start 1
     set line 0
@@ -248,14 +347,16 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
             append command $l \n
             if {![info complete $command]} continue
             dict set State($slave) at $start
-            if {[catch {interp eval $slave $command} result options]} {
+            if {[catch {interp invokehidden $slave ips2-guard eval $command} result options]} {
                 {*}$onproblem [Problem $slave $result $options]
+                # a limit stops the reading: the interpreter runs no more
+                if {[catch {interp eval $slave list}]} return
             }
             set command ""
         }
         if {[string trim $command] ne ""} {
             dict set State($slave) at $start
-            catch {interp eval $slave $command} result options
+            catch {interp invokehidden $slave ips2-guard eval $command} result options
             {*}$onproblem [Problem $slave $result $options]
         }
     } finally {
@@ -267,17 +368,204 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
 # others at the line of the command.
 proc ::ips2::dsl::Problem {slave message options} {
     variable State
-    if {[lrange [dict get $options -errorcode] 0 1] eq {IPS2 DSL}} { return $message }
-    return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message]"
+    if {[Ours [dict get $options -errorcode] $message]} { return $message }
+    return "[dict get $State($slave) file]:[dict get $State($slave) at]: [Explain $message [dict get $options -errorcode]]"
 }
 
 # Readable FILE PATH: an error "FILE: cannot read: why" unless PATH is a
-# readable file.
+# readable regular file within the file limit.
 proc ::ips2::dsl::Readable {file path} {
+    variable Limits
+    set why ""
     if {![file isfile $path] || ![file readable $path]} {
         set why [expr {[file exists $path] ? "not a readable file" : "no such file"}]
+    } elseif {[file size $path] > [dict get $Limits file_bytes]} {
+        set why "larger than [Bytes [dict get $Limits file_bytes]] ([file size $path] bytes)"
+    }
+    if {$why ne ""} {
         return -code error -level 2 -errorcode [list IPS2 DSL $file 0] "$file: cannot read: $why"
     }
+}
+
+# Limit SLAVE TEXT: the interpreter limits of the reading of a file of
+# text TEXT, set once for the life of SLAVE (one file, one budget); the
+# substitutions of its text count for the guard (see Joined).
+proc ::ips2::dsl::Limit {slave text} {
+    variable State
+    variable Limits
+    if {[dict get $State($slave) limited]} return
+    dict set State($slave) limited 1
+    variable Seen
+    set Seen($slave,refs) [regexp -all {[$\[]} $text]
+    set size [string length $text]
+    set seconds [expr {[dict get $Limits seconds] + [dict get $Limits seconds_per_100kb] * $size / 1e5}]
+    set end [expr {[clock milliseconds] + entier(1000 * $seconds)}]
+    interp limit $slave time -seconds [expr {$end / 1000}] -milliseconds [expr {$end % 1000}] \
+        -granularity 1
+    set used [interp eval $slave {info cmdcount}]
+    interp limit $slave command -value [expr {$used + entier([dict get $Limits commands])}]
+}
+
+# Guard SLAVE HOW ARG: runs the file (source ARG) or one command of it
+# (eval ARG) in SLAVE, under the guard's enterstep trace (see create).
+proc ::ips2::dsl::Guard {slave how arg} {
+    switch -- $how {
+        source { interp invokehidden $slave source $arg }
+        eval { interp eval $slave $arg }
+    }
+}
+
+# Step SLAVE COMMAND ARGS: the guard's look at each command, before it
+# runs (enterstep: the values it takes, what a builder would build, the
+# guard's own name, which no command of the file may use) and after
+# (leavestep: the value it made, e.g. by "append" to a variable).
+proc ::ips2::dsl::Step {slave command args} {
+    variable Limits
+    variable Seen
+    set max [dict get $Limits value_bytes]
+    if {[lindex $args end] eq "leavestep"} {
+        set size [string length [lindex $args 1]]
+        if {$size > $Seen($slave,largest)} {
+            if {$size > $max} {
+                fail $slave "expected values of at most [Bytes $max] (a value of $size characters)"
+            }
+            set Seen($slave,largest) $size
+            Joined $slave
+        }
+        return
+    }
+    set size [string length $command]
+    if {$size > $max} {
+        fail $slave "expected values of at most [Bytes $max] (a command of $size characters)"
+    }
+    if {$size > $Seen($slave,largest)} {
+        set Seen($slave,largest) $size
+        Joined $slave
+    }
+    # a text has at most as many substitutions as characters
+    if {$size > $Seen($slave,refs)} {
+        set refs [regexp -all {[$\[]} $command]
+        if {$refs > $Seen($slave,refs)} {
+            set Seen($slave,refs) $refs
+            Joined $slave
+        }
+    }
+    if {[string first ips2-step $command] >= 0} {
+        fail $slave "expected no command naming ips2-step (the reader's own)"
+    }
+    set built [Builds [string range $command 0 31] $command]
+    if {$built > $max} {
+        fail $slave "expected values of at most [Bytes $max] (\"[lindex $command 0]\" would build\
+            $built characters)"
+    }
+}
+
+# Joined SLAVE: Tcl's parser joins a word's substitutions ("$s$s$s...")
+# before any trace sees the command, and past 2 GB tclsh aborts.  A script
+# that runs is the file's text or a word some command was given first (a
+# body, a procedure's, a string to eval), so the most substitutions of any
+# text seen so far (Seen(SLAVE,refs)) times the largest value or word seen
+# so far (Seen(SLAVE,largest)) bounds what one substitution can make: the
+# reading stops before that bound passes the join limit (1 GiB).
+proc ::ips2::dsl::Joined {slave} {
+    variable Limits
+    variable Seen
+    set r $Seen($slave,refs)
+    set v $Seen($slave,largest)
+    set most [dict get $Limits join_bytes]
+    if {$r * $v > $most} {
+        fail $slave "expected values of at most [Bytes [expr {$most / max(1, $r)}]] where a text\
+            has $r substitutions (values of $v characters could make more than [Bytes $most])"
+    }
+}
+
+# Builds HEAD COMMAND: at most how many characters COMMAND would build, if
+# it is one of Tcl's commands that build more than they are given (HEAD:
+# its first characters); 0 for the others, whose values are their words'.
+proc ::ips2::dsl::Builds {head command} {
+    if {![regexp {^(?:::)?(string\s+(?:repeat|map)|lrepeat|format|binary\s+format|join|regsub)\s} \
+              $head -> name] || ![string is list $command]} {
+        return 0
+    }
+    set words [lrange $command 1 end]
+    # words a builder would refuse itself are left to it
+    if {[catch {BuildsWords $name $words $command} n]} { return 0 }
+    return $n
+}
+
+proc ::ips2::dsl::BuildsWords {name words command} {
+    switch -glob -- $name {
+        {string*repeat} {
+            lassign [lrange $words 1 2] value count
+            if {![string is wide -strict $count]} { return 0 }
+            return [expr {$count * max(1, [string length $value])}]
+        }
+        lrepeat {
+            set count [lindex $words 0]
+            if {![string is wide -strict $count]} { return 0 }
+            return [expr {$count * max(1, [string length [lrange $words 1 end]])}]
+        }
+        format - binary* {
+            # widths, precisions and counts: every number of the format,
+            # and the arguments when "*" takes one from them
+            set spec [lindex $words [expr {$name eq "format" ? 0 : 1}]]
+            set n 0
+            foreach number [regexp -all -inline {[0-9]+} $spec] {
+                set number [string trimleft $number 0]
+                if {[string length $number] > 15} { return 1000000000000000000 }
+                if {$number ne ""} { set n [expr {max($n, $number)}] }
+            }
+            if {[string first * $spec] >= 0} {
+                foreach word $words {
+                    if {[string is wide -strict $word]} { set n [expr {max($n, abs($word))}] }
+                }
+            }
+            return [expr {$n + [string length $command]}]
+        }
+        {string*map} {
+            # each character of the text may become the longest value
+            set words [lrange $words 1 end]
+            if {[lindex $words 0] eq "-nocase"} { set words [lrange $words 1 end] }
+            lassign $words map text
+            set longest 1
+            foreach {key value} $map { set longest [expr {max($longest, [string length $value])}] }
+            return [expr {[string length $text] * $longest}]
+        }
+        join {
+            lassign $words list separator
+            return [expr {[string length $list] + [llength $list] * [string length $separator]}]
+        }
+        regsub {
+            # each match (empty ones too) may become the substitution, whose
+            # & and \N are a match each
+            while {[string match -* [lindex $words 0]]} {
+                set option [lindex $words 0]
+                set words [lrange $words [expr {$option eq "-start" ? 2 : 1}] end]
+                if {$option eq "--"} break
+            }
+            lassign $words - text substitution
+            set n [string length $text]
+            set matches [regexp -all {&|\\[0-9]} $substitution]
+            return [expr {$n + ($n + 1) * ([string length $substitution] + $matches * $n)}]
+        }
+    }
+    return 0
+}
+
+# Refuse SLAVE NAME ARGS: a command data files may not run.
+proc ::ips2::dsl::Refuse {slave name args} {
+    switch -- $name {
+        after - vwait - update {
+            fail $slave "expected no \"$name\": a data file is read, no event loop is served"
+        }
+        default { fail $slave "expected no \"$name\": not available in a data file" }
+    }
+}
+
+proc ::ips2::dsl::Bytes {n} {
+    if {$n >= (1 << 20) && $n % (1 << 20) == 0} { return "[expr {$n >> 20}] MiB" }
+    if {$n >= 1024 && $n % 1024 == 0} { return "[expr {$n >> 10}] KiB" }
+    return "$n bytes"
 }
 
 proc ::ips2::dsl::Quote {text} {
@@ -308,8 +596,49 @@ proc ::ips2::dsl::ErrorLine {info anchor} {
     return $line
 }
 
-# Explain: Tcl's parse errors, said as what was expected.
-proc ::ips2::dsl::Explain {message} {
+# Shown VALUE: VALUE for a message, at most 80 characters of it.
+proc ::ips2::dsl::Shown {value} {
+    if {[string length $value] <= 80} { return $value }
+    return "[string range $value 0 59]... ([string length $value] characters)"
+}
+
+# checkName SLAVE WHAT VALUE: a name that may become a file name (a
+# machine's reductions, traces and log; an application's outputs).
+proc ::ips2::dsl::checkName {slave what value} {
+    variable NameRE
+    variable NameMax
+    if {![regexp $NameRE $value]} {
+        fail $slave "expected $what (letters, digits, \"_\", \".\" and \"-\"), got \"[Shown $value]\""
+    }
+    if {[string length $value] > $NameMax} {
+        fail $slave "expected $what of at most $NameMax characters, got [string length $value]"
+    }
+    return $value
+}
+
+# checkHost SLAVE WHAT VALUE: a host name (or address) PVM is given.
+proc ::ips2::dsl::checkHost {slave what value} {
+    variable HostRE
+    variable HostMax
+    if {![regexp $HostRE $value] || [string length $value] > $HostMax} {
+        fail $slave "expected $what, got \"[Shown $value]\""
+    }
+    return $value
+}
+
+# Explain MESSAGE ?ERRORCODE?: Tcl's parse errors and the reading's
+# limits, said as what was expected.
+proc ::ips2::dsl::Explain {message {errorcode ""}} {
+    variable Limits
+    switch -- [lrange $errorcode 0 2] {
+        {TCL LIMIT TIME} {
+            return "expected the file to be read within its time limit (a loop that does not end?)"
+        }
+        {TCL LIMIT COMMANDS} {
+            return "expected the file to be read in at most [dict get $Limits commands] commands\
+                (a loop that does not end?)"
+        }
+    }
     switch -- $message {
         "missing close-brace" { return "expected a close brace \"\}\" for the command starting here" }
         "missing close-bracket" { return "expected a close bracket \"\]\" for the command starting here" }

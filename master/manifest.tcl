@@ -26,7 +26,12 @@
 #   phases        {NAME {start NS end NS} ...}
 #
 # read checks every word (integers, modes, statuses) and that processes,
-# replayed applications and phases name what the manifest declares.
+# replayed applications and phases name what the manifest declares.  A
+# received session is not trusted: machine and application names are
+# names as the workload reader takes them (ips2::dsl::checkName: they
+# become file names, SESSION/reductions/MACHINE.red and the like, so no
+# "/" and no ".."), hosts are host names, and the file is read under the
+# reader's limits (dsl.tcl).
 
 package require Tcl 8.6
 package require ips2::dsl 1.0
@@ -210,6 +215,8 @@ proc ::ips2::manifest::CmdMachine {slave args} {
     variable Reading
     lassign [Entry $slave machine "NAME HOST REAL-MINUS-MONO-NS" machines machine \
                  "a machine name" {*}$args] name host offset
+    ips2::dsl::checkName $slave "a machine name" $name
+    ips2::dsl::checkHost $slave "a host name for machine \"$name\"" $host
     set offset [Integer $slave "the machine's clock offset in ns" REAL-MINUS-MONO-NS $offset]
     dict set Reading($slave) machines $name [dict create host $host offset $offset]
     return
@@ -219,6 +226,7 @@ proc ::ips2::manifest::CmdApplication {slave args} {
     variable Reading
     lassign [Entry $slave application "NAME MODE SOURCE" applications application \
                  "an application name" {*}$args] name mode source
+    ips2::dsl::checkName $slave "an application name" $name
     if {$mode ni {active replay comparison}} {
         Fail $slave "expected a mode, active, replay or comparison, got \"$mode\""
     }

@@ -14,6 +14,8 @@ MASTER_CORE_SRCS := master/model.c master/tables.c master/histograms.c master/gp
 MASTER_TCL_SRCS  := master/session_dir.c master/tcl_session.c master/tcl_tables.c \
                     master/ips2tcl.c
 MASTER_LIBS      := # more libraries the package needs (the PVM part: -lpvm3)
+# names.c: what a machine's or application's name may be (names.h)
+MASTER_CORE_SRCS += master/names.c
 MASTER_CORE_OBJS := $(MASTER_CORE_SRCS:%.c=$(B)/obj/%.o)
 MASTER_TCL_OBJS  := $(MASTER_TCL_SRCS:%.c=$(B)/obj/%.o)
 MASTER_PKG_DIR   := $(B)/lib/ips2
@@ -68,6 +70,12 @@ $(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Ima
 $(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(SLAVE_LIBS) -lcmocka -lpthread -lm
+
+# Its unit test: the names that may become file names.
+$(B)/obj/tests/unit/test_names.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_names: $(B)/obj/tests/unit/test_names.o $(B)/obj/master/names.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka
 
 # --- the PVM part: ips2::run (tcl_run.c, run_plan.c), the pvmd (pvm_vm.c),
 # the slaves (pvm_slaves.c), with the protocol library of ips2slave

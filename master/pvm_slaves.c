@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "ips2_proto.h"
+#include "names.h"
 #include "pvm_slaves.h"
 
 struct slave {
@@ -254,6 +255,11 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
         }
         s->v = v;
         s->cap = cap;
+    }
+    /* the slave makes its file names from the machine's (names.h) */
+    if (!ips2_is_name(machine)) {
+        snprintf(err, errsize, "machine \"%.80s\" is not a name: no slave started for it", machine);
+        return -1;
     }
     bool local = ips2_vm_is_local(s->vm, host);
     if (!local && ensure_host(host, err, errsize) != 0)

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "run.h"
 #include "tcl_util.h"
 
@@ -393,6 +394,37 @@ out:
     return rc;
 }
 
+/* Machines' and applications' names become file names in the session
+ * (reductions/MACHINE.red, traces/MACHINE, a slave's files): a dict given
+ * to ips2::run without the workload reader (the GUI's editor, a script)
+ * is refused here as the reader would refuse it, before anything is made. */
+static int check_names(struct run *run)
+{
+    for (int i = 0; i < run->nmachines; i++)
+        if (!ips2_is_name(run->machines[i].name)) {
+            Tcl_SetObjResult(run->interp,
+                             Tcl_ObjPrintf("expected a machine name (letters, digits, \"_\", \".\" "
+                                           "and \"-\", at most %d), got \"%.80s\"",
+                                           IPS2_NAME_MAX, run->machines[i].name));
+            return TCL_ERROR;
+        }
+    Tcl_DictSearch s;
+    Tcl_Obj *name, *app;
+    int done;
+    if (Tcl_DictObjFirst(run->interp, run->apps, &s, &name, &app, &done) != TCL_OK)
+        return TCL_ERROR;
+    for (; !done; Tcl_DictObjNext(&s, &name, &app, &done))
+        if (!ips2_is_name(Tcl_GetString(name))) {
+            Tcl_SetObjResult(run->interp,
+                             Tcl_ObjPrintf("expected an application name (letters, digits, \"_\", "
+                                           "\".\" and \"-\", at most %d), got \"%.80s\"",
+                                           IPS2_NAME_MAX, Tcl_GetString(name)));
+            Tcl_DictObjDone(&s);
+            return TCL_ERROR;
+        }
+    return TCL_OK;
+}
+
 int Ips2RunPlan(struct run *run, Tcl_Obj *workload)
 {
     Tcl_Interp *interp = run->interp;
@@ -460,7 +492,7 @@ int Ips2RunPlan(struct run *run, Tcl_Obj *workload)
         Tcl_SetObjResult(interp, msg);
         return TCL_ERROR;
     }
-    return TCL_OK;
+    return check_names(run);
 }
 
 /* --- the session directory --------------------------------------------------- */

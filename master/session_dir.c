@@ -11,6 +11,12 @@
  * A reductions file that cannot be decoded is one problem naming the file
  * and byte offset; the other machines stand.  Each line of the log ("MACHINE:
  * what happened") is a problem as it is.
+ *
+ * A session may have been received from someone else: a machine or an
+ * application whose name is not a name (names.h: it would become a path,
+ * "../../x", when the session's slaves make their files) is one problem and
+ * left out, whether the manifest or a reductions file names it; the manifest
+ * reader refuses such names already, this holds for files made by hand.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +31,7 @@
 
 #include "ips2_file.h"
 
+#include "names.h"
 #include "tcl_session.h"
 #include "tcl_util.h"
 
@@ -68,6 +75,10 @@ static int add_machine(struct ips2_model *m, const char *name, Tcl_Obj *f, char 
 {
     Tcl_WideInt offset = 0;
 
+    if (!ips2_is_name(name)) {
+        ips2_set_error(err, "not a machine name (letters, digits, \"_\", \".\" and \"-\")");
+        return -1;
+    }
     get_wide(f, "offset", &offset);
     return ips2_model_add_machine(m, name, get_str(f, "host"), offset, err);
 }
@@ -77,6 +88,10 @@ static int add_app(struct ips2_model *m, const char *name, Tcl_Obj *f, char *err
     static const char *const modes[] = {"active", "replay", "comparison"};
     const char *mode = get_str(f, "mode");
 
+    if (!ips2_is_name(name)) {
+        ips2_set_error(err, "not an application name (letters, digits, \"_\", \".\" and \"-\")");
+        return -1;
+    }
     for (int i = 0; i < 3; i++)
         if (strcmp(mode, modes[i]) == 0)
             return ips2_model_add_app(m, name, (enum ips2_mode)i, get_str(f, "source"), err);
@@ -218,6 +233,14 @@ static void load_reductions(struct ips2_model *m, const char *dir, int *found)
         free(data);
         if (r == NULL) {
             ips2_model_problem(m, "%s", err);
+            continue;
+        }
+        if (r->machine < r->nstrings && !ips2_is_name(r->strings[r->machine])) {
+            ips2_model_problem(m,
+                               "%s: machine \"%.80s\" is not a machine name (letters, digits, "
+                               "\"_\", \".\" and \"-\"); left out",
+                               name, r->strings[r->machine]);
+            ips2_reductions_free(r);
             continue;
         }
         if (ips2_model_add_reductions(m, r, err) != 0) {

@@ -46,7 +46,6 @@ namespace eval ::ips2::workload {
     # "explicit" (the options set by the file).
     variable Reading
     array set Reading {}
-    variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
     variable Defaults {interval 100 timeout 600}
 }
 
@@ -89,12 +88,10 @@ proc ::ips2::workload::Fail {slave message} {
     ips2::dsl::fail $slave $message
 }
 
+# Name: a machine's or application's name, which becomes file names in the
+# session (ips2::dsl::checkName: no "/", no "..", at most 200 characters).
 proc ::ips2::workload::Name {slave what value} {
-    variable NameRE
-    if {![regexp $NameRE $value]} {
-        Fail $slave "expected $what (letters, digits, \"_\", \".\" and \"-\"), got \"$value\""
-    }
-    return $value
+    ips2::dsl::checkName $slave $what $value
 }
 
 # Positive: a decimal number > 0 (an integer if asked), as a number: "010"
@@ -165,10 +162,7 @@ proc ::ips2::workload::CmdMachine {slave args} {
     set opts [Options $slave machine $args {-host "a host name"}]
     set host $name
     if {[dict exists $opts -host]} {
-        set host [dict get $opts -host]
-        if {$host eq "" || [regexp {\s} $host]} {
-            Fail $slave "expected a host name after -host, got \"$host\""
-        }
+        set host [ips2::dsl::checkHost $slave "a host name after -host" [dict get $opts -host]]
     }
     set line [Line $slave]
     if {[dict exists $Reading($slave) machines $name]
@@ -312,7 +306,8 @@ proc ::ips2::workload::CmdReplay {slave args} {
     set prefix ""
     if {[dict exists $opts -prefix]} {
         set prefix [dict get $opts -prefix]
-        if {$prefix ne "" && ![regexp {^[A-Za-z0-9_.-]+$} $prefix]} {
+        # the prefix begins the replayed applications' names
+        if {$prefix ne "" && ![regexp {^[A-Za-z0-9_][A-Za-z0-9_.-]*$} $prefix]} {
             Fail $slave "expected -prefix of letters, digits, \"_\", \".\" and \"-\", got \"$prefix\""
         }
     }

@@ -39,6 +39,20 @@ $(eval $(call fuzz_target,reader,$(TRACE_SRCS),-Itraces,-lelf -lz,tests/fuzz/cor
 $(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c $(TRACE_CODEC_SRCS),\
                           -Itraces -Islave,-lz,tests/fuzz/corpus-reductions))
 
+# The Tcl readers (workload files and manifests, master/dsl.tcl under its
+# limits): a Tcl script mutating the valid files of corpus-tcl; `make fuzz`
+# runs it for FUZZ_TIME seconds, `make fuzz-smoke` reads each seed once
+# (hostile_tcl.test runs a few hundred mutations in `make check`).
+FUZZ_TCL_NEEDS := $(MASTER_TCL_FILES) $(MASTER_PKG_INDEX)
+.PHONY: fuzz-tcl fuzz-smoke-tcl
+fuzz: fuzz-tcl
+fuzz-tcl: $(FUZZ_TCL_NEEDS)
+	@timeout $$(($(FUZZ_TIME) + 120)) tclsh tests/fuzz/fuzz_tcl.tcl -lib $(B)/lib \
+	    -seconds $(FUZZ_TIME) tests/fuzz/corpus-tcl
+fuzz-smoke: fuzz-smoke-tcl
+fuzz-smoke-tcl: $(FUZZ_TCL_NEEDS)
+	@timeout 120 tclsh tests/fuzz/fuzz_tcl.tcl -lib $(B)/lib -count 0 tests/fuzz/corpus-tcl
+
 # The reader's seed corpus is committed; `make fuzz-corpus` regenerates it
 # (the generator is deterministic).
 CORPUS_GEN := $(B)/fuzz/make-corpus

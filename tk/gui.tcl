@@ -146,7 +146,7 @@ proc ::ips2::gui::Menus {} {
     $m add command -label "Save workload as..." -accelerator Ctrl+S -command ::ips2::gui::editor::SaveDialog
     $m add command -label "Run workload" -accelerator F5 -command ::ips2::gui::editor::run
     $m add command -label "Replay sessions..." -command ::ips2::gui::editor::ReplayDialog
-    $m add command -label "Compare with a new run" -command ::ips2::gui::editor::compareWithNewRun
+    $m add command -label "Compare with a new run..." -command ::ips2::gui::editor::confirmCompare
     $m add separator
     $m add command -label "Export table as CSV..." -accelerator Ctrl+E -command ::ips2::gui::table::ExportDialog
     $m add command -label "Close result" -accelerator Ctrl+W -command ::ips2::gui::table::closeCurrent

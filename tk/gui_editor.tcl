@@ -14,6 +14,9 @@
 #   ips2::gui::editor::text             the workload language text of the workload
 #   ips2::gui::editor::addMachine / addApplication / addProcess / addReplay / addCollector
 #   ips2::gui::editor::run ?-session DIR? ?-pvm HOW?   run it; returns the session dir
+#   ips2::gui::editor::confirmCompare ?-session DIR? ?-pvm HOW?   show the open
+#                                       session's command lines, run them again
+#                                       beside it only if the user says so
 #   ips2::gui::editor::workload         the workload dict
 
 package require Tcl 8.6
@@ -29,6 +32,8 @@ namespace eval ::ips2::gui::editor {
     variable Tree ""
     variable Status ""
     variable Form
+    # Confirm: the answer of the compare dialog, run or cancel
+    variable Confirm ""
     variable SessionDir ""
     variable Pvm auto
     variable Vars ""
@@ -91,8 +96,8 @@ proc ::ips2::gui::editor::build {f} {
         -textvariable ::ips2::gui::editor::Pvm
     ttk::button $f.run.go -text "Run (F5)" -command ::ips2::gui::editor::run
     ttk::button $f.run.replay -text "Replay..." -command ::ips2::gui::editor::ReplayDialog
-    ttk::button $f.run.compare -text "Compare with a new run" \
-        -command ::ips2::gui::editor::compareWithNewRun
+    ttk::button $f.run.compare -text "Compare with a new run..." \
+        -command ::ips2::gui::editor::confirmCompare
     ttk::progressbar $f.run.bar -mode determinate -maximum 100 -style Ips2.Horizontal.TProgressbar
     ttk::label $f.run.status -textvariable ::ips2::gui::editor::Status -anchor w
     ttk::treeview $f.run.slaves -columns {stage progress last} -height 4 -selectmode none
@@ -692,6 +697,106 @@ proc ::ips2::gui::editor::fromSession {dir} {
     }
     addReplay $dir comparison old- $active
     return 1
+}
+
+# compareCommands DIR: what "Compare with a new run" would start for the
+# session DIR, from its manifest: {{app APP index I machine M host H
+# command {WORD ...}} ...}, the processes of its active applications.
+proc ::ips2::gui::editor::compareCommands {dir} {
+    package require ips2::manifest 1.0
+    set m [ips2::manifest::read [file join $dir manifest.tcl]]
+    set out {}
+    foreach p [dict get $m processes] {
+        set app [dict get $p app]
+        if {[dict get $m applications $app mode] ne "active"} continue
+        set machine [dict get $p machine]
+        lappend out [dict create app $app index [dict get $p index] machine $machine \
+                         host [dict get $m machines $machine host] command [dict get $p command]]
+    }
+    return $out
+}
+
+# ShellWord WORD: WORD as a shell would take it, so that a person reads
+# the command line as it will run: quoted when it has anything but plain
+# characters, with control characters made visible.
+proc ::ips2::gui::editor::ShellWord {word} {
+    if {$word ne "" && [regexp {^[A-Za-z0-9_./=:,@+%-]+$} $word]} { return $word }
+    set shown ""
+    foreach c [split $word ""] {
+        if {$c eq "'"} {
+            append shown {'\''}
+        } elseif {[string is control $c]} {
+            append shown [::format {\x%02x} [scan $c %c]]
+        } else {
+            append shown $c
+        }
+    }
+    return '$shown'
+}
+
+# confirmCompare ?-session DIR? ?-pvm HOW?: "Compare with a new run" as
+# the menu and the button do it.  A session may come from someone else, and
+# running it again runs its manifest's command lines: they are shown first,
+# and only "Run them" runs them (compareWithNewRun); Cancel, Escape or
+# closing the dialog runs nothing.  Returns what compareWithNewRun returns,
+# or "".
+proc ::ips2::gui::editor::confirmCompare {args} {
+    variable Confirm
+    set dir $::ips2::gui::State(dir)
+    if {$dir eq ""} {
+        ::ips2::gui::status "no session open to compare with" error
+        return ""
+    }
+    if {[catch {compareCommands $dir} commands]} {
+        ::ips2::gui::status "$dir: $commands" error
+        return ""
+    }
+    if {![llength $commands]} {
+        ::ips2::gui::status "$dir: no active application to run again" error
+        return ""
+    }
+    set d .compareConfirm
+    catch {destroy $d}
+    toplevel $d
+    wm title $d "Compare with a new run"
+    wm transient $d .
+    set apps [lsort -unique [lmap c $commands { dict get $c app }]]
+    ttk::label $d.what -justify left -wraplength 640 -text "Running [file tail $dir] again starts\
+        these [llength $commands] command lines ([llength $apps] applications), as its manifest\
+        gives them. Run them only if you trust where the session comes from."
+    ::text $d.commands -width 100 -height [expr {min(20, [llength $commands] + 1)}] -wrap none \
+        -yscrollcommand [list $d.ys set] -xscrollcommand [list $d.xs set]
+    ttk::scrollbar $d.ys -orient vertical -command [list $d.commands yview]
+    ttk::scrollbar $d.xs -orient horizontal -command [list $d.commands xview]
+    foreach c $commands {
+        set line "[dict get $c app].[dict get $c index] on [dict get $c machine]"
+        if {[dict get $c host] ne [dict get $c machine]} { append line " ([dict get $c host])" }
+        append line ":  " [join [lmap w [dict get $c command] { ShellWord $w }] " "]
+        $d.commands insert end $line\n
+    }
+    $d.commands configure -state disabled
+    ttk::frame $d.b
+    ttk::button $d.b.run -text "Run them" -command {set ::ips2::gui::editor::Confirm run}
+    ttk::button $d.b.cancel -text Cancel -command {set ::ips2::gui::editor::Confirm cancel}
+    pack $d.b.cancel $d.b.run -side right -padx 4
+    grid $d.what - -sticky w -padx 4 -pady 4
+    grid $d.commands $d.ys -sticky nsew -padx {4 0}
+    grid $d.xs -sticky ew -padx {4 0}
+    grid $d.b - -sticky e -pady 4
+    grid columnconfigure $d 0 -weight 1
+    grid rowconfigure $d 1 -weight 1
+    bind $d <Escape> {set ::ips2::gui::editor::Confirm cancel}
+    wm protocol $d WM_DELETE_WINDOW {set ::ips2::gui::editor::Confirm cancel}
+    focus $d.b.cancel
+    set Confirm ""
+    vwait ::ips2::gui::editor::Confirm
+    set answer $Confirm
+    destroy $d
+    if {$answer ne "run"} {
+        ::ips2::gui::status "compare with a new run cancelled: nothing was run"
+        return ""
+    }
+    compareWithNewRun {*}$args
 }
 
 # compareWithNewRun ?-session DIR? ?-pvm HOW?: run the open session's
