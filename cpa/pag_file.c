@@ -43,6 +43,7 @@
 #include <zlib.h>
 
 #include "ips2_codec.h"
+#include "ips2_file.h"
 #include "pag_internal.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -618,18 +619,23 @@ out:
 
 int ips2_pag_read(const char *path, struct ips2_pag **out, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
+    int fd = ips2_file_open(path, &st); /* never a FIFO or a device */
     unsigned char *buf;
     size_t got = 0;
 
     *out = NULL;
+    if (fd == -2) {
+        snprintf(err, errlen, "%s: expected a regular file, found %s", path,
+                 ips2_file_kind(st.st_mode));
+        return -1;
+    }
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) != 0 || !(buf = malloc(st.st_size ? (size_t)st.st_size : 1))) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : ENOMEM));
+    if (!(buf = malloc(st.st_size ? (size_t)st.st_size : 1))) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(ENOMEM));
         close(fd);
         return -1;
     }

@@ -6,8 +6,15 @@
  * PROC_EXIT goes to the stream of the thread that ends the process, or to
  * the process stream when that thread has no open stream.  libips2 never
  * exits on its own errors: if set-up fails, the program runs untraced.
+ *
+ * Tracing is asked for: a program built with ips2cc traces only when
+ * IPS2_SESSION names a session directory (ips2 run and ips2 record set
+ * it), so that the configure checks and test programs of a real build
+ * leave nothing behind; IPS2_TRACE=off (or 0, no) turns it off even then.
+ * Untraced, nothing is measured, created or written.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +42,20 @@ static int make_dirs(char *path)
     return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-/* IPS2_SESSION names the directory; without it a plain run traces into
- * ./ips2.<pid>/.  Relative paths are made absolute now, so that a later
- * chdir() of the program changes nothing. */
+/* Whether this run is to be traced (see the top of the file). */
+static bool tracing_asked(void)
+{
+    const char *session = getenv("IPS2_SESSION");
+    const char *trace = getenv("IPS2_TRACE");
+
+    if (session == NULL || session[0] == '\0')
+        return false;
+    return trace == NULL ||
+           (strcmp(trace, "off") != 0 && strcmp(trace, "0") != 0 && strcmp(trace, "no") != 0);
+}
+
+/* IPS2_SESSION names the directory.  Relative paths are made absolute now,
+ * so that a later chdir() of the program changes nothing. */
 static int session_setup(void)
 {
     const char *session = getenv("IPS2_SESSION");
@@ -46,12 +64,10 @@ static int session_setup(void)
 
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         strcpy(cwd, "/tmp");
-    if (session != NULL && session[0] == '/')
+    if (session[0] == '/')
         n = snprintf(ips2_proc.dir, sizeof(ips2_proc.dir), "%s", session);
-    else if (session != NULL && session[0] != '\0')
-        n = snprintf(ips2_proc.dir, sizeof(ips2_proc.dir), "%s/%s", cwd, session);
     else
-        n = snprintf(ips2_proc.dir, sizeof(ips2_proc.dir), "%s/ips2.%d", cwd, (int)getpid());
+        n = snprintf(ips2_proc.dir, sizeof(ips2_proc.dir), "%s/%s", cwd, session);
     if (n <= 0 || (size_t)n >= sizeof(ips2_proc.dir))
         return -1;
     return make_dirs(ips2_proc.dir);
@@ -116,6 +132,8 @@ __attribute__((constructor(101))) static void ips2_init(void)
 {
     int saved_errno = errno;
 
+    if (!tracing_asked())
+        return;
     identity_setup();
     ips2_clock_setup(getenv("IPS2_CPUCLOCK"));
     ips2_measure_costs();

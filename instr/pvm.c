@@ -30,6 +30,12 @@
  *                the wait began.
  *   PVM_PROBE    per pvm_probe that found a message (not received).
  *   PVM_SPAWN    per task pvm_spawn asked for: the child's tid.
+ *                The spawned tasks trace into this process's session and
+ *                application with no setting: libpvm hands a task only the
+ *                variables PVM_EXPORT lists, so for the time of the real
+ *                call the tracing variables are set (the session directory
+ *                as this process uses it, absolute; the application) and
+ *                listed there, then put back as the program had them.
  *   PVM_EXIT, PVM_BARRIER, PVM_GROUP  for pvm_exit, pvm_barrier and
  *                pvm_joingroup/pvm_lvgroup.
  *
@@ -598,6 +604,82 @@ IPS2_EXPORT int pvm_parent(void)
     return leave(s, cc);
 }
 
+/* --- spawned tasks trace into this session --------------------------- */
+
+static const char *const tracing_vars[] = {"IPS2_SESSION", "IPS2_APP", "IPS2_CPUCLOCK",
+                                           "IPS2_PREFAULT"};
+enum { TRACING_VARS = sizeof(tracing_vars) / sizeof(tracing_vars[0]) };
+
+/* The program's values of the variables a spawn changes (NULL: unset). */
+struct spawn_env {
+    char *value[TRACING_VARS];
+    char *export;
+};
+
+static bool list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p != NULL; p = strchr(p, ':')) {
+        p += *p == ':';
+        if (strncmp(p, name, n) == 0 && (p[n] == ':' || p[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static char *saved_copy(const char *name)
+{
+    const char *v = getenv(name);
+    return v != NULL ? strdup(v) : NULL;
+}
+
+static void put_back(const char *name, const char *value)
+{
+    if (value != NULL)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+/* Sets and exports the tracing variables for a spawn; what was there goes
+ * into saved. */
+static void spawn_env_export(struct spawn_env *saved)
+{
+    const char *export = getenv("PVM_EXPORT");
+    size_t size = (export ? strlen(export) : 0) + 1;
+    for (int i = 0; i < TRACING_VARS; i++)
+        size += strlen(tracing_vars[i]) + 1;
+    char *list = malloc(size);
+
+    saved->export = saved_copy("PVM_EXPORT");
+    for (int i = 0; i < TRACING_VARS; i++)
+        saved->value[i] = saved_copy(tracing_vars[i]);
+    setenv("IPS2_SESSION", ips2_proc.dir, 1);
+    setenv("IPS2_APP", ips2_proc.app, 1);
+    if (list == NULL)
+        return;
+    snprintf(list, size, "%s", export ? export : "");
+    for (int i = 0; i < TRACING_VARS; i++) {
+        if (getenv(tracing_vars[i]) == NULL || list_has(list, tracing_vars[i]))
+            continue;
+        if (list[0] != '\0')
+            strcat(list, ":");
+        strcat(list, tracing_vars[i]);
+    }
+    setenv("PVM_EXPORT", list, 1);
+    free(list);
+}
+
+static void spawn_env_restore(struct spawn_env *saved)
+{
+    for (int i = 0; i < TRACING_VARS; i++) {
+        put_back(tracing_vars[i], saved->value[i]);
+        free(saved->value[i]);
+    }
+    put_back("PVM_EXPORT", saved->export);
+    free(saved->export);
+}
+
 IPS2_EXPORT int pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
 {
     enum { ON_STACK = 1024 };
@@ -607,9 +689,12 @@ IPS2_EXPORT int pvm_spawn(char *file, char **argv, int flags, char *where, int n
         return CALL(pvm_spawn, (file, argv, flags, where, ntask, tids));
     ips2_quiet_begin();
     int *out = tids ? tids : ntask > 0 && ntask <= ON_STACK ? stack : NULL;
+    struct spawn_env env;
+    spawn_env_export(&env);
     uint64_t start = ips2_timer_now();
     int numt = CALL(pvm_spawn, (file, argv, flags, where, ntask, out));
     struct saved_errors s = errors_save();
+    spawn_env_restore(&env);
     int me = my_tid(numt >= 0);
     uint64_t pre[5] = {tid_word(me), 0, start, 0, ntask > 0 ? (uint64_t)ntask : 0};
     char copy[8 * IPS2_RAW_MAX_EXTRA];

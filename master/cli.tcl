@@ -4,8 +4,10 @@
 #
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
+#   ips2 record ?-session DIR? ?-app NAME? ?-timeout S? ?-pvm HOW? COMMAND ?ARG ...?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
-#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path)
+#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path;
+#        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
@@ -14,9 +16,9 @@
 #   ips2 help ?COMMAND?      ips2 COMMAND --help
 #
 # Results go to stdout, progress and messages to stderr.  Exit status: 0
-# done (a session with problems is done: they are listed), 1 failed, 2 a
-# usage mistake.  ips2::cli::main ARGV returns the status; the `ips2`
-# script exits with it.
+# done (a session with problems is done: they are listed), 1 failed (also a
+# run or replay whose machines all failed), 2 a usage mistake.
+# ips2::cli::main ARGV returns the status; the `ips2` script exits with it.
 #
 # Each command is a procedure Cmd<Name> taking its parsed options; the
 # Commands table below gives its usage, its options and its help text, from
@@ -60,6 +62,23 @@ and histogram."
 what run prints.  In comparison mode each session's time base is shifted so that
 they all start at time 0 (the IPS-2 paper, section 4.2)."
         }
+        record {
+            summary "run one command traced (as uftrace record does) into a session"
+            args "COMMAND ?ARG ...?" min 1 max -1 rest 1
+            options {
+                -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
+                -app {NAME "the application's name (default: the program's file name)"}
+                -timeout {SECONDS "stop the command after this long (default 600)"}
+                -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+            }
+            help "Runs one command traced, as a workload of one application on this host,
+and reduces its traces into a session that report, tree, histogram and gui read.
+Programs built with ips2cc trace only when asked (by run, by record, or by
+IPS2_SESSION), so that a build's own test programs leave nothing behind.  The
+command's standard output and error are copied out when it has ended (its standard
+input is /dev/null); ips2 record exits with the command's exit status, or 128 + N
+if a signal N ended it.  The words after COMMAND are its own, options included."
+        }
         report {
             summary "print one table of a session (text, CSV or JSON)"
             args "SESSION TABLE" min 2 max 2
@@ -71,7 +90,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
-                -app {APP "cp tables: the application of an intra or inter critical path"}
+                -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -93,7 +112,10 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
               took no time (the diffusion run again without it)
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
-  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)"
+  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
+  messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
+  master-worker  master-worker groups (-app, -phase): each worker's busy time and waits,
+              the group's imbalance (max - mean busy) / max busy"
         }
         tree {
             summary "print the logical and physical trees of a session"
@@ -153,6 +175,9 @@ mistake is reported as FILE:LINE: what was expected."
     # Shown(MACHINE): {STAGE WHEN-MS DONE?}, the last progress line shown.
     variable Shown
     array set Shown {}
+    # Outcome: MACHINE -> "" (its slave finished) or why it failed, from
+    # the progress events of the run in hand.
+    variable Outcome {}
 }
 
 # --- entry, usage, errors -------------------------------------------------------
@@ -169,7 +194,12 @@ proc ::ips2::cli::main {argv} {
         puts stderr "Try \"ips2 --help\"."
         return 2
     }
-    if {[lsearch -exact $argv --help] >= 0 || [lsearch -exact $argv -h] >= 0} {
+    set own $argv
+    if {[dict exists $Commands $command rest]} {
+        # the words from COMMAND on are the command's own, --help included
+        set own [lrange $argv 0 [expr {[lindex [Parse $command $argv 1] 0] - 1}]]
+    }
+    if {[lsearch -exact $own --help] >= 0 || [lsearch -exact $own -h] >= 0} {
         puts [Help $command]
         return 0
     }
@@ -181,6 +211,9 @@ proc ::ips2::cli::main {argv} {
     }
     lassign $parsed words opts
     set code [catch {Cmd[string totitle $command] $words $opts} message options]
+    if {$code == 2} {
+        return $message ;# the command's own exit status (record)
+    }
     if {$code == 1} {
         set ecode [dict get $options -errorcode]
         if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
@@ -200,13 +233,16 @@ proc ::ips2::cli::main {argv} {
 proc ::ips2::cli::Usage {command} {
     variable Commands
     set c [dict get $Commands $command]
-    set usage "ips2 $command [dict get $c args]"
+    set options ""
     dict for {opt spec} [dict get $c options] {
         lassign $spec value
         set value [string trimright $value *]
-        append usage [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
+        append options [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
     }
-    return $usage
+    if {[dict exists $c rest]} {
+        return "ips2 $command$options [dict get $c args]"
+    }
+    return "ips2 $command [dict get $c args]$options"
 }
 
 proc ::ips2::cli::Help {command} {
@@ -245,18 +281,36 @@ proc ::ips2::cli::Fail {message} {
 }
 
 # Parse COMMAND ARGV: {WORDS OPTIONS}; options and words may mix; "--"
-# ends the options.  A repeatable option's value is a list.
-proc ::ips2::cli::Parse {command argv} {
+# ends the options, and so does the first word of a command whose spec
+# says "rest 1" (the words after it are another program's).  A repeatable
+# option's value is a list.  With where, only the index in ARGV of the
+# first word, unchecked (the length of ARGV if none).
+proc ::ips2::cli::Parse {command argv {where 0}} {
     variable Commands
     set c [dict get $Commands $command]
     set spec [dict get $c options]
+    set rest [expr {[dict exists $c rest] && [dict get $c rest]}]
     set words {}
     set opts {}
+    set n [llength $argv]
     while {[llength $argv]} {
+        set at [expr {$n - [llength $argv]}]
         set argv [lassign $argv word]
         if {$word eq "--"} {
+            if {$where} { return [list [expr {$at + 1}]] }
             lappend words {*}$argv
             break
+        }
+        if {$rest && !([string match -* $word] && [string length $word] > 1)} {
+            if {$where} { return [list $at] }
+            lappend words $word {*}$argv
+            break
+        }
+        if {$where} {
+            if {[dict exists $spec $word] && [lindex [dict get $spec $word] 0] ne ""} {
+                set argv [lrange $argv 1 end]
+            }
+            continue
         }
         if {[string match -* $word] && [string length $word] > 1} {
             if {![dict exists $spec $word]} {
@@ -281,6 +335,7 @@ proc ::ips2::cli::Parse {command argv} {
         }
         lappend words $word
     }
+    if {$where} { return [list $n] }
     set n [llength $words]
     set max [dict get $c max]
     if {$n < [dict get $c min]} { error "expected [dict get $c args]" }
@@ -343,6 +398,7 @@ proc ::ips2::cli::Open {dir {quiet 0}} {
 # two seconds, with how far it got.
 proc ::ips2::cli::Progress {event} {
     variable Shown
+    variable Outcome
     if {[catch {dict get $event event} what] || [catch {dict get $event machine} machine]} {
         Say $event
         return
@@ -377,8 +433,14 @@ proc ::ips2::cli::Progress {event} {
         }
         problem    { Say "$machine: problem: [{*}$get text]" }
         reductions { Say "$machine: reductions received, [{*}$get bytes] bytes" }
-        done       { Say "$machine: done" }
-        died       { Say "$machine: slave died while [{*}$get stage]: [{*}$get text]" }
+        done {
+            Say "$machine: done"
+            dict set Outcome $machine [expr {[{*}$get ok] eq "0" ? "its slave failed" : ""}]
+        }
+        died {
+            Say "$machine: slave died while [{*}$get stage]: [{*}$get text]"
+            dict set Outcome $machine "slave died while [{*}$get stage]: [{*}$get text]"
+        }
         default    { Say "$machine: $what [dict remove $event machine event]" }
     }
 }
@@ -503,12 +565,75 @@ proc ::ips2::cli::CmdReplay {words opts} {
     RunAndSummarise $w $dir [Opt $opts -pvm auto]
 }
 
+# CmdRecord: the command as a one-process workload file read like any
+# other (names and paths checked the same way), run and reduced; then its
+# output is copied out and its exit status becomes ours.
+proc ::ips2::cli::CmdRecord {words opts} {
+    set exe [lindex $words 0]
+    set app [Opt $opts -app [regsub -all {[^A-Za-z0-9_.-]} [file tail $exe] _]]
+    if {[string first / $exe] < 0 && [set found [auto_execok $exe]] ne ""} {
+        lset words 0 [lindex $found 0]
+    }
+    set timeout [Opt $opts -timeout 600]
+    set text [join [list "machine local -host localhost" [list option timeout $timeout] \
+                        [list application $app [list process local -cwd [pwd] -- {*}$words]]] \n]
+    set tmp [file tempfile file record.tcl]
+    try {
+        puts $tmp $text
+        close $tmp
+        set w [ips2::workload::read $file]
+    } finally {
+        file delete $file
+    }
+    Master
+    set pvm [Opt $opts -pvm auto]
+    if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
+    set dir [Opt $opts -session]
+    if {$dir eq ""} { set dir [NewSessionDir $app] }
+    file mkdir [file dirname [file normalize $dir]]
+    set session [ips2::run $w -session $dir -pvm $pvm]
+    try {
+        set problems [$session problems]
+        set t [$session table processes -columns status]
+        set status [lindex [dict get $t rows] 0 0]
+    } finally {
+        $session close
+    }
+    foreach {name channel} {stdout stdout stderr stderr} {
+        set f [file join $dir output local $app.0.$name]
+        if {[file isfile $f]} {
+            set in [open $f rb]
+            fconfigure $channel -translation binary
+            fcopy $in $channel
+            close $in
+            flush $channel
+        }
+    }
+    foreach p $problems { puts stderr "ips2: problem: $p" }
+    Say "session [file normalize $dir]"
+    switch -regexp -matchvar m -- $status {
+        {^exited (\d+)$} { return -code return [lindex $m 1] }
+        {^signal (\d+)$} { return -code return [expr {128 + [lindex $m 1]}] }
+    }
+    Fail "$exe: $status"
+}
+
 proc ::ips2::cli::RunAndSummarise {w dir pvm} {
+    # A run (or replay) whose machines all failed, their slaves dead (the
+    # pvmd killed) or failing, has no results: it fails, naming why; one
+    # that some machine finished is done, its problems listed.
+    variable Outcome
     if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
     file mkdir [file dirname [file normalize $dir]]
     Say "session $dir"
+    set Outcome {}
     set session [ips2::run $w -session $dir -pvm $pvm -progress ::ips2::cli::Progress]
     try {
+        set failed [dict filter $Outcome value ?*]
+        if {[dict size $failed] && [dict size $failed] == [dict size $Outcome]} {
+            set why [lmap {machine text} $failed { string cat $machine ": " $text }]
+            Fail "no machine finished ([join $why {; }]); session $dir"
+        }
         puts -nonewline [Summary $session $dir]
     } finally {
         $session close
@@ -562,7 +687,9 @@ proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
         cp-imbalance}
-    if {$table ni $tables && $table ne "objects"} {
+    # the message patterns' tables and objects (report --help lists them)
+    # stay out of the mistake's list, which tests compare as it was
+    if {$table ni $tables && $table ni {objects messages master-worker}} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]
@@ -596,6 +723,10 @@ proc ::ips2::cli::CmdReport {words opts} {
             }
             phases - problems { set t [$session table $table] }
             objects { set t [$session objects $node {*}$phase] }
+            messages - master-worker {
+                set which [expr {$table eq "messages" ? "channels" : "groups"}]
+                set t [$session messages -app [Opt $opts -app ""] {*}$phase -table $which]
+            }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
@@ -748,7 +879,7 @@ proc ::ips2::cli::CmdSessions {words opts} {
         set problems 0
         set log [file join $sub log]
         if {[file isfile $log]} {
-            set f [open $log]
+            set f [open $log {RDONLY NONBLOCK}]
             set problems [llength [lsearch -all -not -exact [split [read $f] \n] ""]]
             close $f
         }

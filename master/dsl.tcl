@@ -233,7 +233,8 @@ proc ::ips2::dsl::sourceEach {slave onproblem} {
     set file [dict get $State($slave) file]
     set path [dict get $State($slave) path]
     Readable $file $path
-    set f [open $path r]
+    # non-blocking: a FIFO put there since Readable must not hang the reader
+    set f [open $path {RDONLY NONBLOCK}]
     fconfigure $f -encoding utf-8
     set text [read $f]
     close $f

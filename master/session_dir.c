@@ -23,6 +23,8 @@
 
 #include <tcl.h>
 
+#include "ips2_file.h"
+
 #include "tcl_session.h"
 #include "tcl_util.h"
 
@@ -170,45 +172,6 @@ done:
     Tcl_RestoreInterpState(interp, saved);
 }
 
-static char *read_file(const char *path, size_t *size, char *err)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-
-    if (f == NULL) {
-        ips2_set_error(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    for (;;) {
-        size_t got;
-        if (n + 65536 + 1 > cap) {
-            char *p = realloc(buf, cap = (cap + 65536 + 1) * 2);
-            if (p == NULL) {
-                free(buf);
-                fclose(f);
-                ips2_set_error(err, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = p;
-        }
-        got = fread(buf + n, 1, 65536, f);
-        n += got;
-        if (got < 65536)
-            break;
-    }
-    if (ferror(f)) {
-        ips2_set_error(err, "%s: %s", path, strerror(errno));
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *size = n;
-    return buf;
-}
-
 /* ---------------------------------------------------------- reductions --- */
 
 static int cmp_str(const void *a, const void *b)
@@ -247,7 +210,7 @@ static void load_reductions(struct ips2_model *m, const char *dir, int *found)
         snprintf(path, sizeof(path), "%s/reductions/%s", dir, names[i]);
         snprintf(name, sizeof(name), "reductions/%s", names[i]);
         (*found)++;
-        if ((data = read_file(path, &size, err)) == NULL) {
+        if ((data = ips2_file_read(path, &size, err)) == NULL) { /* never a FIFO */
             ips2_model_problem(m, "%s", err);
             continue;
         }
@@ -273,20 +236,27 @@ static void load_reductions(struct ips2_model *m, const char *dir, int *found)
 
 static void load_log(struct ips2_model *m, const char *dir)
 {
-    char path[4096], line[4096];
-    FILE *f;
+    char path[4096], err[IPS2_ERR_MAX];
+    size_t size;
+    char *text, *line, *next;
 
     snprintf(path, sizeof(path), "%s/log", dir);
-    if ((f = fopen(path, "r")) == NULL)
+    if (access(path, F_OK) != 0)
         return;
-    while (fgets(line, sizeof(line), f)) {
-        size_t len = strlen(line);
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
-        if (len)
-            ips2_model_problem(m, "%s", line);
+    if ((text = ips2_file_read(path, &size, err)) == NULL) { /* a FIFO named log: said */
+        ips2_model_problem(m, "%s", err);
+        return;
     }
-    fclose(f);
+    for (line = text; line < text + size; line = next) {
+        size_t len = strcspn(line, "\n");
+        next = line + len + (line[len] != '\0');
+        line[len] = '\0';
+        while (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        if (len)
+            ips2_model_problem(m, "%.4095s", line);
+    }
+    free(text);
 }
 
 struct ips2_model *Ips2LoadSession(Tcl_Interp *interp, const char *dir, char *err)

@@ -404,7 +404,7 @@ proc ::ips2::workload::Finish {slave file} {
 
 # LastLine: the number of the file's last line (where "missing" is found).
 proc ::ips2::workload::LastLine {path} {
-    set f [open $path r]
+    set f [open $path {RDONLY NONBLOCK}]
     try {
         set text [::read $f]
     } finally {

@@ -17,6 +17,12 @@
  * their times stay exactly comparable, as DESIGN.md section 3 promises
  * for one machine.  A stream that cannot be read is reduced up to the
  * damage and its error goes into problems[]; the rest goes on.
+ *
+ * What the writer lost is a problem naming the process, the thread, how
+ * many events and why (FORMAT.md section 5, `lost`): a thread stream that
+ * was cut (its last LOST record's errno, or only the TRUNCATED bit), a
+ * thread that got no stream (a LOST record in the process stream with its
+ * tid), a process without the session's channel table (tid 0).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +38,14 @@
 
 /* ---- one process image ----------------------------------------------- */
 
+/* A LOST record of a process stream (FORMAT.md section 5). */
+struct image_loss {
+    uint64_t records;
+    uint64_t err; /* 0: none given */
+    uint64_t tid; /* 0: the process's own (its stream, the channel table) */
+    bool has_tid;
+};
+
 struct image {
     struct red_build *b;
     struct ips2_symtab *symtab;
@@ -45,6 +59,8 @@ struct image {
     /* what its threads' events said for naming its objects */
     struct red_names names;
     /* from the process stream */
+    struct image_loss *losses; /* its LOST records, in order */
+    size_t nlosses, cap_losses;
     bool exit_seen;
     int32_t exit_how, exit_status;
     int64_t exit_t;
@@ -104,6 +120,92 @@ static uint32_t name_of(void *arg, uint64_t addr)
     return s;
 }
 
+/* Keeps a LOST record of the process stream, for loss_problems(). */
+static void keep_loss(struct image *im, const struct ips2_event *ev)
+{
+    if (im->nlosses == im->cap_losses) {
+        size_t cap = im->cap_losses ? 2 * im->cap_losses : 8;
+        struct image_loss *v = realloc(im->losses, cap * sizeof(*v));
+        if (!v) {
+            im->b->oom = true;
+            return;
+        }
+        im->losses = v;
+        im->cap_losses = cap;
+    }
+    struct image_loss *l = &im->losses[im->nlosses++];
+    l->records = ev->payload;
+    l->err = ev->nextra > IPS2_F_LOST_ERRNO ? ev->extra[IPS2_F_LOST_ERRNO] : 0;
+    l->has_tid = ev->nextra > IPS2_F_LOST_TID;
+    l->tid = l->has_tid ? ev->extra[IPS2_F_LOST_TID] : 0;
+}
+
+static const char *why_lost(uint64_t err)
+{
+    return err == 0 || err > INT32_MAX ? "cause not recorded" : strerror((int)err);
+}
+
+/* The problems of a process stream's LOST records: threads that got no
+ * stream, each once with its records summed; the channel table; records
+ * of the process stream itself. */
+static void loss_problems(struct red_build *b, const struct image *im, uint32_t pid,
+                          const char *app)
+{
+    uint64_t own = 0, own_err = 0;
+
+    for (size_t i = 0; i < im->nlosses; i++) {
+        const struct image_loss *l = &im->losses[i];
+        if (!l->has_tid) {
+            own += l->records;
+            own_err = l->err ? l->err : own_err;
+            continue;
+        }
+        if (l->tid == 0) {
+            red_build_problem(b,
+                              "process %u (%s): no channel table (%s): byte offsets of channels "
+                              "shared with other processes may not pair",
+                              pid, app, why_lost(l->err));
+            continue;
+        }
+        bool first = true;
+        uint64_t records = 0;
+        for (size_t j = 0; j < im->nlosses; j++) {
+            const struct image_loss *o = &im->losses[j];
+            if (o->has_tid && o->tid == l->tid) {
+                first = first && j >= i;
+                records += o->records;
+            }
+        }
+        if (first)
+            red_build_problem(
+                b, "process %u (%s): thread %llu: no trace stream: %llu events lost: %s", pid, app,
+                (unsigned long long)l->tid, (unsigned long long)records, why_lost(l->err));
+    }
+    if (own || own_err)
+        red_build_problem(b, "process %u (%s): process stream: %llu records lost: %s", pid, app,
+                          (unsigned long long)own, why_lost(own_err));
+}
+
+/* The problem of a thread stream that lost events (r: its reduction). */
+static void thread_loss_problem(struct red_build *b, const struct rt *r, uint32_t pid,
+                                const char *app, uint32_t tid)
+{
+    if (r->lost_errno)
+        red_build_problem(b, "process %u (%s): thread %u: trace stream cut: %llu events lost: %s",
+                          pid, app, tid, (unsigned long long)r->lost,
+                          why_lost((uint64_t)r->lost_errno));
+    else if (r->lost)
+        red_build_problem(b,
+                          "process %u (%s): thread %u: %llu events lost while tracing (events of "
+                          "signal handlers)",
+                          pid, app, tid, (unsigned long long)r->lost);
+    else if (r->truncated)
+        red_build_problem(b,
+                          "process %u (%s): thread %u: trace stream truncated: events lost, how "
+                          "many not recorded",
+                          pid, app, tid);
+}
+
 /* Reads a process stream: the module map and a process exit. */
 static void load_process_stream(struct image *im, const struct ips2_trace_stream *s, int64_t offset,
                                 uint64_t *events)
@@ -119,6 +221,10 @@ static void load_process_stream(struct image *im, const struct ips2_trace_stream
     }
     while ((rc = ips2_reader_next(rd, &ev)) == 1) {
         (*events)++;
+        if (ev->kind == IPS2_EV_LOST) {
+            keep_loss(im, ev);
+            continue;
+        }
         if (ev->kind == IPS2_EV_PROC_EXIT) {
             im->exit_seen = true;
             im->exit_how = (int32_t)ev->payload;
@@ -196,6 +302,7 @@ static void fix_object_types(struct image *im, uint32_t first_thread)
 
 static void image_free(struct image *im)
 {
+    free(im->losses);
     free(im->types);
     red_names_free(&im->names);
     ips2_symtab_free(im->symtab);
@@ -316,9 +423,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
             how = r.exit_how;
             status = r.exit_status;
         }
-        if (r.lost)
-            red_build_problem(b, "%s: %llu records were lost while tracing", s->path,
-                              (unsigned long long)r.lost);
+        thread_loss_problem(b, &r, b->r->processes[pidx].pid, app_or(&h, have_h), s->tid);
         if (r.unmatched_exits && r.proc_start_how != IPS2_START_FORK)
             red_build_problem(b, "%s: %llu procedure exits without an entry were ignored", s->path,
                               (unsigned long long)r.unmatched_exits);
@@ -341,6 +446,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
             b->oom = true;
         rt_free(&r);
     }
+    loss_problems(b, &im, b->r->processes[pidx].pid, app_or(&h, have_h));
     fix_object_types(&im, b->r->processes[pidx].first_thread);
     red_names_apply(&im.names, b, im.symtab, b->r->processes[pidx].first_thread, name_of, &im);
     if (pag)

@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "ips2_file.h"
 #include "ips2_pag.h"
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
@@ -201,32 +203,12 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 
 static int read_file(const char *path, bool tsv)
 {
-    FILE *f = fopen(path, "rb");
     char err[IPS2_ERR_MAX];
+    size_t n;
+    char *buf = ips2_file_read(path, &n, err); /* a regular file, never a FIFO */
 
-    if (!f) {
-        fprintf(stderr, "ips2-reduce: %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            unsigned char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-    }
-    fclose(f);
     if (!buf) {
-        fprintf(stderr, "ips2-reduce: %s: out of memory\n", path);
+        fprintf(stderr, "ips2-reduce: %s\n", err);
         return 1;
     }
     struct ips2_reductions *r = ips2_reductions_decode(buf, n, path, err);
@@ -283,13 +265,9 @@ static int read_pag(const char *path, bool match)
 {
     struct ips2_pag *g;
     char err[IPS2_ERR_MAX];
-    FILE *f = fopen(path, "rb");
-    long size = 0;
+    struct stat st;
+    off_t size = stat(path, &st) == 0 ? st.st_size : 0;
 
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (f)
-        fclose(f);
     if (ips2_pag_read(path, &g, err, sizeof(err)) < 0) {
         fprintf(stderr, "ips2-reduce: %s\n", err);
         return 1;

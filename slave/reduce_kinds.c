@@ -258,6 +258,8 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
         break;
     case IPS2_EV_LOST:
         r->lost += ev->payload;
+        if (extra(ev, IPS2_F_LOST_ERRNO) != 0)
+            r->lost_errno = (int)extra(ev, IPS2_F_LOST_ERRNO);
         break;
     case IPS2_EV_SYNC_OBJECT:
     case IPS2_EV_SYNC_INIT:

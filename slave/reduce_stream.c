@@ -37,6 +37,7 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
         return -1;
     const struct ips2_file_header *h = ips2_reader_header(rd);
     struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
+    r->truncated = (h->features & IPS2_FEAT_TRUNCATED) != 0;
     memset(&ks, 0, sizeof(ks));
     /* what changes at every event stays in registers */
     struct rt_hot k = r->h;

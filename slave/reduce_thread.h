@@ -175,6 +175,8 @@ struct rt {
     uint64_t unwound;         /* frames closed by the exit of a frame below them */
     uint32_t open_at_end;     /* frames still open at the end */
     uint64_t lost;            /* records the writer lost */
+    int lost_errno;           /* why the writer lost every later record (stream cut), or 0 */
+    bool truncated;           /* the header's TRUNCATED bit */
     bool oom;
 
     /* the PAG part being built (cpa/pag_build.h), or NULL; the procedures

@@ -208,9 +208,41 @@ static void finish_run(struct slave *s)
     slave_send_done(s->master, 0, ok);
 }
 
+/* A process that libips2 could not trace said why on its stderr, first
+ * thing ("ips2: cannot create trace files in DIR: No space left on
+ * device; running untraced"): that is a problem of the run, naming the
+ * real cause, since its trace is missing. */
+static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
+{
+    static const char said[] = "ips2: cannot ", tail[] = "; running untraced";
+    char path[PATH_MAX], head[4096], text[4200];
+    snprintf(path, sizeof path, "%s/%s.%d.stderr", s->output_dir, end->app, end->index);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    head[n > 0 ? n : 0] = '\0';
+    for (char *line = head, *next; *line; line = next) {
+        size_t len = strcspn(line, "\n");
+        next = line + len + (line[len] != '\0');
+        line[len] = '\0';
+        size_t t = sizeof tail - 1;
+        if (strncmp(line, said, sizeof said - 1) == 0 && len > t &&
+            strcmp(line + len - t, tail) == 0) {
+            snprintf(text, sizeof text, "%s.%d (pid %d): not traced: %.*s", end->app, end->index,
+                     (int)end->pid, (int)(len - t - 6), line + 6);
+            problem(s, text);
+            return;
+        }
+    }
+}
+
 static void on_end(void *arg, const struct slave_proc_end *end)
 {
     struct slave *s = arg;
+    if (end->pid != 0 && end->how != IPS2_PROC_FAILED)
+        untraced_problem(s, end);
     slave_send_exited(s->master, end);
     s->ended++;
     progress(s, IPS2_STAGE_RUNNING, s->ended, (int64_t)s->nprocs);

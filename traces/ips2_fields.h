@@ -67,6 +67,9 @@ enum ips2_field_role {
     X(k, PTHREAD, "pthread", 1, 1, VALUE)
 #define IPS2_FIELDS_JOIN_END(X, k) X(k, RESULT, "result", 0, 1, ERROR)
 #define IPS2_FIELDS_EXEC(X, k)     X(k, PATH, "path", 0, 0, STRING)
+#define IPS2_FIELDS_LOST(X, k)                                                                     \
+    X(k, ERRNO, "errno", 0, 1, ERROR)                                                              \
+    X(k, TID, "tid", 1, 1, TID)
 #define IPS2_FIELDS_MODULE(X, k)                                                                   \
     X(k, START, "start", 0, 1, ADDRESS)                                                            \
     X(k, END, "end", 1, 1, ADDRESS)                                                                \
@@ -264,7 +267,7 @@ enum ips2_field_role {
     K(EXEC, NULL, VALUE, IPS2_FIELDS_EXEC)                                                         \
     K(EXEC_FAILED, "errno", ERROR, IPS2_FIELDS_NONE)                                               \
     K(MODULE, "bias", ADDRESS, IPS2_FIELDS_MODULE)                                                 \
-    K(LOST, "records", VALUE, IPS2_FIELDS_NONE)                                                    \
+    K(LOST, "records", VALUE, IPS2_FIELDS_LOST)                                                    \
     K(SYNC_OBJECT, "object", OBJECT, IPS2_FIELDS_SYNC_OBJECT)                                      \
     K(SYNC_INIT, "object", OBJECT, IPS2_FIELDS_SYNC_INIT)                                          \
     K(SYNC_DESTROY, "object", OBJECT, IPS2_FIELDS_SYNC_DESTROY)                                    \

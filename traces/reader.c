@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ips2_file.h"
 #include "ips2_reader.h"
 #include "reader_internal.h"
 #include "ticks.h"
@@ -1101,9 +1102,12 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
         return NULL;
     }
     r->flags = flags;
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    r->fd = ips2_file_open(path, &st); /* a FIFO or a device is refused, never read */
     if (r->fd < 0) {
-        if (err)
+        if (err && r->fd == -2)
+            snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a regular file, found %s", path,
+                     ips2_file_kind(st.st_mode));
+        else if (err)
             snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a readable file, cannot open: %s",
                      path, strerror(errno));
         free(r->path);
@@ -1113,7 +1117,7 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
     /* A small file gets a small window: many small streams are common (one
      * per thread) and a fuzzer opens thousands a second. */
     r->cap = READ_BUF;
-    if (fstat(r->fd, &st) == 0 && st.st_size < (off_t)READ_BUF)
+    if (st.st_size < (off_t)READ_BUF)
         r->cap = st.st_size > (off_t)READ_BUF_MIN ? (size_t)st.st_size : READ_BUF_MIN;
     /* Page-aligned: the kernel copies into a misaligned window (a large
      * malloc() is 16 bytes into its pages) at a third of the speed. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ips2_error.h"
+#include "ips2_file.h"
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "ips2_trace_dir.h"
 
@@ -68,16 +69,6 @@ static bool is_ext_name(const char *name)
 {
     size_t n = strlen(name), s = sizeof(EXT_SUFFIX) - 1;
     return n > s && strcmp(name + n - s, EXT_SUFFIX) == 0;
-}
-
-static const char *type_name(mode_t mode)
-{
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISSOCK(mode) ? "a socket"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-                            : "a special file";
 }
 
 /* ---- the listing ----------------------------------------------------- */
@@ -155,7 +146,7 @@ static bool add_entry(struct ips2_trace_dir *td, const char *name, size_t *cap_s
     char *path;
     if (asprintf(&path, "%s/%s", td->dir, name) < 0)
         return false;
-    if (!stream)
+    if (!stream) /* its reader checks its type */
         return add_string(&td->ext_files, &td->next_files, cap_ext, path);
 
     struct stat st;
@@ -166,7 +157,7 @@ static bool add_entry(struct ips2_trace_dir *td, const char *name, size_t *cap_s
     if (!S_ISREG(st.st_mode)) {
         char *problem;
         int rc = asprintf(&problem, "%s: expected a regular file, found %s", path,
-                          type_name(st.st_mode));
+                          ips2_file_kind(st.st_mode));
         free(path);
         return rc >= 0 && add_string(&td->problems, &td->nproblems, cap_problems, problem);
     }
@@ -261,7 +252,8 @@ size_t ips2_trace_dir_image_end(const struct ips2_trace_dir *td, size_t first)
 
 bool ips2_trace_stream_header(const char *path, struct ips2_file_header *h)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = ips2_file_open(path, &st);
     bool ok = false;
 
     if (fd < 0)

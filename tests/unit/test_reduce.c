@@ -635,6 +635,102 @@ static void test_fork_child_killed(void **state)
     ips2_reductions_free(r);
 }
 
+/* ---- what the writer lost ---------------------------------------------- */
+
+/* Sets bits of a written stream's feature mask. */
+static void add_features(const char *d, const char *name, uint64_t bits)
+{
+    char path[1200];
+    uint64_t features;
+
+    snprintf(path, sizeof(path), "%s/%s", d, name);
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    off_t at = offsetof(struct ips2_file_header, features);
+    assert_true(pread(fd, &features, 8, at) == 8);
+    features |= bits;
+    assert_true(pwrite(fd, &features, 8, at) == 8);
+    close(fd);
+}
+
+static void lost(struct ips2_writer *w, uint64_t t, uint64_t records, const uint64_t *x,
+                 unsigned nx)
+{
+    assert_int_equal(ips2_writer_emit(w, IPS2_EV_LOST, t, 0, 0, records, x, nx), 0);
+}
+
+/* Process 500: thread 500's stream was cut (ENOSPC, TRUNCATED), thread 501
+ * lost events of signal handlers, thread 502 got no stream (EMFILE, in
+ * two LOST records of the process stream), thread 503's stream has only
+ * the TRUNCATED bit, and the process has no channel table. */
+static void write_losses(const char *d)
+{
+    const uint64_t cut[1] = {28}, nostream[2] = {24, 502}, table[2] = {28, 0};
+
+    struct ips2_writer *w = stream(d, "500.0.500.raw", IPS2_STREAM_THREAD, 500, 500, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 1000, 0, 0, 1000);
+    ev1(w, IPS2_EV_PROC_START, 1000, 0, IPS2_START_INITIAL, 1);
+    ev(w, IPS2_EV_ENTER, 1100, 50, A_MAIN);
+    ev(w, IPS2_EV_EXIT, 1500, 300, A_MAIN);
+    lost(w, 1600, 2, NULL, 0);
+    ev(w, IPS2_EV_ENTER, 1700, 350, A_A);
+    lost(w, 1800, 1234, cut, 1);
+    done(w);
+    add_features(d, "500.0.500.raw", IPS2_FEAT_TRUNCATED);
+
+    w = stream(d, "500.0.501.raw", IPS2_STREAM_THREAD, 500, 501, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 1000, 0, 0, 1000);
+    ev(w, IPS2_EV_ENTER, 1100, 50, A_B);
+    lost(w, 1200, 3, NULL, 0);
+    ev(w, IPS2_EV_EXIT, 1300, 100, A_B);
+    ev1(w, IPS2_EV_PROC_EXIT, 2000, 120, IPS2_EXIT_RETURN, 0);
+    done(w);
+
+    w = stream(d, "500.0.503.raw", IPS2_STREAM_THREAD, 500, 503, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 1000, 0, 0, 1000);
+    done(w);
+    add_features(d, "500.0.503.raw", IPS2_FEAT_TRUNCATED);
+
+    w = stream(d, "500.0.proc.raw", IPS2_STREAM_PROCESS, 500, 0, &MONO_EXACT);
+    lost(w, 1000, 0, table, 2);
+    lost(w, 1050, 40, nostream, 2);
+    lost(w, 1900, 2, nostream, 2);
+    done(w);
+}
+
+static const char *const LOSSES[] = {
+    "process 500 (app): thread 500: trace stream cut: 1236 events lost: No space left on device",
+    "process 500 (app): thread 501: 3 events lost while tracing (events of signal handlers)",
+    "process 500 (app): thread 503: trace stream truncated: events lost, how many not recorded",
+    "process 500 (app): no channel table (No space left on device): byte offsets of channels "
+    "shared with other processes may not pair",
+    "process 500 (app): thread 502: no trace stream: 42 events lost: Too many open files",
+};
+
+static void check_losses(const struct ips2_reductions *r)
+{
+    print_problems(r);
+    assert_int_equal(r->nproblems, sizeof(LOSSES) / sizeof(*LOSSES));
+    for (size_t i = 0; i < r->nproblems; i++)
+        assert_string_equal(S(r, r->problems[i]), LOSSES[i]);
+}
+
+/* Every loss is one problem naming the process, the thread, how many
+ * events and why; a phase (which re-reduces) names the same. */
+static void test_losses(void **state)
+{
+    const char *d = new_dir("losses");
+
+    write_losses(d);
+    struct ips2_reductions *r = reduce(d);
+    check_losses(r);
+    assert_int_equal(r->processes[0].exit_how, IPS2_EXIT_RETURN);
+    ips2_reductions_free(r);
+    r = reduce_opts(d, 1250, 1300, 0);
+    check_losses(r);
+    ips2_reductions_free(r);
+}
+
 /* A join's wait is synchronisation waiting of the procedure that joins. */
 static void test_join_wait(void **state)
 {
@@ -1317,6 +1413,7 @@ int main(void)
         cmocka_unit_test(test_recursion),
         cmocka_unit_test(test_unwind),
         cmocka_unit_test(test_fork_child_killed),
+        cmocka_unit_test(test_losses),
         cmocka_unit_test(test_join_wait),
         cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_sync),
