@@ -103,6 +103,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   npt         normalized processor time profile (-level process or procedure)
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
+  objects     the synchronisation objects waited for under a node, by their names
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
@@ -686,9 +687,9 @@ proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
         cp-imbalance}
-    # the message patterns' tables (report --help lists them) stay out of
-    # the mistake's list, which tests compare as it was
-    if {$table ni $tables && $table ni {messages master-worker}} {
+    # the message patterns' tables and objects (report --help lists them)
+    # stay out of the mistake's list, which tests compare as it was
+    if {$table ni $tables && $table ni {objects messages master-worker}} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]
@@ -721,6 +722,7 @@ proc ::ips2::cli::CmdReport {words opts} {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
             phases - problems { set t [$session table $table] }
+            objects { set t [$session objects $node {*}$phase] }
             messages - master-worker {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
                 set t [$session messages -app [Opt $opts -app ""] {*}$phase -table $which]
