@@ -208,7 +208,7 @@ static const struct hyp {
     [H_BLOCKING] = {"excessiveBlockingTime", H_SYNC, T_BLOCKING, K_HIGH_SYNC, false, true,
                     W_PLACE | W(IPS2_H_CODE) | W(IPS2_H_SYNC), IPS2_H_SYNC},
     [H_HOTSYNC] = {"hotSync", H_BLOCKING, T_HOTSYNC, K_HOT_SYNC, false, true,
-                   W(IPS2_H_SYNC) | W(IPS2_H_PROCESS) | W(IPS2_H_CODE), IPS2_H_SYNC},
+                   W(IPS2_H_SYNC) | W(IPS2_H_CODE), IPS2_H_SYNC},
     [H_RATES] = {"excessiveSyncRates", H_SYNC, T_SYNCRATE, K_SYNC_RATE, false, false,
                  W_PLACE | W(IPS2_H_CODE) | W(IPS2_H_SYNC), IPS2_H_SYNC},
     [H_REGION] = {"SyncRegionTooSmall", H_RATES, T_SMALLREGION, K_MIN_LOCK_SIZE, true, false,
@@ -545,7 +545,9 @@ static void setup_test(struct engine *e, struct node *x)
         add_comp(e, x, add_ctr(e, x, SM_SYNC_WAIT, &f), add_ctr(e, x, SM_ACTIVE, &a), -1, -1, 1);
         return;
     case T_HOTSYNC: {
-        int total = add_ctr(e, x, SM_SYNC_WAIT, &root);
+        /* the object's share of all the waiting of the focus's application */
+        struct sp_focus all = a;
+        int total = add_ctr(e, x, SM_SYNC_WAIT, &all);
         if (f.at[IPS2_H_SYNC] >= 0 && e->sp.res[f.at[IPS2_H_SYNC]].parent >= 0) {
             add_comp(e, x, add_ctr(e, x, SM_SYNC_WAIT, &f), total, -1, f.at[IPS2_H_SYNC], 1);
             return;
@@ -1218,8 +1220,9 @@ static void give_up(struct engine *e, int id, size_t b)
         num = x->comp[0].num;
         den = x->comp[0].den;
     }
-    /* notes §2.4 [DERIVED]: could the rest of the interval make it true? */
-    size_t rest = x->b1 > b + 1 ? x->b1 - b - 1 : 0;
+    /* notes §2.4 [DERIVED]: could what was not observed of its interval make it true? */
+    size_t span = x->b1 - x->b0, seen = (size_t)x->samples;
+    size_t rest = span > seen ? span - seen : 0; /* not observed: before it or after */
     double rest_den = x->samples > 0 ? den / x->samples * (double)rest : 0;
     bool concluded;
     if (is_static(hyps[x->hyp].test))
@@ -1323,7 +1326,7 @@ static void settle(struct engine *e)
         }
         if (x->parent < 0)
             continue;
-        if (x->state == IPS2_SHG_TRUE)
+        if (x->state == IPS2_SHG_TRUE || (any[i] & 1)) /* or true within an interval */
             any[x->parent] |= 1;
         else if (x->state == IPS2_SHG_TESTING || x->queued)
             any[x->parent] |= 2;

@@ -327,7 +327,9 @@ static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const str
         const char *kind = kind_name(o->kind, kb, sizeof(kb));
         if (o->thread != ref->row)
             continue;
-        if (o->id & IPS2_SYNC_KEY_SHARED)
+        if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
+            snprintf(name, sizeof(name), "%s", r->strings[o->name]);
+        else if (o->id & IPS2_SYNC_KEY_SHARED)
             snprintf(name, sizeof(name), "%s:0x%llx", kind, (unsigned long long)o->id);
         else
             snprintf(name, sizeof(name), "%s:0x%llx@%u", kind, (unsigned long long)o->id,
@@ -536,16 +538,25 @@ static void add_hist(const struct sp_space *sp, double *v, int64_t start, uint64
         ips2_hist_rebin(&g, start, width, n, values, scale);
 }
 
-static const struct ips2_red_hist *find_hist(const struct sp_space *sp, const struct sp_thread *t,
-                                             uint32_t proc, int metric)
+/* The thread's histogram of metric (proc and object IPS2_RED_NONE), its
+ * procedure row's, or its object row's. */
+static const struct ips2_red_hist *find_hist_of(const struct sp_space *sp,
+                                                const struct sp_thread *t, uint32_t proc,
+                                                uint32_t object, int metric)
 {
     const struct ips2_red_slot *s = &sp->m->slots[t->slot];
     for (uint32_t k = s->hist_at[t->row]; k < s->hist_at[t->row + 1]; k++) {
         const struct ips2_red_hist *h = &s->r->hists[s->hist_ix[k]];
-        if (h->proc == proc && h->metric == (uint32_t)metric)
+        if (h->proc == proc && h->object == object && h->metric == (uint32_t)metric)
             return h;
     }
     return NULL;
+}
+
+static const struct ips2_red_hist *find_hist(const struct sp_space *sp, const struct sp_thread *t,
+                                             uint32_t proc, int metric)
+{
+    return find_hist_of(sp, t, proc, IPS2_RED_NONE, metric);
 }
 
 static double hist_sum(const struct ips2_red_hist *h)
@@ -639,7 +650,14 @@ static void add_sync(const struct sp_space *sp, const struct sp_thread *t, int m
         if (!sp_within(sp, t->objs[i].res, sync))
             continue;
         double amount = metric == SM_SYNC_WAIT ? (double)o->wait_ns : (double)o->waits;
-        add_shaped(sp, t, IPS2_M_SYNC_WAIT, amount * share, v);
+        const struct ips2_red_hist *h =
+            find_hist_of(sp, t, IPS2_RED_NONE, t->objs[i].row, IPS2_M_SYNC_WAIT);
+        double sum = h ? hist_sum(h) : 0;
+        if (sum > 0) /* the object's own waits over time */
+            add_hist(sp, v, h->start_ns + t->shift, h->width_ns, h->nbuckets, h->v,
+                     amount * share / sum);
+        else
+            add_shaped(sp, t, IPS2_M_SYNC_WAIT, amount * share, v);
     }
 }
 
