@@ -1245,8 +1245,8 @@ static void give_up(struct engine *e, int id, size_t b)
                 x->value, x->threshold, x->samples);
     else
         set_why(e, x,
-                "given up after %d samples (sufficient observation time): %.4g not "
-                "beyond %.4g; not concluded false, its interval is tested below",
+                "given up after %d samples (sufficient observation time): %.4g not beyond "
+                "%.4g, not concluded false",
                 x->samples, x->value, x->threshold);
 }
 
