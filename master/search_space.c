@@ -479,9 +479,10 @@ int sp_build(struct sp_space *sp, struct ips2_model *m, const struct ips2_search
         const struct sp_thread *t = &sp->threads[i];
         const struct ips2_reductions *r = m->slots[t->slot].r;
         for (int k = 0; k < SM_COUNT; k++)
-            if (sm_red_metric[k] >= 0 && k != SM_FAULTS &&
+            if (sm_red_metric[k] >= 0 && k != SM_FAULTS && k != SM_SYNC_WAIT &&
                 r->threads[t->row].m[sm_red_metric[k]] > 0)
                 sp->has[k] = true;
+        sp->has[SM_SYNC_WAIT] = sp->has[SM_SYNC_WAIT] || t->nobjs; /* joins are not counted */
         if (t->nobjs)
             sp->has[SM_SYNC_OPS] = true;
     }
@@ -637,14 +638,6 @@ static void add_sync(const struct sp_space *sp, const struct sp_thread *t, int m
             return;
         share = (double)r->procs[p->row].m[IPS2_M_SYNC_WAIT] / thread_wait;
     }
-    if (sync < 0 && metric == SM_SYNC_WAIT && code < 0) {
-        add_thread_metric(sp, t, IPS2_M_SYNC_WAIT, v);
-        return;
-    }
-    if (sync < 0 && metric == SM_SYNC_WAIT) {
-        add_shaped(sp, t, IPS2_M_SYNC_WAIT, thread_wait * share, v);
-        return;
-    }
     for (size_t i = 0; i < t->nobjs; i++) {
         const struct ips2_red_object *o = &r->objects[t->objs[i].row];
         if (!sp_within(sp, t->objs[i].res, sync))
@@ -721,6 +714,30 @@ static void add_faults(const struct sp_space *sp, const struct sp_focus *f, doub
     }
 }
 
+/* The thread's attempted parallelism: its life, less the time it waited
+ * for other threads or processes to end (joins, waitpid: the waits of
+ * SYNC_WAIT that are on no object). */
+static int add_active(const struct sp_space *sp, const struct sp_thread *t, double *v)
+{
+    int64_t s = t->start, e = t->end;
+    double *all = calloc(3 * sp->nb, sizeof(double)), *objs = all + sp->nb, *alive = objs + sp->nb;
+
+    if (all == NULL)
+        return -1;
+    if (e > s) {
+        add_thread_metric(sp, t, IPS2_M_SYNC_WAIT, all);
+        add_sync(sp, t, SM_SYNC_WAIT, -1, -1, objs);
+        add_even(sp, alive, s, e,
+                 (double)((e < sp->to ? e : sp->to) - (s > sp->from ? s : sp->from)));
+        for (size_t b = 0; b < sp->nb; b++) {
+            double a = alive[b] - (all[b] > objs[b] ? all[b] - objs[b] : 0);
+            v[b] += a > 0 ? a : 0;
+        }
+    }
+    free(all);
+    return 0;
+}
+
 int sp_series(const struct sp_space *sp, int metric, const struct sp_focus *f, double *v)
 {
     int code = f->at[IPS2_H_CODE], sync = f->at[IPS2_H_SYNC];
@@ -758,10 +775,8 @@ int sp_series(const struct sp_space *sp, int metric, const struct sp_focus *f, d
         if (!sp_thread_in(sp, t, f))
             continue;
         if (metric == SM_ACTIVE) {
-            int64_t s = t->start, e = t->end;
-            if (e > s)
-                add_even(sp, v, s, e,
-                         (double)((e < sp->to ? e : sp->to) - (s > sp->from ? s : sp->from)));
+            if (add_active(sp, t, v) != 0)
+                return -1;
             continue;
         }
         if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) {
