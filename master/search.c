@@ -1122,6 +1122,43 @@ static void stop(struct engine *e, int id, size_t b)
         }
 }
 
+static void dequeue(struct engine *e, int id);
+
+/* A test on the critical path or the message waits: its value does not
+ * change with time, so it is decided at once, and so are its
+ * refinements. */
+static void decide_static(struct engine *e, int id, size_t b)
+{
+    struct node *x = &e->n[id];
+    if (!holds(x, x->value, x->threshold)) {
+        x->state = IPS2_SHG_FALSE;
+        set_why(e, x, "false: %.4g not beyond %.4g (from the %s, whole interval)", x->value,
+                x->threshold,
+                hyps[x->hyp].test == T_LIMITED ? "inter-application critical path"
+                                               : "message waits");
+        return;
+    }
+    char tk[200], fk[128];
+    x->state = IPS2_SHG_TRUE;
+    x->true_b = b;
+    x->enable_b = x->b0;
+    set_why(e, x, "true: %.4g > %.4g (from the %s, whole interval); refined", x->value,
+            x->threshold,
+            hyps[x->hyp].test == T_LIMITED ? "inter-application critical path" : "message waits");
+    sp_focus_key(&x->f, fk, sizeof(fk));
+    snprintf(tk, sizeof(tk), "%d|%s", x->hyp, fk);
+    smap_put(&e->truemap, tk, 1);
+    size_t before = e->nn;
+    expand(e, id, b);
+    for (size_t c = before; c < e->nn; c++)
+        if (e->n[c].queued && e->n[c].parent == id && is_static(hyps[e->n[c].hyp].test)) {
+            dequeue(e, (int)c);
+            e->n[c].setup = true;
+            e->n[c].value = static_value(e, &e->n[c]);
+            decide_static(e, (int)c, b);
+        }
+}
+
 static void start(struct engine *e, int id, size_t b)
 {
     struct node *x = &e->n[id];
@@ -1129,6 +1166,10 @@ static void start(struct engine *e, int id, size_t b)
     if (!x->setup)
         setup_test(e, x);
     x = &e->n[id];
+    if (is_static(hyps[x->hyp].test)) {
+        decide_static(e, id, b);
+        return;
+    }
     x->state = IPS2_SHG_TESTING;
     x->enable_b = b;
     x->samples = 0;
