@@ -816,11 +816,9 @@ int sp_series(const struct sp_space *sp, int metric, const struct sp_focus *f, d
                 return -1;
             continue;
         }
-        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) {
-            if (sync >= 0 || metric == SM_SYNC_OPS || code >= 0) {
-                add_sync(sp, t, metric, sync, code, v);
-                continue;
-            }
+        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) { /* waits on objects */
+            add_sync(sp, t, metric, sync, code, v);
+            continue;
         } else if (sync >= 0) {
             continue;
         }
