@@ -913,6 +913,33 @@ static void test_load_compensation(void **state)
     }
 }
 
+/* Ordering: one test at a time, one sample each.  cpuBound at the root is
+ * true at the first sample; of its refinements compute (hinted: Code,
+ * then by name) is tested first, at the second sample; ignored, after
+ * main, at the third. */
+static void test_ignore_order(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.95);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    const char *ignore[] = {"compute"};
+    for (int ignored = 0; ignored < 2; ignored++) {
+        struct ips2_search_options o;
+        ips2_search_options_init(&o);
+        o.max_eval = 1;
+        o.min_samples = 1;
+        o.sufficient_samples = 1;
+        o.ignore = ignore;
+        o.nignore = ignored ? 1 : 0;
+        struct ips2_search_result *res = search(m, &o);
+        const struct ips2_shg_node *n = find_node(res, "cpuBound", "compute");
+        assert_non_null(n);
+        assert_non_null(strstr(n->why, ignored ? "true at 0.300 s" : "true at 0.200 s"));
+        ips2_search_result_free(res);
+    }
+    ips2_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -936,6 +963,7 @@ int main(void)
         cmocka_unit_test(test_master_worker),
         cmocka_unit_test(test_late_receiver),
         cmocka_unit_test(test_load_compensation),
+        cmocka_unit_test(test_ignore_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
