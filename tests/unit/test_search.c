@@ -507,6 +507,22 @@ static void test_page_fault_burst(void **state)
     assert_non_null(b->evidence);
     assert_int_equal(b->evidence->nrows, 20);
     ips2_search_result_free(res);
+
+    /* restricted to [2 s, 5 s): the burst's end, and nothing before 2 s */
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.from_ns = 20 * W;
+    o.to_ns = END_NS;
+    res = search(m, &o);
+    assert_int_equal(res->nbuckets, 30);
+    assert_int_equal(res->start_ns, 20 * W);
+    b = find_bottleneck(res, "tooManyPageFaults");
+    assert_non_null(b);
+    assert_int_equal(b->start_ns, 20 * W);
+    assert_int_equal(b->end_ns, 30 * W);
+    for (size_t i = 0; i < res->nshg; i++)
+        assert_true(res->shg[i].start_ns >= 20 * W && res->shg[i].end_ns <= END_NS);
+    ips2_search_result_free(res);
     ips2_model_free(m);
 }
 
