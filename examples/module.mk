@@ -50,3 +50,6 @@ $(B)/examples/search/%: examples/search/%.c examples/workloads/cpuwork.h \
 	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $< $(SEARCH_LIBS_$*)
 
 all: $(SEARCH_PROGS)
+
+# bench/run-search runs some of them beside bench/calls.c.
+bench: $(SEARCH_PROGS)
