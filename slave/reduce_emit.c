@@ -75,6 +75,7 @@ static uint32_t emit_hist(struct red_build *b, const struct rt *r, uint32_t thre
         return IPS2_RED_NONE;
     row->thread = thread;
     row->proc = proc;
+    row->object = IPS2_RED_NONE;
     row->metric = metric;
     row->start_ns = r->geom.start;
     row->width_ns = r->geom.width;
@@ -232,5 +233,6 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
         o->waits = r->objects[i].waits;
         o->wait_ns = r->objects[i].wait_ns;
         o->spin_ns = r->objects[i].spin_ns;
+        o->name = IPS2_RED_NONE;
     }
 }

@@ -263,6 +263,7 @@ static void add_object(struct ips2_reductions *r, uint32_t kind, uint64_t id, ui
     o->waits = waits;
     o->wait_ns = wait_ns;
     o->spin_ns = spin_ns;
+    o->name = IPS2_RED_NONE;
 }
 
 /* Two threads of process 1 wait for its mutex at 0x1000; process 2 has a
