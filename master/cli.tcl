@@ -5,7 +5,8 @@
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
-#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path)
+#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path;
+#        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
 #   ips2 sessions ?DIR?
@@ -71,7 +72,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
-                -app {APP "cp tables: the application of an intra or inter critical path"}
+                -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -92,7 +93,10 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
               took no time (the diffusion run again without it)
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
-  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)"
+  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
+  messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
+  master-worker  master-worker groups (-app, -phase): each worker's busy time and waits,
+              the group's imbalance (max - mean busy) / max busy"
         }
         tree {
             summary "print the logical and physical trees of a session"
@@ -560,7 +564,7 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
-        cp-imbalance}
+        cp-imbalance messages master-worker}
     if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
     set format [Format $opts {text csv json}]
     set session [Open $dir [expr {$table eq "problems"}]]
@@ -592,6 +596,10 @@ proc ::ips2::cli::CmdReport {words opts} {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
             phases - problems { set t [$session table $table] }
+            messages - master-worker {
+                set which [expr {$table eq "messages" ? "channels" : "groups"}]
+                set t [$session messages -app [Opt $opts -app ""] {*}$phase -table $which]
+            }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return

@@ -94,7 +94,8 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 # subcommands and ips2::cpa (tcl_cpa.c, tcl_async.c).  Linked with
 # libips2cpa.a (in SLAVE_LIBS).
 MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
-                   master/query_thread.c master/tcl_cpa.c master/tcl_async.c
+                   master/query_thread.c master/tcl_cpa.c master/tcl_async.c master/msg_waits.c \
+                   master/tcl_msg_waits.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
@@ -107,6 +108,13 @@ MASTER_CPA_CORE_OBJS := $(filter-out $(B)/obj/master/tcl_%,$(MASTER_CPA_OBJS)) \
 $(B)/obj/tests/unit/test_cp_session.o: CFLAGS_COMMON += -Imaster
 $(B)/tests/unit/test_cp_session: $(B)/obj/tests/unit/test_cp_session.o $(MASTER_CORE_OBJS) \
                                   $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
+	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
+# Unit test of the message patterns (msg_waits.c) on constructed PAGs.
+$(B)/obj/tests/unit/test_msg_waits.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_msg_waits: $(B)/obj/tests/unit/test_msg_waits.o $(MASTER_CORE_OBJS) \
+                                 $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
 	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
