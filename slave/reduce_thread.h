@@ -35,6 +35,11 @@
 #define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* The interaction metrics each procedure has a histogram of, beside its
+ * CPU: rt_proc_hist_metrics[slot] is the metric of procs[i].mhist[slot]. */
+enum { RT_PROC_HISTS = 7 };
+extern const uint8_t rt_proc_hist_metrics[RT_PROC_HISTS];
+
 struct rt_proc {
     uint64_t addr;
     uint64_t m[IPS2_M_COUNT]; /* exclusive values; CALLS = calls */
@@ -42,14 +47,16 @@ struct rt_proc {
     uint64_t snap_cpu; /* m[CPU] at the start of the current bucket */
     uint32_t active;   /* activations on the stack */
     uint32_t last_caller, last_arc;
-    struct red_hist hist; /* exclusive CPU per bucket */
-    uint64_t pag_snap;    /* m[CPU] at the PAG's latest node */
-    bool pag_mark;        /* in pag_dirty */
+    bool pag_mark;          /* in pag_dirty */
+    struct red_hist hist;   /* exclusive CPU per bucket */
+    struct red_hist *mhist; /* NULL, or RT_PROC_HISTS: interaction metrics */
+    uint64_t pag_snap;      /* m[CPU] at the PAG's latest node */
 };
 
 struct rt_arc {
     uint32_t caller, callee; /* proc indexes; caller 0 = <spontaneous> */
     uint64_t count, child_cpu;
+    uint64_t snap_count; /* count at the start of the current bucket */
 };
 
 struct rt_frame {
@@ -64,6 +71,7 @@ struct rt_object {
     uint32_t kind;
     uint64_t id;
     uint64_t waits, wait_ns, spin_ns;
+    struct red_hist hist; /* wait_ns per bucket */
 };
 
 /* What type a sync-object or sync-init event gave an object key. */

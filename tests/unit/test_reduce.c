@@ -827,6 +827,107 @@ static void test_sync(void **state)
     ips2_reductions_free(r);
 }
 
+/* The histogram of one metric of a procedure of a thread, or NULL. */
+static const struct ips2_red_hist *proc_hist_of(const struct ips2_reductions *r, uint32_t tid,
+                                                const char *proc, unsigned metric)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+    uint32_t p = (uint32_t)(proc_of(r, tid, proc) - r->procs);
+
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].thread == t && r->hists[i].proc == p && r->hists[i].metric == metric)
+            return &r->hists[i];
+    return NULL;
+}
+
+/* The histogram of an object row, which must be the only one. */
+static const struct ips2_red_hist *object_hist_of(const struct ips2_reductions *r,
+                                                  const struct ips2_red_object *o)
+{
+    const struct ips2_red_hist *found = NULL;
+    uint32_t row = (uint32_t)(o - r->objects);
+
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].object == row) {
+            assert_null(found);
+            found = &r->hists[i];
+        }
+    assert_non_null(found);
+    assert_int_equal(found->thread, o->thread);
+    assert_int_equal(found->proc, IPS2_RED_NONE);
+    assert_int_equal(found->metric, IPS2_M_SYNC_WAIT);
+    return found;
+}
+
+static void check_buckets(const struct ips2_red_hist *h, const double *want, uint32_t n)
+{
+    assert_non_null(h);
+    assert_int_equal(h->nbuckets, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (h->v[i] != want[i])
+            fail_msg("bucket %u: %g, expected %g", i, h->v[i], want[i]);
+}
+
+/* Histograms per procedure of the interaction metrics (and calls) that
+ * occurred, per object of its waits, on the thread's grid: buckets of
+ * 1000 ns from 0; the thread's own histograms are as before. */
+static void test_proc_object_histograms(void **state)
+{
+    const char *d = new_dir("prochist");
+    const uint64_t x = 0x7000, y = 0x8000;
+    struct ips2_writer *w = stream(d, "970.0.970.raw", IPS2_STREAM_THREAD, 970, 970, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    /* lock-acquired: release seq seen, wait start, CPU at start (no spin) */
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 1500, 10, x, (uint64_t[]){1, 500, 10}, 3);
+    ev(w, IPS2_EV_ENTER, 1600, 20, A_A);
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 2600, 30, y, (uint64_t[]){1, 1700, 30}, 3);
+    /* FILE_WRITE: offset, bytes, errno, start, call, type */
+    evx(w, IPS2_EV_FILE_WRITE, 2800, 40, 5,
+        (uint64_t[]){0, 4096, 0, 2700, IPS2_IO_WRITE, IPS2_CHAN_FILE}, 6);
+    ev(w, IPS2_EV_EXIT, 2900, 50, A_A);
+    ev(w, IPS2_EV_ENTER, 3100, 60, A_A);
+    ev(w, IPS2_EV_EXIT, 3200, 70, A_A);
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 3500, 80, x, (uint64_t[]){2, 3300, 80}, 3);
+    ev(w, IPS2_EV_EXIT, 4000, 90, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 4000, 90, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 970, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 1000);
+    check_buckets(hist_of(r, 970, NULL, IPS2_M_SYNC_WAIT), (double[]){500, 800, 600, 200}, 4);
+    check_buckets(proc_hist_of(r, 970, "proc_main", IPS2_M_SYNC_WAIT), (double[]){500, 500, 0, 200},
+                  4);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_SYNC_WAIT), (double[]){0, 300, 600}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_TIME), (double[]){0, 0, 100}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_OPS), (double[]){0, 0, 1}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_BYTES), (double[]){0, 0, 4096}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_CALLS), (double[]){0, 1, 0, 1}, 4);
+    check_buckets(proc_hist_of(r, 970, "proc_main", IPS2_M_CALLS), (double[]){1}, 1);
+    /* only what occurred */
+    assert_null(proc_hist_of(r, 970, "proc_a", IPS2_M_MSG_WAIT));
+    assert_null(proc_hist_of(r, 970, "proc_a", IPS2_M_SEEK_TIME));
+    assert_null(proc_hist_of(r, 970, "proc_main", IPS2_M_IO_OPS));
+
+    const struct ips2_red_object *ox = object_of(r, 970, x), *oy = object_of(r, 970, y);
+    assert_int_equal(ox->wait_ns, 1200);
+    check_buckets(object_hist_of(r, ox), (double[]){500, 500, 0, 200}, 4);
+    check_buckets(object_hist_of(r, oy), (double[]){0, 300, 600}, 3);
+    assert_int_equal(object_hist_of(r, ox)->start_ns, 0);
+    assert_int_equal(object_hist_of(r, ox)->width_ns, 1000);
+    ips2_reductions_free(r);
+
+    /* a phase clips them like the rest: [1000, 3000) */
+    r = reduce_opts(d, 1000, 3000, 1000);
+    ox = object_of(r, 970, x);
+    assert_int_equal(ox->wait_ns, 500);
+    check_buckets(object_hist_of(r, ox), (double[]){500}, 1);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_SYNC_WAIT), (double[]){300, 600}, 2);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_CALLS), (double[]){1}, 1);
+    ips2_reductions_free(r);
+}
+
 /* A damaged stream is reduced up to the damage; the error names the file
  * and byte offset; other streams are complete. */
 static void test_damaged(void **state)
@@ -1122,6 +1223,7 @@ int main(void)
         cmocka_unit_test(test_join_wait),
         cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_sync),
+        cmocka_unit_test(test_proc_object_histograms),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),
