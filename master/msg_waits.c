@@ -686,7 +686,7 @@ struct ips2_table *msg_waits_channel_table(const struct msg_waits *w, char *err)
     static const char *const names[] = {"channel",       "transport", "sender",       "receiver",
                                         "messages",      "bytes",     "receive_wait", "late_sender",
                                         "late_receiver", "first",     "last"};
-    static const char *const units[] = {"", "", "", "", "", "bytes", "ns", "ns", "ns", "ns", "ns"};
+    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "ns", "ns", "ns"};
     struct ips2_table *t = new_table(names, units, 11);
     for (size_t i = 0; t != NULL && i < w->nchannels; i++) {
         const struct msg_channel *c = &w->channels[i];
