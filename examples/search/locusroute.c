@@ -3,7 +3,8 @@
  * router) for the search workload locusroute.tcl.  route_wires() routes W
  * wires over a cost grid: for every wire it tries each candidate
  * two-bend route, and for every cell along a route calls cell_cost() and
- * is_blocked(), procedures of a few instructions; the best route's cells
+ * is_blocked(), procedures of a few instructions that both look the cell
+ * up with cell_at(); the best route's cells
  * are then charged in the grid (occupy()).  So the program makes millions
  * of procedure calls a second, and tracing each call costs more than the
  * call's own work, which is what the thesis's LocusRoute ran into.  The
@@ -12,7 +13,7 @@
  *   locusroute -wires W -grid G
  *
  * Truth: instBottleneck, the procedures that cost most to trace being
- * cell_cost and is_blocked.  Exit status 0, 2 for bad usage.
+ * cell_at, cell_cost and is_blocked.  Exit status 0, 2 for bad usage.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +30,19 @@ struct wire {
 static unsigned char grid_cost[MAXGRID][MAXGRID];
 static int grid = 64;
 
+__attribute__((noinline)) static unsigned char *cell_at(int x, int y)
+{
+    return &grid_cost[y][x];
+}
+
 __attribute__((noinline)) static int cell_cost(int x, int y)
 {
-    return grid_cost[y][x] + 1;
+    return *cell_at(x, y) + 1;
 }
 
 __attribute__((noinline)) static int is_blocked(int x, int y)
 {
-    return grid_cost[y][x] > 250;
+    return *cell_at(x, y) > 250;
 }
 
 __attribute__((noinline)) static void occupy(int x, int y)
@@ -110,7 +116,7 @@ __attribute__((noinline)) static long route_wires(const struct wire *wires, int 
 
 int main(int argc, char **argv)
 {
-    int nwires = 1500;
+    int nwires = 1000;
     const struct opt opts[] = {
         {"-wires", OPT_INT, &nwires},
         {"-grid", OPT_INT, &grid},
