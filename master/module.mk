@@ -120,3 +120,22 @@ $(B)/tests/unit/test_msg_waits: $(B)/obj/tests/unit/test_msg_waits.o $(MASTER_CO
 	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa
+
+# --- the W3 search (issue 11): a Tcl-free core (search.c, search_space.c,
+# search_explain.c; search.h) over the model, the critical path's
+# profiles and the message waits (msg_waits.c), and its binding
+# `$session search` (tcl_search.c).
+MASTER_SEARCH_SRCS := master/search.c master/search_space.c master/search_explain.c
+MASTER_SEARCH_OBJS := $(MASTER_SEARCH_SRCS:%.c=$(B)/obj/%.o)
+$(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o: | $(TRACE_HEADERS)
+MASTER_TCL_OBJS += $(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o
+$(MASTER_PKG_LIB): $(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o
+# Its unit tests: constructed models and sample streams, no Tcl (linked
+# as test_cp_session is, for msg_waits.c's tables).
+SEARCH_TESTS := $(B)/tests/unit/test_search
+$(SEARCH_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster
+$(SEARCH_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_SEARCH_OBJS) \
+                 $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_SEARCH_OBJS) $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) \
+	    $(PROTO_LIB) $(SLAVE_LIBS) -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm

@@ -299,6 +299,8 @@ static const struct Subcommand {
                    {"cp-path", Ips2CpaCmd, -1, 0, NULL},
                    {"cp-imbalance", Ips2CpaCmd, -1, 0, NULL},
                    {"timeline", Ips2CpaCmd, -1, 0, NULL},
+                   /* the W3 search: tcl_search.c */
+                   {"search", Ips2SearchCmd, -1, 0, NULL},
                    /* asynchronous queries: tcl_async.c */
                    {"async", Ips2AsyncCmd, 2, 2, "words callback"},
                    {"cancel", Ips2CancelCmd, 0, 1, "?id?"},

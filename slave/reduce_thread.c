@@ -98,6 +98,11 @@ void rt_free(struct rt *r)
     free(r->stack);
     free(r->objects);
     free(r->types);
+    for (uint32_t i = 0; i < r->nfacts; i++)
+        free(r->facts[i].name);
+    free(r->facts);
+    free(r->fact_key);
+    free(r->fact_val);
     free(r->pag_dirty);
     memset(r, 0, sizeof(*r));
 }
@@ -552,6 +557,69 @@ void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
     r->types[r->ntypes].key = key;
     r->types[r->ntypes].type = type;
     r->ntypes++;
+}
+
+static uint32_t fact_slot(uint64_t k, uint32_t mask)
+{
+    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+/* Rebuilds the fact table with twice the slots (256 at first). */
+static bool fact_map_grow(struct rt *r)
+{
+    uint32_t mask = r->fact_mask ? r->fact_mask * 2 + 1 : 255;
+    uint64_t *key = calloc((size_t)mask + 1, sizeof(*key));
+    uint32_t *val = calloc((size_t)mask + 1, sizeof(*val));
+
+    if (!key || !val || mask < r->fact_mask) {
+        free(key);
+        free(val);
+        return false;
+    }
+    for (uint32_t i = 0; r->fact_key && i <= r->fact_mask; i++) {
+        if (!r->fact_key[i])
+            continue;
+        uint32_t j = fact_slot(r->fact_key[i], mask);
+        while (key[j])
+            j = (j + 1) & mask;
+        key[j] = r->fact_key[i];
+        val[j] = r->fact_val[i];
+    }
+    free(r->fact_key);
+    free(r->fact_val);
+    r->fact_key = key;
+    r->fact_val = val;
+    r->fact_mask = mask;
+    return true;
+}
+
+void rt_note_fact(struct rt *r, const struct rt_fact *f)
+{
+    uint64_t k = (f->key << 1 | f->init) + 1;
+
+    if ((r->nfacts + 1) * 2 > r->fact_mask + 1 && !fact_map_grow(r))
+        goto oom;
+    uint32_t i = fact_slot(k, r->fact_mask);
+    for (; r->fact_key[i]; i = (i + 1) & r->fact_mask)
+        if (r->fact_key[i] == k) {
+            struct rt_fact *had = &r->facts[r->fact_val[i]];
+            if (f->name) {
+                free(had->name);
+                had->name = f->name;
+            }
+            if (!had->address)
+                had->address = f->address;
+            return;
+        }
+    if (r->nfacts == r->cap_facts && !grow((void **)&r->facts, &r->cap_facts, sizeof(*r->facts)))
+        goto oom;
+    r->facts[r->nfacts] = *f;
+    r->fact_key[i] = k;
+    r->fact_val[i] = r->nfacts++;
+    return;
+oom:
+    free(f->name);
+    r->oom = true;
 }
 
 /* ---- the end --------------------------------------------------------- */

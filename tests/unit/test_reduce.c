@@ -36,6 +36,7 @@
 #include "ips2_reductions.h"
 #include "ips2_writer.h"
 #include "reduce_internal.h" /* red_stream_reader(), to reduce one stream */
+#include "reduce_names.h"    /* red_object_name() */
 
 /* Procedures with real names in this executable. */
 volatile int sink;
@@ -928,6 +929,102 @@ static void test_proc_object_histograms(void **state)
     ips2_reductions_free(r);
 }
 
+/* Variables of this program standing for locks: the module map of the
+ * test streams is this program's, so their names are found as a traced
+ * program's would be. */
+static char names_hot[40];
+static char names_locks[4][40];
+
+/* The name of the object row of key in thread tid. */
+static const char *object_name(const struct ips2_reductions *r, uint32_t tid, uint64_t key)
+{
+    const struct ips2_red_object *o = object_of(r, tid, key);
+
+    assert_int_not_equal(o->name, IPS2_RED_NONE);
+    return S(r, o->name);
+}
+
+/* A wait of thread 980 on key at t (100 ns). */
+static void waited(struct ips2_writer *w, uint64_t t, uint64_t key)
+{
+    evx(w, IPS2_EV_LOCK_ACQUIRED, t, t, key, (uint64_t[]){1, t - 100, t}, 3);
+}
+
+static void init_event(struct ips2_writer *w, uint64_t t, uint64_t key, uint64_t result)
+{
+    evx(w, IPS2_EV_SYNC_INIT, t, t, key, (uint64_t[]){IPS2_SYNC_MUTEX, 0, 0, result}, 4);
+}
+
+/* Names of objects: a variable's (with an offset into an array), the
+ * procedure that initialised a heap object (numbered when it initialised
+ * several, a re-initialisation not counted, nor objects it initialised
+ * that have a variable of their own), a name given by the program, else
+ * the address. */
+static void test_object_names(void **state)
+{
+    const char *d = new_dir("names");
+    char *heap = malloc(4 * 40);
+    const uint64_t hot = (uintptr_t)names_hot, lock1 = (uintptr_t)names_locks[1];
+    const uint64_t h0 = (uintptr_t)heap, h1 = h0 + 40, h2 = h0 + 80, h3 = h0 + 120;
+    const uint64_t shared = IPS2_SYNC_KEY_SHARED | 5;
+    uint64_t words[5 + 8] = {IPS2_SYNC_SEM, 0x7000, 1, 2, 0};
+    unsigned nw = 5 + ips2_string_words(words + 5, 8, "/work");
+
+    assert_non_null(heap);
+    struct ips2_writer *w = stream(d, "980.0.980.raw", IPS2_STREAM_THREAD, 980, 980, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    ev(w, IPS2_EV_ENTER, 10, 10, A_A);
+    init_event(w, 20, lock1, 0); /* a variable's: not proc_a's first */
+    init_event(w, 30, h1, 0);
+    init_event(w, 40, h2, 0);
+    init_event(w, 50, h1, 0);  /* again: still the first */
+    init_event(w, 60, h3, 22); /* failed: no initialisation */
+    ev(w, IPS2_EV_EXIT, 70, 70, A_A);
+    ev(w, IPS2_EV_ENTER, 80, 80, A_B);
+    init_event(w, 90, h0, 0);
+    ev(w, IPS2_EV_EXIT, 100, 100, A_B);
+    evx(w, IPS2_EV_SYNC_OBJECT, 110, 110, shared, words, nw);
+    waited(w, 1000, hot);
+    waited(w, 1200, lock1);
+    waited(w, 1400, h0);
+    waited(w, 1600, h1);
+    waited(w, 1800, h2);
+    waited(w, 2000, h3);
+    evx(w, IPS2_EV_SEM_ACQUIRED, 2200, 2200, shared, (uint64_t[]){1, 0, 2100}, 3);
+    ev(w, IPS2_EV_EXIT, 3000, 3000, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 3000, 3000, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 980, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce(d);
+    char want[64];
+    assert_string_equal(object_name(r, 980, hot), "mutex:names_hot");
+    assert_string_equal(object_name(r, 980, lock1), "mutex:names_locks+40");
+    assert_string_equal(object_name(r, 980, h0), "mutex:heap@proc_b");
+    assert_string_equal(object_name(r, 980, h1), "mutex:heap@proc_a");
+    assert_string_equal(object_name(r, 980, h2), "mutex:heap@proc_a#2");
+    snprintf(want, sizeof(want), "mutex:0x%llx", (unsigned long long)h3);
+    assert_string_equal(object_name(r, 980, h3), want);
+    assert_string_equal(object_name(r, 980, shared), "sem:/work");
+    ips2_reductions_free(r);
+    free(heap);
+
+    /* the rules in order, without a trace */
+    char buf[128];
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_SPIN,
+                    &(struct red_object_facts){.given = "g", .symbol = "s", .address = 1});
+    assert_string_equal(buf, "spin:g");
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_BARRIER,
+                    &(struct red_object_facts){.symbol = "s", .init_proc = "p", .address = 1});
+    assert_string_equal(buf, "barrier:s");
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_USER_LOCK,
+                    &(struct red_object_facts){.init_proc = "p", .init_nth = 3});
+    assert_string_equal(buf, "user_lock:heap@p#3");
+    red_object_name(buf, sizeof(buf), 77, &(struct red_object_facts){.address = 0xab});
+    assert_string_equal(buf, "object:0xab");
+}
+
 /* A damaged stream is reduced up to the damage; the error names the file
  * and byte offset; other streams are complete. */
 static void test_damaged(void **state)
@@ -1224,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_sync),
         cmocka_unit_test(test_proc_object_histograms),
+        cmocka_unit_test(test_object_names),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),
