@@ -88,6 +88,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   npt         normalized processor time profile (-level process or procedure)
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
+  objects     the synchronisation objects waited for under a node, by their names
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
@@ -589,7 +590,9 @@ proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
         cp-imbalance messages master-worker}
-    if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
+    if {$table ni $tables && $table ne "objects"} {
+        UsageError "unknown table \"$table\": expected [join $tables {, }]"
+    }
     set format [Format $opts {text csv json}]
     set session [Open $dir [expr {$table eq "problems"}]]
     try {
@@ -624,6 +627,7 @@ proc ::ips2::cli::CmdReport {words opts} {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
                 set t [$session messages -app [Opt $opts -app ""] {*}$phase -table $which]
             }
+            objects { set t [$session objects $node {*}$phase] }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
