@@ -7,14 +7,13 @@
  * times: the call starts the PAG does not keep are found from the arc's
  * weight or from the thread's previous node and the CPU it used since
  * (msg_waits.h says how).  Channels are looked up in an open-addressing
- * table by (sender thread, receiver thread, transport).  Then each
+ * table by (sender thread, receiver thread, transport, PVM tag).  Then each
  * process's partners (a channel each way) give the master-worker groups:
  * a process with >= 2 partners, each of which has fewer partners than it
  * (a star's centre, not a member of an all-to-all exchange).
  */
 #include "msg_waits.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +93,7 @@ static int64_t call_start(const struct ips2_pag *p, uint32_t i, int64_t limit)
 struct channel_key {
     uint32_t send_part, send_thread, recv_part, recv_thread;
     const char *transport;
+    uint16_t label; /* the arcs' (a PVM tag + 1) */
 };
 
 struct process_ref {
@@ -118,6 +118,7 @@ static uint64_t key_hash(const struct channel_key *k)
     const uint32_t v[4] = {k->send_part, k->send_thread, k->recv_part, k->recv_thread};
     for (int i = 0; i < 4; i++)
         h = (h ^ v[i]) * 1099511628211u;
+    h = (h ^ k->label) * 1099511628211u;
     return (h ^ (uintptr_t)k->transport) * 1099511628211u;
 }
 
@@ -125,7 +126,7 @@ static bool key_equal(const struct channel_key *a, const struct channel_key *b)
 {
     return a->send_part == b->send_part && a->send_thread == b->send_thread &&
            a->recv_part == b->recv_part && a->recv_thread == b->recv_thread &&
-           a->transport == b->transport;
+           a->transport == b->transport && a->label == b->label;
 }
 
 static int rehash(struct scan *sc)
@@ -181,8 +182,11 @@ static int name_channel(struct scan *sc, struct msg_channel *c, const struct cha
 {
     const struct ips2_pag *sp = sc->parts[k->send_part], *rp = sc->parts[k->recv_part];
     char *from = end_name(sp, k->send_thread), *to = end_name(rp, k->recv_thread);
-    if (from == NULL || to == NULL ||
-        asprintf(&c->name, "channel:%s->%s %s", from, to, k->transport) < 0)
+    int rc = from == NULL || to == NULL ? -1
+             : k->label > 0 ? asprintf(&c->name, "channel:%s->%s %s tag %d", from, to, k->transport,
+                                       k->label - 1)
+                            : asprintf(&c->name, "channel:%s->%s %s", from, to, k->transport);
+    if (rc < 0)
         c->name = NULL;
     free(from);
     free(to);
@@ -295,7 +299,7 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
         if (!is_send(send->kind) ||
             (!app_matches(sc, sp, send->thread) && !app_matches(sc, rp, recv->thread)))
             continue;
-        struct channel_key key = {spn, send->thread, k, recv->thread, transport};
+        struct channel_key key = {spn, send->thread, k, recv->thread, transport, arcs[i].label};
         struct msg_channel *c = channel_of(sc, &key);
         if (c == NULL)
             return -1;
@@ -322,6 +326,21 @@ static int one_receive(struct scan *sc, uint32_t k, const struct ips2_pag_arc *a
     /* the sender was ready to send once it had used its CPU */
     int64_t ready = call_start(last_part, sn, sw);
     add_wait(sc, last_channel, MSG_WAIT_RECEIVE, ws, rw);
+    if (rw - ws > last_channel->longest_wait || last_channel->receiver_procedure == NULL) {
+        char *rproc = strdup(recv->proc != IPS2_PAG_NONE ? part_string(rp, recv->proc) : "");
+        const struct ips2_pag_node *send = &last_part->nodes[sn];
+        char *sproc = strdup(send->proc != IPS2_PAG_NONE ? part_string(last_part, send->proc) : "");
+        if (rproc == NULL || sproc == NULL) {
+            free(rproc);
+            free(sproc);
+            return -1;
+        }
+        free(last_channel->receiver_procedure);
+        free(last_channel->sender_procedure);
+        last_channel->receiver_procedure = rproc;
+        last_channel->sender_procedure = sproc;
+        last_channel->longest_wait = rw - ws;
+    }
     if (ws > ready && ws <= sw && sw - ws <= ws - ready && rw - ws <= FOUND_WAITING_NS)
         add_wait(sc, last_channel, MSG_WAIT_LATE_RECEIVER, ready, ws);
     else
@@ -649,6 +668,8 @@ void msg_waits_free(struct msg_waits *w)
         free(c->receiver_process);
         free(c->sender_thread);
         free(c->receiver_thread);
+        free(c->receiver_procedure);
+        free(c->sender_procedure);
         for (int k = 0; k < MSG_WAIT_KINDS; k++)
             free(c->hist[k]);
     }
@@ -683,18 +704,24 @@ static struct ips2_table *new_table(const char *const *names, const char *const 
 
 struct ips2_table *msg_waits_channel_table(const struct msg_waits *w, char *err)
 {
-    static const char *const names[] = {"channel",       "transport", "sender",       "receiver",
-                                        "messages",      "bytes",     "receive_wait", "late_sender",
-                                        "late_receiver", "first",     "last"};
-    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "ns", "ns", "ns"};
-    struct ips2_table *t = new_table(names, units, 11);
+    static const char *const names[] = {
+        "channel",           "transport", "sender",       "receiver",
+        "messages",          "bytes",     "receive_wait", "late_sender",
+        "late_receiver",     "first",     "last",         "sender_procedure",
+        "receiver_procedure"};
+    static const char *const units[] = {"",   "",   "",   "",   "", "", "ns",
+                                        "ns", "ns", "ns", "ns", "", ""};
+    struct ips2_table *t = new_table(names, units, 13);
     for (size_t i = 0; t != NULL && i < w->nchannels; i++) {
         const struct msg_channel *c = &w->channels[i];
         long row = ips2_table_row(t);
         if (row < 0 || ips2_table_str(t, (size_t)row, 0, c->name) ||
             ips2_table_str(t, (size_t)row, 1, c->transport) ||
             ips2_table_str(t, (size_t)row, 2, c->sender_thread) ||
-            ips2_table_str(t, (size_t)row, 3, c->receiver_thread)) {
+            ips2_table_str(t, (size_t)row, 3, c->receiver_thread) ||
+            ips2_table_str(t, (size_t)row, 11, c->sender_procedure ? c->sender_procedure : "") ||
+            ips2_table_str(t, (size_t)row, 12,
+                           c->receiver_procedure ? c->receiver_procedure : "")) {
             ips2_table_free(t);
             t = NULL;
             break;

@@ -7,9 +7,10 @@
  *
  * A channel is one direction of traffic between two threads over one
  * kind of transport (a TCP/UNIX byte stream, UDP datagrams, PVM
- * messages): the PAG's message arcs (cpa/PAG.md) from one sender thread
- * to one receiver thread, paired by sequence numbers or byte ranges, so
- * each arc is one message the receiver took.  Per message, from the PAG:
+ * messages of one tag): the PAG's message arcs (cpa/PAG.md) from one
+ * sender thread to one receiver thread (and one PVM tag: the arcs'
+ * label), paired by sequence numbers or byte ranges, so each arc is one
+ * message the receiver took.  Per message, from the PAG:
  *
  *   ws  when the receive was posted: wall(recv) - arc weight when the
  *       weight says it began after the send ended, else the receiver's
@@ -52,8 +53,10 @@ struct ips2_table;
 
 /* What to compute.  All times are ns on the session's time base. */
 struct msg_waits_request {
-    const char *app;  /* NULL or "": every application; else channels with an end in it */
-    int64_t from, to; /* only waits within [from, to) count (INT64_MIN, INT64_MAX: all) */
+    const char *app; /* NULL or "": every application; else channels with an end in it */
+    /* The window (INT64_MIN, INT64_MAX: all): the messages received in
+     * [from, to), their waits cut to it; the CPU within it. */
+    int64_t from, to;
     /* Histograms of the three waits: bucket i covers [hist_start + i *
      * hist_width, hist_start + (i + 1) * hist_width); nbuckets 0: none. */
     int64_t hist_start, hist_width;
@@ -69,7 +72,9 @@ enum msg_wait_kind {
 };
 
 struct msg_channel {
-    char *name;             /* "channel:alpha/1234->beta/5678 tcp" (machine/pid, transport) */
+    /* "channel:alpha/1234->beta/5678 stream" (machine/pid, transport),
+     * "channel:alpha/1234->beta/5678 pvm tag 7" */
+    char *name;
     const char *transport;  /* "stream", "datagram", "pvm" */
     char *sender_process;   /* app:A/machine:M/process:PID */
     char *receiver_process; /* app:A/machine:M/process:PID */
@@ -80,6 +85,10 @@ struct msg_channel {
     int64_t wait[MSG_WAIT_KINDS];  /* ns, by enum msg_wait_kind */
     int64_t first, last;           /* the first send's end, the last receive's end */
     int64_t *hist[MSG_WAIT_KINDS]; /* nbuckets each (ns per bucket), NULL without */
+    /* Where in the code: the procedures on top of the stack at the receive
+     * that waited longest and at its send ("" when none was). */
+    char *receiver_procedure, *sender_procedure;
+    int64_t longest_wait; /* ns: that receive's wait */
 };
 
 struct msg_worker {
@@ -129,8 +138,9 @@ int msg_waits_from_parts(struct ips2_pag *const *parts, size_t n, const struct m
 void msg_waits_free(struct msg_waits *w);
 
 /* Tables of the answer, as the session's other tables (master/tables.h):
- *  channels: channel, transport, sender, receiver, messages, bytes,
- *    receive_wait, late_sender, late_receiver (ns), first, last (s);
+ *  channels: channel, transport, sender, receiver (thread paths),
+ *    messages, bytes, receive_wait, late_sender, late_receiver, first,
+ *    last (ns), sender_procedure, receiver_procedure;
  *  groups: master, worker, busy (ns), wait_for_master (ns), tasks,
  *    results, master_wait (ns), imbalance (ratio), one row per worker.
  * NULL with err when out of memory. */

@@ -1,7 +1,8 @@
 /*
  * tcl_msg_waits.c - the session's message patterns (msg_waits.h) as a
  * table, the way the other tables come back ({columns {{NAME UNIT} ...}
- * rows {...}}):
+ * rows {...} warnings {...}}, the parts' warnings as the critical path's
+ * tables have them):
  *
  *   $s messages ?-app A? ?-phase P? ?-table channels|groups?
  *
@@ -17,6 +18,7 @@
 #include "msg_waits.h"
 #include "tcl_cpa.h"
 #include "tcl_msg_waits.h"
+#include "tcl_util.h"
 
 static int Fail(Tcl_Interp *interp, const char *code, const char *message)
 {
@@ -86,10 +88,16 @@ int Ips2MessagesCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const
     char err[IPS2_ERR_MAX] = "";
     struct ips2_table *t =
         table == 0 ? msg_waits_channel_table(w, err) : msg_waits_group_table(w, err);
-    msg_waits_free(w);
-    if (t == NULL)
+    if (t == NULL) {
+        msg_waits_free(w);
         return Fail(interp, "MEMORY", err);
-    Tcl_SetObjResult(interp, Ips2TableObj(t));
+    }
+    Tcl_Obj *result = Ips2TableObj(t), *warnings = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < w->nwarnings; i++)
+        Tcl_ListObjAppendElement(NULL, warnings, Ips2Str(w->warnings[i]));
+    Ips2Put(result, "warnings", warnings);
+    Tcl_SetObjResult(interp, result);
     ips2_table_free(t);
+    msg_waits_free(w);
     return TCL_OK;
 }

@@ -156,8 +156,11 @@ static struct ips2_pag *alpha(void)
     uint32_t r1 = node(p, IPS2_EV_PVM_RECV, 30 * MS + 100 * US, 0);
     uint32_t r2 = node(p, IPS2_EV_PVM_RECV, 60 * MS + 100 * US, 100 * US);
     node(p, IPS2_PAG_END, 61 * MS, 0);
+    p->nodes[s1].proc = string_of(p, "produce");
+    p->nodes[r1].proc = string_of(p, "collect");
     message(p, 0, 30 * MS, s1, r1, 0);
     message(p, 0, 60 * MS, s2, r2, 30 * MS + 200 * US);
+    p->arcs[0].label = p->arcs[1].label = 7 + 1; /* PVM tag 7 */
 
     uint32_t writer = process_new(p, "stream", 300), reader = process_new(p, "stream", 400);
     thread_new(p, writer, 300);
@@ -259,7 +262,7 @@ static void test_late_sender(void **state)
     msg_waits_request_init(&r);
     struct msg_waits *w = compute(&r);
     assert_int_equal(w->nchannels, 1 + 1 + 6);
-    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm");
+    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm tag 7");
     assert_string_equal(c->transport, "pvm");
     assert_string_equal(c->sender_process, "app:pipe/machine:alpha/process:100");
     assert_string_equal(c->receiver_process, "app:pipe/machine:alpha/process:200");
@@ -273,6 +276,12 @@ static void test_late_sender(void **state)
     assert_int_equal(c->first, 30 * MS);
     assert_int_equal(c->last, 60 * MS + 100 * US);
     assert_null(c->hist[0]);
+    /* the first receive waited longest (30.1 ms) */
+    assert_string_equal(c->receiver_procedure, "collect");
+    assert_string_equal(c->sender_procedure, "produce");
+    assert_int_equal(c->longest_wait, 30 * MS + 100 * US);
+    c = channel(w, "channel:alpha/300->alpha/400 stream");
+    assert_string_equal(c->receiver_procedure, "");
     msg_waits_free(w);
 }
 
@@ -335,7 +344,7 @@ static void test_histogram_and_window(void **state)
     r.hist_width = 10 * MS;
     r.nbuckets = 7;
     struct msg_waits *w = compute(&r);
-    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm");
+    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm tag 7");
     /* late sender [0, 30) and [30.2, 60) ms */
     const int64_t want[7] = {10 * MS, 10 * MS, 10 * MS, 9 * MS + 800 * US, 10 * MS, 10 * MS, 0};
     int64_t sum = 0;
@@ -352,7 +361,7 @@ static void test_histogram_and_window(void **state)
     r.from = 35 * MS;
     r.to = 65 * MS;
     w = compute(&r);
-    c = channel(w, "channel:alpha/100->alpha/200 pvm");
+    c = channel(w, "channel:alpha/100->alpha/200 pvm tag 7");
     assert_int_equal(c->messages, 1);
     assert_int_equal(c->wait[MSG_WAIT_LATE_SENDER], 25 * MS);
     assert_int_equal(c->first, 60 * MS);
@@ -525,7 +534,7 @@ static void test_session(void **state)
     struct msg_waits *w = NULL;
     struct cpa_error e = {0};
     assert_int_equal(msg_waits_compute(s, &r, &w, &e), 0);
-    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm");
+    const struct msg_channel *c = channel(w, "channel:alpha/100->alpha/200 pvm tag 7");
     assert_int_equal(c->wait[MSG_WAIT_LATE_SENDER], 59 * MS + 800 * US);
     assert_int_equal(w->ngroups, 1);
     assert_int_equal(w->groups[0].master_wait, 40 * MS + 500 * US);
