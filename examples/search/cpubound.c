@@ -1,8 +1,11 @@
 /*
  * cpubound.c - planted: a CPU-bound parallel program (search workload
- * cpubound.tcl).  T threads each spend S seconds of their own CPU time in
- * rounds of 10 ms: 9 ms in integrate() (the planted bottleneck) and 1 ms in
- * checkpoint() (the decoy: a procedure with moderate CPU, a tenth of it).
+ * cpubound.tcl).  T threads compute for S seconds of wall time in rounds
+ * of 10 ms of their own CPU time: 9 ms in integrate() (the planted
+ * bottleneck) and 1 ms in checkpoint() (the decoy: a procedure with
+ * moderate CPU, a tenth of it).  The run is bounded by wall time so that
+ * the search has as many samples to refine with on a loaded machine as on
+ * an idle one.
  * No locks, no I/O, about 200 calls a second per thread.
  * The main thread is one of the T threads, so that no thread only waits
  * in pthread_join (a join is a synchronisation wait in the tables).
@@ -14,9 +17,19 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../workloads/cpuwork.h"
 #include "../workloads/options.h"
+
+static double deadline;
+
+__attribute__((no_instrument_function)) static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 __attribute__((noinline)) static void integrate(void)
 {
@@ -30,10 +43,11 @@ __attribute__((noinline)) static void checkpoint(void)
 
 static void *worker(void *arg)
 {
-    int rounds = *(int *)arg;
-    for (int r = 0; r < rounds; r++) {
+    long *rounds = arg;
+    while (wall_s() < deadline) {
         integrate();
         checkpoint();
+        ++*rounds;
     }
     return NULL;
 }
@@ -41,7 +55,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     int threads = 2;
-    double seconds = 1.5;
+    double seconds = 2.5;
     const struct opt opts[] = {
         {"-threads", OPT_INT, &threads},
         {"-seconds", OPT_DOUBLE, &seconds},
@@ -50,13 +64,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: cpubound -threads T (1-64) -seconds S\n");
         return 2;
     }
-    int rounds = (int)(seconds * 100.0 + 0.5);
+    long rounds[64] = {0}, total = 0;
     pthread_t tids[64];
+    deadline = wall_s() + seconds;
     for (int i = 1; i < threads; i++)
-        pthread_create(&tids[i], NULL, worker, &rounds);
-    worker(&rounds);
+        pthread_create(&tids[i], NULL, worker, &rounds[i]);
+    worker(&rounds[0]);
     for (int i = 1; i < threads; i++)
         pthread_join(tids[i], NULL);
-    printf("cpubound: %d threads x %d rounds\n", threads, rounds);
+    for (int i = 0; i < threads; i++)
+        total += rounds[i];
+    printf("cpubound: %d threads, %ld rounds\n", threads, total);
     return 0;
 }

@@ -1,15 +1,15 @@
 /*
  * hotlock.c - planted: one hot lock among three quiet ones (search workload
- * hotlock.tcl).  T threads run R rounds each; in every round a thread holds
- * the static mutex hot_lock for HOLD ms of its CPU (update_shared()), then
- * computes 0.5 ms outside any lock (local_work()).  With T = 4 the hot lock
+ * hotlock.tcl).  T threads run rounds for S seconds of wall time; in every
+ * round a thread holds the static mutex hot_lock for HOLD ms of its CPU
+ * (update_shared()), then computes 0.5 ms outside any lock (local_work()).  With T = 4 the hot lock
  * is held nearly all the time and three threads out of four wait for it.
  * The decoys, static mutexes that are never waited for long:
  *   quiet_stats   taken every 10th round for 20 us (record_stats());
  *   quiet_log     taken every 25th round for 20 us (log_progress());
  *   quiet_config  taken once per thread at its start (read_config()).
  *
- *   hotlock -threads T -rounds R -hold MS
+ *   hotlock -threads T -seconds S -hold MS
  *
  * Truth: syncBottleneck / excessiveBlockingTime / hotSync with the sync
  * focus "mutex:hot_lock"; none of quiet_stats, quiet_log, quiet_config
@@ -19,6 +19,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../workloads/cpuwork.h"
 #include "../workloads/options.h"
@@ -29,8 +30,14 @@ static pthread_mutex_t quiet_log = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t quiet_config = PTHREAD_MUTEX_INITIALIZER;
 
 static long shared_total, stats_count, log_count, config_reads;
-static int rounds = 150;
-static double hold_ms = 2.0;
+static double seconds = 3.0, hold_ms = 2.0, deadline;
+
+__attribute__((no_instrument_function)) static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 __attribute__((noinline)) static void read_config(void)
 {
@@ -72,7 +79,7 @@ static void *worker(void *arg)
 {
     (void)arg;
     read_config();
-    for (int r = 1; r <= rounds; r++) {
+    for (int r = 1; wall_s() < deadline; r++) {
         update_shared();
         local_work();
         if (r % 10 == 0)
@@ -88,15 +95,16 @@ int main(int argc, char **argv)
     int threads = 4;
     const struct opt opts[] = {
         {"-threads", OPT_INT, &threads},
-        {"-rounds", OPT_INT, &rounds},
+        {"-seconds", OPT_DOUBLE, &seconds},
         {"-hold", OPT_DOUBLE, &hold_ms},
     };
-    if (READ_OPTIONS(argc, argv, opts) != 0 || threads < 2 || threads > 64 || rounds < 1 ||
+    if (READ_OPTIONS(argc, argv, opts) != 0 || threads < 2 || threads > 64 || seconds <= 0 ||
         hold_ms < 0) {
-        fprintf(stderr, "usage: hotlock -threads T (2-64) -rounds R -hold MS\n");
+        fprintf(stderr, "usage: hotlock -threads T (2-64) -seconds S -hold MS\n");
         return 2;
     }
     pthread_t tids[64];
+    deadline = wall_s() + seconds;
     for (int i = 1; i < threads; i++)
         pthread_create(&tids[i], NULL, worker, NULL);
     worker(NULL);

@@ -1,8 +1,10 @@
 /*
  * water.c - a small Water (the thesis's Ch. 4 N-body program, SPLASH's
  * molecular dynamics) for the search workloads water-few.tcl and
- * water-many.tcl.  T threads share the molecules and run S time steps; in
- * each step a thread computes its share of the intermolecular forces in
+ * water-many.tcl.  T threads share the molecules and run time steps for S
+ * seconds of wall time (so that the search has as many samples to refine
+ * with on a loaded machine as on an idle one); in each step a thread
+ * computes its share of the intermolecular forces in
  * interf() (INTERF MS of its CPU, a real pairwise force sum repeated until
  * the time is used), adds its share of the potential energy into the
  * global sum under the static mutex potengsum_lock (poteng(): LOCKED MS of
@@ -14,7 +16,7 @@
  * The main thread is one of the T threads, so that no thread only waits
  * in pthread_join (a join is a synchronisation wait in the tables).
  *
- *   water -threads T -steps S -interf MS -locked MS
+ *   water -threads T -seconds S -interf MS -locked MS
  *
  * Few threads (water-few: 2 threads, interf 18, locked 0.3): the threads
  * compute almost all the time.  Truth: cpuBound; no sync bottleneck.
@@ -39,8 +41,17 @@ static pthread_mutex_t kinetisum_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double pos[MOLECULES][3], force[MOLECULES][3], moved[MOLECULES][3];
 static double potential_energy, kinetic_energy;
-static int threads = 2, steps = 60;
+static int threads = 2;
+static long steps;
+static double seconds = 3.0, deadline;
 static double interf_ms = 18, locked_ms = 0.3;
+
+__attribute__((no_instrument_function)) static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 __attribute__((no_instrument_function)) static double thread_cpu_ms(void)
 {
@@ -106,12 +117,16 @@ static void *worker(void *arg)
 {
     int index = (int)(long)arg;
     int first = index * MOLECULES / threads, last = (index + 1) * MOLECULES / threads;
-    for (int s = 0; s < steps; s++) {
+    long s;
+    for (s = 0; wall_s() < deadline; s++) {
         poteng(interf(first, last, interf_ms));
         bndry(first, last);
         if (s % 10 == 9)
             kineti(first, last);
     }
+    pthread_mutex_lock(&kinetisum_lock);
+    steps += s;
+    pthread_mutex_unlock(&kinetisum_lock);
     return NULL;
 }
 
@@ -119,25 +134,26 @@ int main(int argc, char **argv)
 {
     const struct opt opts[] = {
         {"-threads", OPT_INT, &threads},
-        {"-steps", OPT_INT, &steps},
+        {"-seconds", OPT_DOUBLE, &seconds},
         {"-interf", OPT_DOUBLE, &interf_ms},
         {"-locked", OPT_DOUBLE, &locked_ms},
     };
-    if (READ_OPTIONS(argc, argv, opts) != 0 || threads < 1 || threads > 64 || steps < 1 ||
+    if (READ_OPTIONS(argc, argv, opts) != 0 || threads < 1 || threads > 64 || seconds <= 0 ||
         interf_ms < 0 || locked_ms < 0) {
-        fprintf(stderr, "usage: water -threads T (1-64) -steps S -interf MS -locked MS\n");
+        fprintf(stderr, "usage: water -threads T (1-64) -seconds S -interf MS -locked MS\n");
         return 2;
     }
     for (int i = 0; i < MOLECULES; i++)
         for (int k = 0; k < 3; k++)
             pos[i][k] = (double)((i * 37 + k * 11) % 100) / 10.0;
     pthread_t tids[64];
+    deadline = wall_s() + seconds;
     for (long i = 1; i < threads; i++)
         pthread_create(&tids[i], NULL, worker, (void *)i);
     worker((void *)0L);
     for (int i = 1; i < threads; i++)
         pthread_join(tids[i], NULL);
-    printf("water: %d threads, %d steps, potential %.3g, kinetic %.3g\n", threads, steps,
+    printf("water: %d threads, %ld steps in all, potential %.3g, kinetic %.3g\n", threads, steps,
            potential_energy, kinetic_energy);
     return 0;
 }
