@@ -106,6 +106,9 @@ struct sp_space {
     struct sp_resource *res;
     size_t nres, capres;
     struct smap resmap; /* "h|name" -> resource */
+    struct smap shared; /* "machine|kind|id" of a process-shared object -> its name in names */
+    char **names;
+    size_t nnames;
     struct sp_thread *threads;
     size_t nthreads;
     size_t words; /* of a thread bitset */

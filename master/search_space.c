@@ -294,6 +294,47 @@ static const char *kind_name(uint32_t kind, char *buf, size_t size)
     return buf;
 }
 
+static void shared_key(const struct ips2_reductions *r, const struct ips2_red_object *o, char *buf,
+                       size_t size)
+{
+    snprintf(buf, size, "%s|%u|%llx", r->strings[r->machine], o->kind, (unsigned long long)o->id);
+}
+
+/* The names of the process-shared objects, from the rows that have one. */
+static int shared_names(struct sp_space *sp)
+{
+    for (size_t s = 0; s < sp->m->nslots; s++) {
+        const struct ips2_reductions *r = sp->m->slots[s].r;
+        for (size_t i = 0; i < r->nobjects; i++) {
+            const struct ips2_red_object *o = &r->objects[i];
+            char key[600];
+            if (!(o->id & IPS2_SYNC_KEY_SHARED) || o->name == IPS2_RED_NONE ||
+                o->name >= r->nstrings)
+                continue;
+            shared_key(r, o, key, sizeof(key));
+            if (smap_get(&sp->shared, key) >= 0)
+                continue;
+            void *p = realloc(sp->names, (sp->nnames + 1) * sizeof(char *));
+            if (p == NULL)
+                return -1;
+            sp->names = p;
+            if ((sp->names[sp->nnames] = strdup(r->strings[o->name])) == NULL ||
+                smap_put(&sp->shared, key, (int)sp->nnames) != 0)
+                return -1;
+            sp->nnames++;
+        }
+    }
+    return 0;
+}
+
+static int shared_name(const struct sp_space *sp, const struct ips2_reductions *r,
+                       const struct ips2_red_object *o)
+{
+    char key[600];
+    shared_key(r, o, key, sizeof(key));
+    return smap_get(&sp->shared, key);
+}
+
 static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const struct ips2_ref *ref,
                       char *err)
 {
@@ -354,7 +395,10 @@ static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const str
         const char *kind = kind_name(o->kind, kb, sizeof(kb));
         if (o->thread != ref->row)
             continue;
-        if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
+        int named = (o->id & IPS2_SYNC_KEY_SHARED) ? shared_name(sp, r, o) : -1;
+        if (named >= 0) /* named in the process that made it: that name in all */
+            snprintf(name, sizeof(name), "%s", sp->names[named]);
+        else if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
             snprintf(name, sizeof(name), "%s", r->strings[o->name]);
         else if (o->id & IPS2_SYNC_KEY_SHARED)
             snprintf(name, sizeof(name), "%s:0x%llx", kind, (unsigned long long)o->id);
@@ -447,6 +491,10 @@ int sp_build(struct sp_space *sp, struct ips2_model *m, const struct ips2_search
         ips2_set_error(err, "no application \"%s\"", o->app);
         return -1;
     }
+    if (shared_names(sp) != 0) {
+        ips2_set_error(err, "out of memory building the search space");
+        return -1;
+    }
     for (size_t a = 0; a < m->napps; a++) {
         const struct ips2_node *an = m->app_root[a];
         if (o->app != NULL && o->app[0] && strcmp(m->apps[a].name, o->app) != 0)
@@ -536,6 +584,10 @@ void sp_free(struct sp_space *sp)
     free(sp->res);
     free(sp->chan_res);
     smap_free(&sp->resmap);
+    smap_free(&sp->shared);
+    for (size_t i = 0; i < sp->nnames; i++)
+        free(sp->names[i]);
+    free(sp->names);
     memset(sp, 0, sizeof(*sp));
 }
 
@@ -816,11 +868,9 @@ int sp_series(const struct sp_space *sp, int metric, const struct sp_focus *f, d
                 return -1;
             continue;
         }
-        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) {
-            if (sync >= 0 || metric == SM_SYNC_OPS || code >= 0) {
-                add_sync(sp, t, metric, sync, code, v);
-                continue;
-            }
+        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) { /* waits on objects */
+            add_sync(sp, t, metric, sync, code, v);
+            continue;
         } else if (sync >= 0) {
             continue;
         }
