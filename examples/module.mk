@@ -35,3 +35,21 @@ demo: all
 	@echo
 	@echo "== the critical path's invariant: length <= elapsed, every application and mode"
 	tclsh examples/workloads/cpcheck.tcl $(abspath $(B)) $(DEMO_SESSION)
+
+# The search's workloads (examples/search/README.md): programs with
+# planted bottlenecks and decoys, and small versions of the thesis's Ch. 4
+# programs, built with ips2cc like the demo's.
+SEARCH_PROGS := $(addprefix $(B)/examples/search/,cpubound hotlock smallio pagefault tinycalls \
+                balanced pvmpipe water hashjoin locusroute)
+SEARCH_LIBS_pvmpipe := -lpvm3
+SEARCH_LIBS_water   := -lm
+
+$(B)/examples/search/%: examples/search/%.c examples/workloads/cpuwork.h \
+                        examples/workloads/options.h $(B)/bin/ips2cc $(RUNTIME_LIB)
+	@mkdir -p $(dir $@)
+	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $< $(SEARCH_LIBS_$*)
+
+all: $(SEARCH_PROGS)
+
+# bench/run-search runs some of them beside bench/calls.c.
+bench: $(SEARCH_PROGS)

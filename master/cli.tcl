@@ -709,11 +709,9 @@ proc ::ips2::cli::Gprof {session node phase format} {
 
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
-    set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
-        cp-imbalance}
-    # the message patterns' tables and objects (report --help lists them)
-    # stay out of the mistake's list, which tests compare as it was
-    if {$table ni $tables && $table ni {objects messages master-worker}} {
+    set tables {metrics multi profile npt gprof processes phases problems objects messages
+        master-worker cp cp-zero cp-path cp-imbalance}
+    if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]

@@ -1,0 +1,16 @@
+# tinycalls.tcl - tiny procedures at a very high call rate (tinycalls.c):
+# mix() called 8 million times in a tight loop after load_words()'s 150 ms.
+# Truth: instBottleneck, the costliest procedure to trace mix; load_words
+# not reported.
+# Variables: bin, calls (8000000).
+
+if {![info exists bin]} { set bin ../../build/examples/search }
+if {![info exists calls]} { set calls 8000000 }
+
+machine alpha -host localhost
+option interval 50
+option timeout 60
+
+application tinycalls {
+    process alpha $bin/tinycalls -calls $calls
+}
