@@ -1508,8 +1508,10 @@ static bool hold_interval(struct engine *e, struct node *x, size_t lo, size_t hi
 
 static int when_pass(struct engine *e)
 {
-    size_t n = e->nn, subs = 0;
-    for (size_t id = 0; id < n && subs < 16; id++) {
+    size_t subs = 0;
+    /* nodes added by the pass are looked at too: a refinement started by a
+     * conclusion post mortem may itself end short of samples */
+    for (size_t id = 0; id < e->nn; id++) {
         struct node *x = &e->n[id];
         size_t i, j;
         double v;
@@ -1522,11 +1524,31 @@ static int when_pass(struct engine *e)
         for (size_t k = 0; k < x->nctr; k++)
             if (series(e, x->ctr[k]) == NULL)
                 return -1;
-        if (!hold_interval(e, x, x->b0, x->b1, &i, &j, &v) || j - i < (size_t)e->suff ||
-            !holds(x, v, x->threshold))
+        if (!hold_interval(e, x, x->b0, x->b1, &i, &j, &v) || !holds(x, v, x->threshold))
             continue;
-        if (i == x->b0 && j == x->b1)
+        bool whole = i == x->b0 && j == x->b1;
+        if (j - i < (size_t)(whole ? e->min : e->suff) || (!whole && subs >= 16))
             continue;
+        if (whole) {
+            /* It holds over its whole interval: it was given up (or the
+             * data ended) before enough of it was seen as it ran, but post
+             * mortem the interval is all there, so it is true (notes
+             * §2.4: F/L > H), and refined over it. */
+            for (size_t k = 0; k < x->nctr && (size_t)x->samples < j - i; k++)
+                e->c[x->ctr[k]].samples += (j - i) - (size_t)x->samples;
+            x->state = IPS2_SHG_TRUE;
+            x->when_node = true;
+            x->given_up_open = false;
+            x->value = v;
+            x->samples = (int)(j - i);
+            x->hold_b0 = i;
+            x->hold_b1 = j;
+            set_why(e, x, "true over its whole interval, post mortem: %.4g %s %.4g; refined", v,
+                    hyps[x->hyp].less ? "<" : ">", x->threshold);
+            if (expand(e, (int)id, i) != 0 || run_pass(e, i, j) != 0)
+                return -1;
+            continue;
+        }
         int before = (int)e->nn;
         struct sp_focus f = x->f;
         int hyp = x->hyp;
