@@ -159,6 +159,7 @@ proc ::ips2::gui::consultant::run {f} {
         return
     }
     $f.top.title configure -text "Performance Consultant: [OptionsText $options]"
+    Clear $f
     Waiting $f
     ::ips2::gui::query::ask $words [list ::ips2::gui::consultant::Answered $f $gen] "W3 search"
     Tick $f $gen
@@ -187,6 +188,21 @@ proc ::ips2::gui::consultant::OptionsText {options} {
         }
     }
     join $parts ", "
+}
+
+# Clear PANE: no answer shown (while the next is asked).
+proc ::ips2::gui::consultant::Clear {f} {
+    variable View
+    variable Item
+    dict set View($f) result {}
+    dict set View($f) selected ""
+    dict set View($f) details {}
+    $f.body.g.c delete all
+    array unset Item $f,*
+    $f.accounting configure -text ""
+    $f.legend.found configure -values {}
+    $f.legend.found set ""
+    Details $f "" "Click a node for what the search found there." "" {}
 }
 
 # Waiting PANE: the progress bar and Cancel while the search is asked.
@@ -462,7 +478,7 @@ proc ::ips2::gui::consultant::BottleneckChosen {f} {
     variable View
     set i [$f.legend.found current]
     set r [dict get $View($f) result]
-    if {$i < 0 || $i >= [llength [dict get $r bottlenecks]]} return
+    if {![dict exists $r bottlenecks] || $i < 0 || $i >= [llength [dict get $r bottlenecks]]} return
     set b [lindex [dict get $r bottlenecks] $i]
     foreach n [dict get $r shg] {
         if {[dict get $n hypothesis] eq [dict get $b hypothesis]
@@ -663,7 +679,9 @@ proc ::ips2::gui::consultant::Hover {f} {
 
 proc ::ips2::gui::consultant::NodeById {f id} {
     variable View
-    foreach n [dict get $View($f) result shg] {
+    set result [dict get $View($f) result]
+    if {![dict exists $result shg]} { return "" }
+    foreach n [dict get $result shg] {
         if {[dict get $n id] == $id} { return $n }
     }
     return ""
@@ -916,7 +934,9 @@ proc ::ips2::gui::consultant::nodes {f} {
     variable Item
     set c $f.body.g.c
     set out {}
-    foreach n [dict get $View($f) result shg] {
+    set result [dict get $View($f) result]
+    if {![dict exists $result shg]} { return {} }
+    foreach n [dict get $result shg] {
         set id [dict get $n id]
         if {![info exists Item($f,$id)]} continue
         lappend out [list $id [dict get $n state] [$c itemcget $Item($f,$id) -fill]]
