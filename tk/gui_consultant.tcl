@@ -301,7 +301,8 @@ proc ::ips2::gui::consultant::check {result} {
         if {[set why [Focus [dict get $b focus]]] ne ""} { return "bottleneck $i: $why" }
         if {[set why [Interval [dict get $b interval]]] ne ""} { return "bottleneck $i: $why" }
         set e [dict get $b evidence]
-        if {[llength $e] && ([catch {dict size $e}] || ![dict exists $e columns] || ![dict exists $e rows])} {
+        if {[llength $e] && ([catch {dict size $e}] || ![dict exists $e columns]
+                             || ![dict exists $e rows])} {
             return "bottleneck $i: the evidence is not a table"
         }
         incr i
@@ -387,9 +388,10 @@ proc ::ips2::gui::consultant::Build {f} {
     pack $f.top.title -side left -fill x -expand 1
     pack $f.top -fill x
     # The legend, and the bottlenecks found (choose one to go to its node).
+    set bg [ttk::style lookup TFrame -background]
     ttk::frame $f.legend
     foreach state {true false testing untested} {
-        canvas $f.legend.c$state -width 14 -height 14 -highlightthickness 0 -background [ttk::style lookup TFrame -background]
+        canvas $f.legend.c$state -width 14 -height 14 -highlightthickness 0 -background $bg
         $f.legend.c$state create rectangle 1 1 13 13 -fill [dict get $Colours $state] -outline gray30
         ttk::label $f.legend.l$state -text [dict get $StateLabels $state]
         pack $f.legend.c$state -side left -padx {6 2}
@@ -424,8 +426,9 @@ proc ::ips2::gui::consultant::Build {f} {
     bind $c <Button-2> {%W scan mark %x %y}
     bind $c <B2-Motion> {%W scan dragto %x %y 1}
     ttk::frame $f.body.d
-    ttk::label $f.body.d.head -font TkHeadingFont -anchor w -text "Click a node for what the search found there."
-    text $f.body.d.text -height 5 -wrap word -relief flat -background [ttk::style lookup TFrame -background] \
+    ttk::label $f.body.d.head -font TkHeadingFont -anchor w \
+        -text "Click a node for what the search found there."
+    text $f.body.d.text -height 5 -wrap word -relief flat -background $bg \
         -font TkDefaultFont -padx 4 -pady 2
     $f.body.d.text configure -state disabled
     ttk::frame $f.body.d.evidence
