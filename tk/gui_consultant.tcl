@@ -126,7 +126,7 @@ proc ::ips2::gui::consultant::NewPane {options {reuse ""}} {
     set f [::ips2::gui::table::newPane "Performance Consultant" $reuse]
     Build $f
     set View($f) [dict create options $options result {} state computing gen 0 selected "" \
-                      details {} started 0]
+                      details {} started 0 trueOnly 0]
     ::ips2::gui::table::register $f [dict create title "Performance Consultant" kind consultant \
         onrow "" remake [list ::ips2::gui::consultant::Remake $f]]
     return $f
@@ -397,6 +397,10 @@ proc ::ips2::gui::consultant::Build {f} {
         pack $f.legend.c$state -side left -padx {6 2}
         pack $f.legend.l$state -side left
     }
+    ttk::checkbutton $f.legend.trueonly -text "true only" \
+        -variable ::ips2::gui::consultant::TrueOnly($f) -command [list ::ips2::gui::consultant::Filter $f]
+    set ::ips2::gui::consultant::TrueOnly($f) 0
+    pack $f.legend.trueonly -side left -padx {12 2}
     ttk::combobox $f.legend.found -state readonly -width 44
     ttk::label $f.legend.lfound -text "Bottlenecks:"
     pack $f.legend.found $f.legend.lfound -side right -padx 2
@@ -441,11 +445,22 @@ proc ::ips2::gui::consultant::Build {f} {
     bind $f <Destroy> [list ::ips2::gui::consultant::Forget $f %W]
 }
 
+# Filter PANE: the graph redrawn with or without the nodes not true (for a
+# search of many nodes).
+proc ::ips2::gui::consultant::Filter {f} {
+    variable View
+    dict set View($f) trueOnly $::ips2::gui::consultant::TrueOnly($f)
+    if {[dict get $View($f) state] ne "done"} return
+    set selected [dict get $View($f) selected]
+    Draw $f
+    if {$selected ne ""} { Outline $f $selected }
+}
+
 proc ::ips2::gui::consultant::Forget {f w} {
     variable View
     variable Item
     if {$w ne $f} return
-    unset -nocomplain View($f)
+    unset -nocomplain View($f) ::ips2::gui::consultant::TrueOnly($f)
     array unset Item $f,*
 }
 
@@ -538,11 +553,15 @@ proc ::ips2::gui::consultant::FocusText {focus {short 0}} {
 # Layout RESULT: {ID DEPTH ROW PARENT-ID} for every node, children in the
 # order listed; nodes whose parent chain does not reach a root start trees
 # of their own (the contract says parent -1 for the root).
-proc ::ips2::gui::consultant::Layout {result} {
+proc ::ips2::gui::consultant::Layout {result {trueOnly 0}} {
     set children [dict create]
     set roots {}
     set known [dict create]
-    foreach n [dict get $result shg] { dict set known [dict get $n id] $n }
+    set hidden [dict create]
+    foreach n [dict get $result shg] {
+        dict set known [dict get $n id] $n
+        if {$trueOnly && [dict get $n state] ni {true testing}} { dict set hidden [dict get $n id] 1 }
+    }
     foreach n [dict get $result shg] {
         set p [dict get $n parent]
         if {$p == -1 || $p == [dict get $n id] || ![dict exists $known $p]} {
@@ -553,13 +572,28 @@ proc ::ips2::gui::consultant::Layout {result} {
     }
     set out {}
     set row 0
-    set placed [dict create]
-    foreach r $roots { Place $r 0 -1 $children placed row out }
-    # What a cycle kept from every root.
+    # Hidden nodes count as placed: their subtrees stay hidden.
+    set placed $hidden
+    foreach r $roots {
+        if {![dict exists $placed $r]} { Place $r 0 -1 $children placed row out }
+    }
+    # What a cycle kept from every root (not what a hidden node hides).
     foreach n [dict get $result shg] {
-        if {![dict exists $placed [dict get $n id]]} { Place [dict get $n id] 0 -1 $children placed row out }
+        set id [dict get $n id]
+        if {[dict exists $placed $id] || [UnderHidden $known $hidden $id]} continue
+        Place $id 0 -1 $children placed row out
     }
     return $out
+}
+
+proc ::ips2::gui::consultant::UnderHidden {known hidden id} {
+    set seen [dict create]
+    while {[dict exists $known $id] && ![dict exists $seen $id]} {
+        if {[dict exists $hidden $id]} { return 1 }
+        dict set seen $id 1
+        set id [dict get $known $id parent]
+    }
+    return 0
 }
 
 # Place ID DEPTH PARENT CHILDREN PLACEDVAR ROWVAR OUTVAR: depth-first; a leaf
@@ -601,7 +635,7 @@ proc ::ips2::gui::consultant::Draw {f} {
     set result [dict get $View($f) result]
     set byId [dict create]
     foreach n [dict get $result shg] { dict set byId [dict get $n id] $n }
-    set layout [Layout $result]
+    set layout [Layout $result [dict get $View($f) trueOnly]]
     set centre [dict create]
     foreach e $layout {
         lassign $e id depth row
@@ -723,13 +757,7 @@ proc ::ips2::gui::consultant::selectNode {f id} {
     set n [NodeById $f $id]
     if {$n eq ""} return
     dict set View($f) selected $id
-    set c $f.body.g.c
-    $c delete selection
-    if {[info exists Item($f,$id)]} {
-        lassign [$c bbox $Item($f,$id)] x0 y0 x1 y1
-        $c create rectangle [expr {$x0 - 3}] [expr {$y0 - 3}] [expr {$x1 + 3}] [expr {$y1 + 3}] \
-            -outline orange -width 3 -tags selection
-    }
+    Outline $f $id
     set result [dict get $View($f) result]
     set b [BottleneckOf $result $n]
     lassign [dict get $n interval] s e
@@ -750,6 +778,17 @@ proc ::ips2::gui::consultant::selectNode {f id} {
         ::ips2::gui::tree::reveal $path
         ::ips2::gui::select $path
     }
+}
+
+# Outline PANE ID: the selected node's orange frame.
+proc ::ips2::gui::consultant::Outline {f id} {
+    variable Item
+    set c $f.body.g.c
+    $c delete selection
+    if {![info exists Item($f,$id)]} return
+    lassign [$c bbox $Item($f,$id)] x0 y0 x1 y1
+    $c create rectangle [expr {$x0 - 3}] [expr {$y0 - 3}] [expr {$x1 + 3}] [expr {$y1 + 3}] \
+        -outline orange -width 3 -tags selection
 }
 
 # Details PANE ID HEAD TEXT EVIDENCE ?KIND?: the part under the graph.
