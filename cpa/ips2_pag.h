@@ -89,7 +89,7 @@ struct ips2_pag_arc { /* 24 bytes */
     uint64_t from;    /* global id of the source */
     uint32_t to;      /* node index in this part */
     uint16_t type;    /* enum ips2_pag_arc_type */
-    uint16_t reserved;
+    uint16_t label;   /* a PVM message's: its tag + 1 (0: a tag >= 65535, or another arc) */
     int64_t weight;
 };
 

@@ -1040,6 +1040,7 @@ static bool backwards_arc(const struct ips2_pag *p, uint32_t from, uint32_t to)
  * among arcs with the same to. */
 struct arcs_build {
     const struct ips2_pag *p;
+    uint16_t label; /* of the arc arc_cb is given */
     int pass;
     uint32_t *at; /* pass 0: arcs per to (at[to + 1]); pass 1: where the next goes */
     struct ips2_pag_arc *arcs;
@@ -1073,7 +1074,7 @@ static void arc_cb(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16
     a->from = from;
     a->to = t;
     a->type = type;
-    a->reserved = 0;
+    a->label = ab->label;
     a->weight = weight < gap ? weight : gap;
 }
 
@@ -1126,9 +1127,12 @@ static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, stru
             free(ab.arcs);
             return false;
         }
-        for (size_t i = 0; i < pairs->n; i++)
+        for (size_t i = 0; i < pairs->n; i++) {
+            ab.label = pairs->v[i].label;
             arc_cb(&ab, pairs->v[i].from, pairs->v[i].to, pairs->v[i].weight, pairs->v[i].type,
                    false);
+        }
+        ab.label = 0;
         if (ab.pass == 0) {
             for (size_t i = 1; i <= p->nnodes; i++)
                 ab.at[i] += ab.at[i - 1];

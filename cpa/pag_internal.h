@@ -74,6 +74,7 @@ struct pag_pair {
     uint64_t from, to;
     int64_t weight;
     uint16_t type;
+    uint16_t label; /* the arc's (ips2_pag.h) */
 };
 
 struct pag_pairs {

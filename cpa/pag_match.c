@@ -100,7 +100,16 @@ static bool pair(struct pag_pairs *out, uint64_t from, uint64_t to, int64_t weig
     q->to = to;
     q->weight = weight;
     q->type = type;
+    q->label = 0;
     return true;
+}
+
+/* A PVM message's arc label: its tag (k[1]'s low word) + 1, 0 if it does
+ * not fit (ips2_pag.h). */
+static uint16_t pvm_tag_label(const struct pag_item *d)
+{
+    int32_t tag = (int32_t)(uint32_t)d->k[1];
+    return tag >= 0 && tag < 0xffff ? (uint16_t)(tag + 1) : 0;
 }
 
 /* An arc s -> d.  A source recorded when its call returned may have ended
@@ -114,7 +123,11 @@ static bool arc(struct pag_pairs *out, struct pag_item *s, struct pag_item *d)
 {
     s->flags |= PI_DONE;
     d->flags |= PI_DONE;
-    return pair(out, s->gid, d->gid, pag_weight(s->wall, d->wall, d->ws), arc_type[d->cls]);
+    if (!pair(out, s->gid, d->gid, pag_weight(s->wall, d->wall, d->ws), arc_type[d->cls]))
+        return false;
+    if (d->cls == PC_PVM)
+        out->v[out->n - 1].label = pvm_tag_label(d);
+    return true;
 }
 
 /* Splits a group into its sources and destinations (in the group's sort
@@ -549,7 +562,7 @@ int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t err
             arcs[k].from = q->from;
             arcs[k].to = IPS2_PAG_GID_NODE(q->to);
             arcs[k].type = q->type;
-            arcs[k].reserved = 0;
+            arcs[k].label = q->label;
             arcs[k].weight = q->weight;
             k++;
         }

@@ -2,12 +2,15 @@
 # master package `ips2` (master/, ANALYSTS.md §6), the workload reader and
 # the formatters of this folder.
 #
-#   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private?
+#   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private? ?-search?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
-#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path)
+#        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path;
+#        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
+#   ips2 search SESSION ?-interval MS? ?-phase P? ?-app A? ?-threshold NAME=VALUE ...?
+#        ?-format text|json?   (the W3 search: bottlenecks, history graph, accounting)
 #   ips2 sessions ?DIR?
 #   ips2 check WORKLOAD ?-set NAME=VALUE ...?
 #   ips2 gui ?WORKLOAD|SESSION ...?
@@ -41,12 +44,13 @@ namespace eval ::ips2::cli {
                 -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -search {"" "then run the W3 search and print its report (as ips2 search)"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
 user's), reduces their traces on each machine and prints the logical and physical
 trees, the multi-application metric table, an NPT profile and a gprof table per
-application.  The session directory keeps everything; reopen it with report, tree
-and histogram."
+application; with -search, the W3 search's bottlenecks too.  The session directory
+keeps everything; reopen it with report, tree, histogram and search."
         }
         replay {
             summary "replay old sessions side by side (replay or comparison mode)"
@@ -71,7 +75,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
-                -app {APP "cp tables: the application of an intra or inter critical path"}
+                -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -84,6 +88,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   npt         normalized processor time profile (-level process or procedure)
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
+  objects     the synchronisation objects waited for under a node, by their names
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
@@ -92,7 +97,10 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
               took no time (the diffusion run again without it)
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
-  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)"
+  cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
+  messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
+  master-worker  master-worker groups (-app, -phase): each worker's busy time and waits,
+              the group's imbalance (max - mean busy) / max busy"
         }
         tree {
             summary "print the logical and physical trees of a session"
@@ -116,6 +124,24 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        search {
+            summary "find the bottlenecks of a session (the W3 search)"
+            args "SESSION" min 1 max 1
+            options {
+                -interval {MS "the sample interval in ms (default 100, never finer than the histograms)"}
+                -phase {PHASE "search only a phase: its name, or START:END in seconds"}
+                -app {APP "search one application (default: the whole workload)"}
+                -threshold {NAME=VALUE* "set a threshold: a constant (highSyncThreshold=0.3) or a hypothesis's (cpuBound=0.5) (repeatable)"}
+                -format {FORMAT "text (default) or json"}
+            }
+            help "Runs the W3 search (Hollingsworth's Performance Consultant, as the thesis's
+Chapter 4 ran it over IPS-2 traces) over the session's reduced time histograms: why
+(hypotheses), where (code, process, synchronisation object, machine, application) and
+when (the interval a bottleneck holds in), seeded by the critical path.  Prints the
+bottlenecks found, each with its explanation and evidence, the search history graph
+and the data-volume accounting (thesis Figs 4.2-4.7).  json prints the issue's JSON
+(without the evidence tables)."
         }
         gui {
             summary "the master analyst window (Tcl/Tk)"
@@ -480,7 +506,7 @@ proc ::ips2::cli::CmdRun {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0]
 }
 
 proc ::ips2::cli::CmdReplay {words opts} {
@@ -502,13 +528,16 @@ proc ::ips2::cli::CmdReplay {words opts} {
     RunAndSummarise $w $dir [Opt $opts -pvm auto]
 }
 
-proc ::ips2::cli::RunAndSummarise {w dir pvm} {
+proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
     if {$pvm ni {auto join private}} { UsageError "expected -pvm auto, join or private, got \"$pvm\"" }
     file mkdir [file dirname [file normalize $dir]]
     Say "session $dir"
     set session [ips2::run $w -session $dir -pvm $pvm -progress ::ips2::cli::Progress]
     try {
         puts -nonewline [Summary $session $dir]
+        if {$search} {
+            puts -nonewline "\n== W3 search\n[SearchText [$session search] $dir]"
+        }
     } finally {
         $session close
     }
@@ -560,8 +589,10 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems cp cp-zero cp-path
-        cp-imbalance}
-    if {$table ni $tables} { UsageError "unknown table \"$table\": expected [join $tables {, }]" }
+        cp-imbalance messages master-worker}
+    if {$table ni $tables && $table ne "objects"} {
+        UsageError "unknown table \"$table\": expected [join $tables {, }]"
+    }
     set format [Format $opts {text csv json}]
     set session [Open $dir [expr {$table eq "problems"}]]
     try {
@@ -592,6 +623,11 @@ proc ::ips2::cli::CmdReport {words opts} {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
             phases - problems { set t [$session table $table] }
+            messages - master-worker {
+                set which [expr {$table eq "messages" ? "channels" : "groups"}]
+                set t [$session messages -app [Opt $opts -app ""] {*}$phase -table $which]
+            }
+            objects { set t [$session objects $node {*}$phase] }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
@@ -710,6 +746,178 @@ proc ::ips2::cli::CmdHistogram {words opts} {
 
 # gui: the window is the GUI's package (tk/, lib/ips2-gui), over this one;
 # it is loaded here, when asked for, and never by the master package.
+# --- the W3 search -----------------------------------------------------------------
+
+proc ::ips2::cli::CmdSearch {words opts} {
+    set format [Format $opts {text json}]
+    set args {}
+    if {[dict exists $opts -interval]} {
+        set ms [dict get $opts -interval]
+        if {![string is double -strict $ms] || $ms <= 0} {
+            UsageError "expected -interval MS, a positive number, got \"$ms\""
+        }
+        lappend args -interval $ms
+    }
+    if {[dict exists $opts -app]} { lappend args -app [dict get $opts -app] }
+    set thresholds {}
+    foreach setting [Opt $opts -threshold] {
+        if {![regexp {^([A-Za-z_][A-Za-z0-9_]*)=(.+)$} $setting -> name value]
+            || ![string is double -strict $value]} {
+            UsageError "expected -threshold NAME=VALUE with a number, got \"$setting\""
+        }
+        lappend thresholds $name $value
+    }
+    if {[llength $thresholds]} { lappend args -threshold $thresholds }
+    set dir [lindex $words 0]
+    set session [Open $dir]
+    try {
+        set r [$session search {*}[PhaseArgs $session $opts] {*}$args]
+        if {$format eq "json"} {
+            puts -nonewline [SearchJson $r]
+        } else {
+            puts -nonewline [SearchText $r $dir]
+        }
+    } finally {
+        $session close
+    }
+}
+
+# Focus text: "code compute, process app:A/...", or "the whole program".
+proc ::ips2::cli::FocusText {focus} {
+    set parts {}
+    foreach h {code process sync machine application} {
+        if {[dict exists $focus $h]} { lappend parts "$h [dict get $focus $h]" }
+    }
+    expr {[llength $parts] ? [join $parts {, }] : "the whole program"}
+}
+
+proc ::ips2::cli::Seconds {interval} {
+    format "%.2f-%.2f s" {*}$interval
+}
+
+# SearchText RESULT DIR: the readable report: the bottlenecks with their
+# explanation and evidence (at most 10 rows each), the history graph's
+# tested nodes as a tree, and the accounting in the thesis's two tables.
+proc ::ips2::cli::SearchText {r dir} {
+    set bottlenecks [dict get $r bottlenecks]
+    set out "W3 search of [file normalize $dir]\n"
+    if {![llength $bottlenecks]} {
+        append out "\nNo bottleneck: nothing is above its threshold.\n"
+    }
+    set i 0
+    foreach b $bottlenecks {
+        append out "\n[incr i]. [dict get $b hypothesis] at [FocusText [dict get $b focus]],\
+            [Seconds [dict get $b interval]]: [format %.4g [dict get $b value]]\
+            (threshold [format %.4g [dict get $b threshold]])\n"
+        append out "   path: [join [dict get $b path] { > }]\n"
+        append out "   [dict get $b explanation]\n"
+        set ev [dict get $b evidence]
+        if {[dict exists $ev columns] && [llength [dict get $ev rows]]} {
+            set rows [dict get $ev rows]
+            set more [expr {[llength $rows] - 10}]
+            dict set ev rows [lrange $rows 0 9]
+            foreach line [split [string trimright [ips2::format::table $ev]] \n] {
+                append out "     $line\n"
+            }
+            if {$more > 0} { append out "     ($more more rows)\n" }
+        }
+    }
+    set shg [dict get $r shg]
+    set children {}
+    set untested 0
+    foreach n $shg {
+        dict lappend children [dict get $n parent] [dict get $n id]
+        if {[dict get $n state] eq "untested"} { incr untested }
+    }
+    append out "\n== search history graph: [llength $shg] nodes ($untested not tested)\n"
+    set byid {}
+    foreach n $shg { dict set byid [dict get $n id] $n }
+    set lines {}
+    SearchTree $byid $children -1 0 lines
+    append out [join $lines \n] \n
+    set a [dict get $r accounting]
+    set pct [list apply {{part whole} {
+        expr {$whole > 0 ? [format "%.1f%%" [expr {100.0 * $part / $whole}]] : "-"}
+    }}]
+    append out "\n== data volume (thesis Figs 4.2-4.7)\n"
+    set t1 [dict create columns {{{Total Counters} {}} {{Counters Used} {}} {{Total Samples} {}} {{Samples Used} {}}} \
+                rows [list [list [dict get $a total_counters] \
+                                "[dict get $a counters_used] ([{*}$pct [dict get $a counters_used] [dict get $a total_counters]])" \
+                                [dict get $a total_samples] \
+                                "[dict get $a samples_used] ([{*}$pct [dict get $a samples_used] [dict get $a total_samples]])"]]]
+    append out [ips2::format::table $t1]
+    set t2 [dict create columns {{{DI Samples} {}} {{DI Size (KB)} {}} {{Trace Size (KB)} {}} {Ratio {}}} \
+                rows [list [list [dict get $a samples_used] [format %.1f [expr {[dict get $a di_bytes] / 1000.0}]] \
+                                [format %.1f [expr {[dict get $a trace_bytes] / 1000.0}]] \
+                                [format %.0f [dict get $a ratio]]]]]
+    append out [ips2::format::table $t2]
+    return $out
+}
+
+# SearchTree BYID CHILDREN ID DEPTH LINESVAR: the tested nodes under ID.
+proc ::ips2::cli::SearchTree {byid children id depth linesVar} {
+    upvar $linesVar lines
+    if {![dict exists $children $id]} { return }
+    foreach c [dict get $children $id] {
+        set n [dict get $byid $c]
+        if {[dict get $n state] eq "untested"} { continue }
+        set value ""
+        if {[dict get $n threshold] != 0} {
+            set value " [format %.4g [dict get $n value]]/[format %.4g [dict get $n threshold]]"
+        }
+        lappend lines "[string repeat {  } $depth]\[[dict get $n state]\] [dict get $n hypothesis]\
+            ([FocusText [dict get $n focus]], [Seconds [dict get $n interval]])$value: [dict get $n why]"
+        SearchTree $byid $children $c [expr {$depth + 1}] lines
+    }
+}
+
+proc ::ips2::cli::JsonFocus {focus} {
+    set parts {}
+    foreach h {code process sync machine application} {
+        if {[dict exists $focus $h]} {
+            lappend parts "[json::write string $h]: [json::write string [dict get $focus $h]]"
+        }
+    }
+    return "\{[join $parts {, }]\}"
+}
+
+proc ::ips2::cli::JsonNumber {v} {
+    if {[string is entier -strict $v]} { return $v }
+    set s [format %.17g $v]
+    if {![string match {*[.eE]*} $s]} { append s .0 }
+    return $s
+}
+
+# SearchJson RESULT: issue 11 item 9's JSON (the evidence tables left out).
+proc ::ips2::cli::SearchJson {r} {
+    set bs {}
+    foreach b [dict get $r bottlenecks] {
+        set path [lmap h [dict get $b path] { json::write string $h }]
+        lappend bs "\{\"hypothesis\": [json::write string [dict get $b hypothesis]],\
+            \"path\": \[[join $path {, }]\],\
+            \"focus\": [JsonFocus [dict get $b focus]],\
+            \"interval\": \[[join [lmap x [dict get $b interval] { JsonNumber $x }] {, }]\],\
+            \"value\": [JsonNumber [dict get $b value]],\
+            \"threshold\": [JsonNumber [dict get $b threshold]],\
+            \"explanation\": [json::write string [dict get $b explanation]]\}"
+    }
+    set ns {}
+    foreach n [dict get $r shg] {
+        lappend ns "\{\"id\": [dict get $n id], \"parent\": [dict get $n parent],\
+            \"hypothesis\": [json::write string [dict get $n hypothesis]],\
+            \"focus\": [JsonFocus [dict get $n focus]],\
+            \"interval\": \[[join [lmap x [dict get $n interval] { JsonNumber $x }] {, }]\],\
+            \"state\": [json::write string [dict get $n state]]\}"
+    }
+    set a [dict get $r accounting]
+    set acc {}
+    foreach k {total_counters counters_used total_samples samples_used bytes_per_sample di_bytes
+               trace_bytes ratio} {
+        lappend acc "\"$k\": [JsonNumber [dict get $a $k]]"
+    }
+    return "\{\"bottlenecks\": \[[join $bs ",\n  "]\],\n \"shg\": \[[join $ns ",\n  "]\],\n \"accounting\": \{[join $acc {, }]\}\}\n"
+}
+
 proc ::ips2::cli::CmdGui {words opts} {
     if {[catch {package require ips2::gui} message]} { Fail "the window cannot open: $message" }
     ips2::gui::main $words

@@ -1202,6 +1202,15 @@ int cpa_session_answer_here(struct cpa_session *s, const struct cpa_request *r, 
     return answer(s, r, may_use_pvm, false, out, e);
 }
 
+int cpa_session_with_parts(struct cpa_session *s, cpa_parts_fn *fn, void *arg, struct cpa_error *e)
+{
+    pthread_mutex_lock(&s->lock);
+    const struct cpa_set *set = local_set(s, e);
+    int rc = set != NULL ? fn(arg, set, e) : -1;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
 int cpa_session_answer_kept(struct cpa_session *s, const struct cpa_request *r,
                             struct cpa_answer **out, struct cpa_error *e)
 {

@@ -205,6 +205,14 @@ void cpa_session_fetch_close(struct cpa_fetch *f);
 int cpa_session_answer_kept(struct cpa_session *s, const struct cpa_request *r,
                             struct cpa_answer **out, struct cpa_error *e);
 
+/* For analyses of the whole PAG (msg_waits.c): calls fn with the
+ * session's parts read and matched in this process (set->parts; a live
+ * run's session reads its part files too: no PVM), under the session's
+ * lock.  fn's result, or -1 with e when the parts cannot be opened. */
+struct cpa_set;
+typedef int cpa_parts_fn(void *arg, const struct cpa_set *set, struct cpa_error *e);
+int cpa_session_with_parts(struct cpa_session *s, cpa_parts_fn *fn, void *arg, struct cpa_error *e);
+
 /* The number of paths the session keeps (tests). */
 size_t cpa_session_cached(struct cpa_session *s);
 

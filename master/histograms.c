@@ -112,7 +112,7 @@ static const struct ips2_red_hist *find_hist(const struct ips2_model *m, uint32_
 
     for (uint32_t k = s->hist_at[t]; k < s->hist_at[t + 1]; k++) {
         const struct ips2_red_hist *h = &s->r->hists[s->hist_ix[k]];
-        if (h->proc == proc && (int)h->metric == metric)
+        if (h->proc == proc && h->object == IPS2_RED_NONE && (int)h->metric == metric)
             return h;
     }
     return NULL;

@@ -555,10 +555,19 @@ static int validate(const struct ips2_reductions *r, char *err)
         }
     }
     for (size_t i = 0; i < r->nobjects; i++)
-        if (r->objects[i].thread >= r->nthreads) {
-            ips2_set_error(err, "object %zu: bad thread", i);
+        if (r->objects[i].thread >= r->nthreads || !OPT_OK(r, r->objects[i].name)) {
+            ips2_set_error(err, "object %zu: bad thread or name", i);
             return -1;
         }
+    for (size_t i = 0; i < r->nhists; i++) {
+        const struct ips2_red_hist *h = &r->hists[i];
+        if (h->object != IPS2_RED_NONE &&
+            (h->object >= r->nobjects || r->objects[h->object].thread != h->thread ||
+             h->proc != IPS2_RED_NONE || h->metric != IPS2_M_SYNC_WAIT)) {
+            ips2_set_error(err, "histogram %zu: bad object", i);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < r->nproblems; i++)
         if (!STR_OK(r, r->problems[i])) {
             ips2_set_error(err, "problem %zu: not a string of the table", i);
@@ -679,7 +688,7 @@ static int add_reductions(struct ips2_model *m, struct ips2_reductions *r, const
     for (size_t i = 0; i < r->nexts; i++)
         s.ext_hist[i] = (struct ips2_red_hist){
             IPS2_RED_NONE,       IPS2_RED_NONE,       r->exts[i].metric, r->exts[i].start_ns,
-            r->exts[i].width_ns, r->exts[i].nbuckets, r->exts[i].v};
+            r->exts[i].width_ns, r->exts[i].nbuckets, r->exts[i].v,      IPS2_RED_NONE};
     if (group_by_thread(r->nthreads, r->narcs, r->arcs, sizeof(*r->arcs),
                         offsetof(struct ips2_red_arc, thread), &s.arc_at, &s.arc_ix) ||
         group_by_thread(r->nthreads, r->nhists, r->hists, sizeof(*r->hists),

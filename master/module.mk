@@ -94,7 +94,8 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 # subcommands and ips2::cpa (tcl_cpa.c, tcl_async.c).  Linked with
 # libips2cpa.a (in SLAVE_LIBS).
 MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
-                   master/query_thread.c master/tcl_cpa.c master/tcl_async.c
+                   master/query_thread.c master/tcl_cpa.c master/tcl_async.c master/msg_waits.c \
+                   master/tcl_msg_waits.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
@@ -110,5 +111,31 @@ $(B)/tests/unit/test_cp_session: $(B)/obj/tests/unit/test_cp_session.o $(MASTER_
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
 	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
+# Unit test of the message patterns (msg_waits.c) on constructed PAGs.
+$(B)/obj/tests/unit/test_msg_waits.o: CFLAGS_COMMON += -Imaster
+$(B)/tests/unit/test_msg_waits: $(B)/obj/tests/unit/test_msg_waits.o $(MASTER_CORE_OBJS) \
+                                 $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIBS) \
+	    -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm
 # bench/run-cpa-pvm times the diffusion over PVM slaves through ips2::cpa
 bench: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(B)/bin/ips2slave $(B)/bin/ips2-cpa
+
+# --- the W3 search (issue 11): a Tcl-free core (search.c, search_space.c,
+# search_explain.c; search.h) over the model, the critical path's
+# profiles and the message waits (msg_waits.c), and its binding
+# `$session search` (tcl_search.c).
+MASTER_SEARCH_SRCS := master/search.c master/search_space.c master/search_explain.c
+MASTER_SEARCH_OBJS := $(MASTER_SEARCH_SRCS:%.c=$(B)/obj/%.o)
+$(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o: | $(TRACE_HEADERS)
+MASTER_TCL_OBJS += $(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o
+$(MASTER_PKG_LIB): $(MASTER_SEARCH_OBJS) $(B)/obj/master/tcl_search.o
+# Its unit tests: constructed models and sample streams, no Tcl (linked
+# as test_cp_session is, for msg_waits.c's tables).
+SEARCH_TESTS := $(B)/tests/unit/test_search
+$(SEARCH_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster
+$(SEARCH_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_SEARCH_OBJS) \
+                 $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) $(PROTO_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(MASTER_SEARCH_OBJS) $(MASTER_CORE_OBJS) $(MASTER_CPA_CORE_OBJS) \
+	    $(PROTO_LIB) $(SLAVE_LIBS) -lpvm3 -ltclstub8.6 -lcmocka -lpthread -lm

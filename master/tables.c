@@ -524,6 +524,7 @@ out:
 struct orow {
     uint32_t kind, pid;
     uint64_t id, waits, wait_ns, spin_ns;
+    const char *name; /* the first name its rows give, or NULL */
 };
 
 struct olist {
@@ -568,6 +569,8 @@ static void objects_of_thread(void *arg, const struct ips2_node *thread, const s
         l->r[k].waits += o->waits;
         l->r[k].wait_ns += o->wait_ns;
         l->r[k].spin_ns += o->spin_ns;
+        if (!l->r[k].name && o->name < r->nstrings)
+            l->r[k].name = r->strings[o->name];
     }
 }
 
@@ -589,9 +592,10 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
     static const char *const kinds[] = {"any",       "mutex",       "rwlock",  "rwlock_write",
                                         "spin",      "cond",        "barrier", "sem",
                                         "user_lock", "user_barrier"};
-    static const char *const names[] = {"kind", "object", "pid",    "waits",
-                                        "wait", "spin",   "percent"};
-    static const char *const units[] = {"", "", "", "", "ns", "ns", "%"};
+    static const char *const names[] = {"kind",  "object", "name", "pid",
+                                        "waits", "wait",   "spin", "percent"};
+    static const char *const units[] = {"", "", "", "", "", "ns", "ns", "%"};
+    enum { NCOLS = sizeof(names) / sizeof(names[0]) };
     struct olist l = {.m = m};
     struct ips2_table *t;
     double total = 0;
@@ -601,8 +605,8 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
         return NULL;
     }
     ips2_node_threads(n, objects_of_thread, &l);
-    t = ips2_table_new(7);
-    for (size_t c = 0; t && c < 7; c++)
+    t = ips2_table_new(NCOLS);
+    for (size_t c = 0; t && c < NCOLS; c++)
         if (ips2_table_column(t, c, names[c], units[c]))
             goto nomem;
     if (t == NULL || l.oom)
@@ -612,21 +616,23 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
         total += (double)l.r[i].wait_ns;
     for (size_t i = 0; i < l.n; i++) {
         const struct orow *o = &l.r[i];
-        char kind[32], id[32];
+        char kind[32], id[32], name[80];
         long row = ips2_table_row(t);
         if (o->kind < sizeof(kinds) / sizeof(kinds[0]))
             snprintf(kind, sizeof(kind), "%s", kinds[o->kind]);
         else
             snprintf(kind, sizeof(kind), "%u", o->kind);
         snprintf(id, sizeof(id), "0x%llx", (unsigned long long)o->id);
+        snprintf(name, sizeof(name), "%s:%s", kind, id); /* reductions without names */
         if (row < 0 || ips2_table_str(t, (size_t)row, 0, kind) ||
-            ips2_table_str(t, (size_t)row, 1, id))
+            ips2_table_str(t, (size_t)row, 1, id) ||
+            ips2_table_str(t, (size_t)row, 2, o->name ? o->name : name))
             goto nomem;
-        ips2_table_int(t, (size_t)row, 2, o->pid);
-        ips2_table_int(t, (size_t)row, 3, (int64_t)o->waits);
-        ips2_table_int(t, (size_t)row, 4, (int64_t)o->wait_ns);
-        ips2_table_int(t, (size_t)row, 5, (int64_t)o->spin_ns);
-        ips2_table_real(t, (size_t)row, 6, total > 0 ? 100.0 * (double)o->wait_ns / total : 0.0);
+        ips2_table_int(t, (size_t)row, 3, o->pid);
+        ips2_table_int(t, (size_t)row, 4, (int64_t)o->waits);
+        ips2_table_int(t, (size_t)row, 5, (int64_t)o->wait_ns);
+        ips2_table_int(t, (size_t)row, 6, (int64_t)o->spin_ns);
+        ips2_table_real(t, (size_t)row, 7, total > 0 ? 100.0 * (double)o->wait_ns / total : 0.0);
     }
     free(l.r);
     return t;

@@ -119,8 +119,10 @@ struct ips2_table *ips2_npt_table(struct ips2_model *m, const struct ips2_node *
 
 /* Synchronisation objects waited for under n (not a procedure): one row
  * per object (kind, and id in hex; a process-private object also by its
- * process), columns kind, object, pid (0 for a process-shared one), waits,
- * wait, spin, percent (of the rows' wait), sorted by wait.  Kinds are
+ * process), columns kind, object, name (as the reduction named it:
+ * "mutex:hot_lock", "mutex:heap@init_table", ...; KIND:ID if it did not),
+ * pid (0 for a process-shared one), waits, wait, spin, percent (of the
+ * rows' wait), sorted by wait.  Kinds are
  * ips2_sync_type's (mutex, rwlock, rwlock_write, spin, cond, barrier, sem,
  * user_lock, user_barrier). */
 struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_node *n, char *err);

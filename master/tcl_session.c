@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tcl_cpa.h"
+#include "tcl_msg_waits.h"
 #include "tcl_session.h"
 #include "tcl_util.h"
 
@@ -281,6 +282,7 @@ static const struct Subcommand {
                    {"info", InfoCmd, 0, 0, NULL},
                    {"machines", MachinesCmd, 0, 0, NULL},
                    {"metric-list", Ips2MetricListCmd, 0, 0, NULL},
+                   {"messages", Ips2MessagesCmd, -1, 0, NULL},
                    {"metrics", Ips2MetricsCmd, -1, 0, NULL},
                    {"npt", Ips2NptCmd, -1, 0, NULL},
                    {"objects", Ips2ObjectsCmd, -1, 0, NULL},
@@ -297,6 +299,8 @@ static const struct Subcommand {
                    {"cp-path", Ips2CpaCmd, -1, 0, NULL},
                    {"cp-imbalance", Ips2CpaCmd, -1, 0, NULL},
                    {"timeline", Ips2CpaCmd, -1, 0, NULL},
+                   /* the W3 search: tcl_search.c */
+                   {"search", Ips2SearchCmd, -1, 0, NULL},
                    /* asynchronous queries: tcl_async.c */
                    {"async", Ips2AsyncCmd, 2, 2, "words callback"},
                    {"cancel", Ips2CancelCmd, 0, 1, "?id?"},

@@ -35,6 +35,8 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
 int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+/* $session search ... (tcl_search.c). */
+int Ips2SearchCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 
 /* The facts of tcl_session.c as Tcl values: the processes (a list of
  * dicts; NULL with the error in interp's result), the phases ({NAME START

@@ -92,7 +92,10 @@ struct ips2_red_arc {
     uint64_t child_cpu; /* callee's inclusive CPU over these calls, ns */
 };
 
-/* A time histogram: one metric of one thread, or of one procedure in it.
+/* A time histogram: one metric of one thread, of one procedure in it, or
+ * (SYNC_WAIT only) of one synchronisation object in it: object is then
+ * the objects[] row of that thread and object, and proc is IPS2_RED_NONE.
+ * A thread's histogram is the row with proc and object both none.
  * Bucket i covers [start_ns + i * width_ns, start_ns + (i + 1) * width_ns).
  * A slave starts with the session's sample interval and, when a histogram
  * would need more than IPS2_HIST_MAX_BUCKETS, doubles the width and folds
@@ -106,6 +109,7 @@ struct ips2_red_hist {
     uint64_t width_ns;
     uint32_t nbuckets;
     double *v;
+    uint32_t object; /* index into objects[], or IPS2_RED_NONE */
 };
 
 /* Waiting per synchronisation object, per thread. */
@@ -114,6 +118,8 @@ struct ips2_red_object {
     uint32_t kind; /* an object kind of FORMAT.md §9.1 */
     uint64_t id;   /* object id as in the trace */
     uint64_t waits, wait_ns, spin_ns;
+    uint32_t name; /* string: "mutex:hot_lock", "mutex:heap@init_table", ...,
+                      or IPS2_RED_NONE */
 };
 
 /* External data (collectors/ips2_external.h): what one collector measured

@@ -9,7 +9,7 @@
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
               slave/reduce_stream.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
-              slave/reduce_ext.c
+              slave/reduce_ext.c slave/reduce_names.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
 SLAVE_LIB  := $(B)/lib/libips2slave.a
 # what a program using the library links: it, the libraries it uses, libelf, zlib

@@ -28,6 +28,7 @@
 #include "pag_build.h"
 #include "reduce_ext.h"
 #include "reduce_internal.h"
+#include "reduce_names.h"
 
 /* ---- one process image ----------------------------------------------- */
 
@@ -41,6 +42,8 @@ struct image {
     /* object key -> type, from the sync-object events of all its threads */
     struct rt_type *types;
     size_t ntypes, cap_types;
+    /* what its threads' events said for naming its objects */
+    struct red_names names;
     /* from the process stream */
     bool exit_seen;
     int32_t exit_how, exit_status;
@@ -194,6 +197,7 @@ static void fix_object_types(struct image *im, uint32_t first_thread)
 static void image_free(struct image *im)
 {
     free(im->types);
+    red_names_free(&im->names);
     ips2_symtab_free(im->symtab);
     free(im->key);
     free(im->val);
@@ -333,9 +337,12 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
         prog->bytes_done += s->size;
         red_emit_thread(b, &r, pidx, s->tid, name_of, &im);
         add_types(&im, &r);
+        if (!red_names_add(&im.names, &r))
+            b->oom = true;
         rt_free(&r);
     }
     fix_object_types(&im, b->r->processes[pidx].first_thread);
+    red_names_apply(&im.names, b, im.symtab, b->r->processes[pidx].first_thread, name_of, &im);
     if (pag)
         pag_image_end(pag, im.exit_seen, im.exit_how, im.exit_t);
 

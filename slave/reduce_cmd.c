@@ -123,7 +123,8 @@ static void print_tsv(const struct ips2_reductions *r)
         printf("\t%s", ips2_metric_name(m));
     printf("\n# arc\tPID\tIMAGE\tTID\tCALLER\tCALLEE\tCOUNT\tCHILD_CPU\n");
     printf("# hist\tPID\tIMAGE\tTID\tPROC\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
-    printf("# object\tPID\tIMAGE\tTID\tKIND\tID\tWAITS\tWAIT_NS\tSPIN_NS\n");
+    printf("# object\tPID\tIMAGE\tTID\tKIND\tID\tWAITS\tWAIT_NS\tSPIN_NS\tNAME\n");
+    printf("# ohist\tPID\tIMAGE\tTID\tKIND\tID\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
     printf("# problem\tTEXT\n");
     printf("machine\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\n",
            str(r, r->machine), str(r, r->host), r->events, r->trace_bytes, r->phase_start_ns,
@@ -168,9 +169,14 @@ static void print_tsv(const struct ips2_reductions *r)
         double sum = 0;
         for (uint32_t k = 0; k < h->nbuckets; k++)
             sum += h->v[k];
-        printf("hist\t%u\t%u\t%u\t%s\t%s\t%" PRId64 "\t%" PRIu64 "\t%u\t%.17g\t", p->pid, p->image,
-               t->tid, h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name),
-               ips2_metric_name(h->metric), h->start_ns, h->width_ns, h->nbuckets, sum);
+        if (h->object != IPS2_RED_NONE) /* an object's: ohist, by the object's kind and id */
+            printf("ohist\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t", p->pid, p->image, t->tid,
+                   r->objects[h->object].kind, r->objects[h->object].id);
+        else
+            printf("hist\t%u\t%u\t%u\t%s\t", p->pid, p->image, t->tid,
+                   h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name));
+        printf("%s\t%" PRId64 "\t%" PRIu64 "\t%u\t%.17g\t", ips2_metric_name(h->metric),
+               h->start_ns, h->width_ns, h->nbuckets, sum);
         for (uint32_t k = 0; k < h->nbuckets; k++)
             printf("%s%.17g", k ? "," : "", h->v[k]);
         printf("\n");
@@ -179,8 +185,9 @@ static void print_tsv(const struct ips2_reductions *r)
         const struct ips2_red_object *o = &r->objects[i];
         const struct ips2_red_thread *t = &r->threads[o->thread];
         const struct ips2_red_process *p = &r->processes[t->process];
-        printf("object\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
-               p->pid, p->image, t->tid, o->kind, o->id, o->waits, o->wait_ns, o->spin_ns);
+        printf("object\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+               p->pid, p->image, t->tid, o->kind, o->id, o->waits, o->wait_ns, o->spin_ns,
+               o->name == IPS2_RED_NONE ? "" : str(r, o->name));
     }
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem\t%s\n", str(r, r->problems[i]));

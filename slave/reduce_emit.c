@@ -75,6 +75,7 @@ static uint32_t emit_hist(struct red_build *b, const struct rt *r, uint32_t thre
         return IPS2_RED_NONE;
     row->thread = thread;
     row->proc = proc;
+    row->object = IPS2_RED_NONE;
     row->metric = metric;
     row->start_ns = r->geom.start;
     row->width_ns = r->geom.width;
@@ -155,6 +156,43 @@ static void emit_arcs(struct red_build *b, const struct rt *r, uint32_t thread, 
     imap_free(&byends);
 }
 
+/* The histogram of one metric of procedure i: CPU (slot -1) or one of
+ * rt_proc_hist_metrics; NULL if it has none. */
+static const struct red_hist *proc_hist_of(const struct rt *r, uint32_t i, int slot)
+{
+    const struct rt_proc *p = &r->procs[i];
+
+    if (slot < 0)
+        return &p->hist;
+    return p->mhist ? &p->mhist[slot] : NULL;
+}
+
+/* One metric's histograms of the thread's procedures (rows of one name
+ * summed into one), row_of[] (one per procedure row) left saying which
+ * row each got, IPS2_RED_NONE for none. */
+static void emit_proc_metric(struct red_build *b, const struct rt *r, uint32_t thread,
+                             const uint32_t *map, uint32_t first_proc, uint32_t *row_of,
+                             uint32_t nout, int slot)
+{
+    unsigned metric = slot < 0 ? IPS2_M_CPU : rt_proc_hist_metrics[slot];
+
+    for (uint32_t j = 0; j < nout; j++)
+        row_of[j] = IPS2_RED_NONE;
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        const struct red_hist *h = proc_hist_of(r, i, slot);
+        if (!h || h->n == 0)
+            continue;
+        uint32_t j = map[i] - first_proc;
+        if (row_of[j] == IPS2_RED_NONE)
+            row_of[j] = emit_hist(b, r, thread, map[i], metric, h);
+        else if (!hist_sum(&b->r->hists[row_of[j]], h))
+            b->oom = true;
+    }
+}
+
+/* The thread's histograms: its CPU, its procedures' CPU (every one, if
+ * only an empty one), its interaction metrics that occurred, then its
+ * procedures' interaction metrics that occurred. */
 static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
                        const uint32_t *map, uint32_t first_proc)
 {
@@ -166,19 +204,7 @@ static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
         return;
     }
     emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_CPU, &r->cpu_hist);
-    for (uint32_t j = 0; j < nout; j++)
-        row_of[j] = IPS2_RED_NONE;
-    for (uint32_t i = 1; i < r->nprocs; i++) {
-        const struct red_hist *h = &r->procs[i].hist;
-        if (h->n == 0)
-            continue;
-        uint32_t j = map[i] - first_proc;
-        if (row_of[j] == IPS2_RED_NONE)
-            row_of[j] = emit_hist(b, r, thread, map[i], IPS2_M_CPU, h);
-        else if (!hist_sum(&b->r->hists[row_of[j]], h))
-            b->oom = true;
-    }
-    /* every procedure has its CPU histogram, if only an empty one */
+    emit_proc_metric(b, r, thread, map, first_proc, row_of, nout, -1);
     const struct red_hist none = {0};
     for (uint32_t j = 0; j < nout; j++)
         if (row_of[j] == IPS2_RED_NONE)
@@ -186,6 +212,8 @@ static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         if (r->mhist[m].n)
             emit_hist(b, r, thread, IPS2_RED_NONE, m, &r->mhist[m]);
+    for (int slot = 0; slot < RT_PROC_HISTS; slot++)
+        emit_proc_metric(b, r, thread, map, first_proc, row_of, nout, slot);
     free(row_of);
 }
 
@@ -222,15 +250,21 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
     }
     free(map);
 
+    /* each object with its SYNC_WAIT histogram */
     for (uint32_t i = 0; i < r->nobjects; i++) {
         struct ips2_red_object *o = RED_PUSH(b, objects);
         if (!o)
             break;
+        uint32_t row = (uint32_t)(b->r->nobjects - 1);
         o->thread = thread;
         o->kind = r->objects[i].kind;
         o->id = r->objects[i].id;
         o->waits = r->objects[i].waits;
         o->wait_ns = r->objects[i].wait_ns;
         o->spin_ns = r->objects[i].spin_ns;
+        o->name = IPS2_RED_NONE;
+        uint32_t h = emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, &r->objects[i].hist);
+        if (h != IPS2_RED_NONE)
+            b->r->hists[h].object = row;
     }
 }

@@ -19,6 +19,7 @@
  * the reduction builds one (struct rt's pag).
  */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ips2_fields.h"
@@ -193,6 +194,33 @@ static void pag(struct rt *r, const struct red_clock *c, const struct ips2_event
     rt_pag_event(r, ev, t, ws);
 }
 
+/* What a sync-init (that succeeded) or a sync-object (with a name, or of
+ * a shared object: its address here) tells for the object's name. */
+static void note_fact(struct rt *r, const struct ips2_event *ev, int64_t t)
+{
+    struct rt_fact f = {.key = ev->payload, .t = t};
+
+    if (ev->kind == IPS2_EV_SYNC_INIT) {
+        if (extra(ev, IPS2_F_SYNC_INIT_RESULT) != 0)
+            return;
+        f.init = true;
+        f.proc = r->h.top && r->h.top < r->nprocs ? r->procs[r->h.top].addr : 0;
+        rt_note_fact(r, &f);
+        return;
+    }
+    char name[256] = "";
+    if (ev->nextra > IPS2_F_SYNC_OBJECT_NAME)
+        ips2_event_string(ev, IPS2_F_SYNC_OBJECT_NAME, name, sizeof(name));
+    if (!name[0] && !(ev->payload & IPS2_SYNC_KEY_SHARED))
+        return; /* a private object's address is its key */
+    f.address = extra(ev, IPS2_F_SYNC_OBJECT_ADDRESS);
+    if (name[0] && !(f.name = strdup(name))) {
+        r->oom = true;
+        return;
+    }
+    rt_note_fact(r, &f);
+}
+
 void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *c,
                     const struct ips2_event *ev, int64_t t)
 {
@@ -236,6 +264,7 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
         if (ev->nextra > IPS2_F_SYNC_OBJECT_TYPE &&
             ev->extra[IPS2_F_SYNC_OBJECT_TYPE] != IPS2_SYNC_ANY)
             rt_note_type(r, ev->payload, (uint32_t)ev->extra[IPS2_F_SYNC_OBJECT_TYPE]);
+        note_fact(r, ev, t);
         break;
     default:
         if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].used)

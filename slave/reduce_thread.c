@@ -12,6 +12,20 @@
 
 #define DEFAULT_INTERVAL_NS 100000000ull /* 100 ms */
 
+const uint8_t rt_proc_hist_metrics[RT_PROC_HISTS] = {
+    IPS2_M_SYNC_WAIT, IPS2_M_MSG_WAIT,  IPS2_M_IO_TIME, IPS2_M_IO_OPS,
+    IPS2_M_IO_BYTES,  IPS2_M_SEEK_TIME, IPS2_M_CALLS,
+};
+
+/* The slot of a metric in rt_proc.mhist, or -1. */
+static int proc_hist_slot(unsigned metric)
+{
+    for (int i = 0; i < RT_PROC_HISTS; i++)
+        if (rt_proc_hist_metrics[i] == metric)
+            return i;
+    return -1;
+}
+
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
@@ -63,8 +77,15 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
 void rt_free(struct rt *r)
 {
     if (r->procs)
-        for (uint32_t i = 0; i < r->nprocs; i++)
-            red_hist_free(&r->procs[i].hist);
+        for (uint32_t i = 0; i < r->nprocs; i++) {
+            struct rt_proc *p = &r->procs[i];
+            red_hist_free(&p->hist);
+            for (unsigned k = 0; p->mhist && k < RT_PROC_HISTS; k++)
+                red_hist_free(&p->mhist[k]);
+            free(p->mhist);
+        }
+    for (uint32_t i = 0; i < r->nobjects; i++)
+        red_hist_free(&r->objects[i].hist);
     red_hist_free(&r->cpu_hist);
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         red_hist_free(&r->mhist[m]);
@@ -77,6 +98,11 @@ void rt_free(struct rt *r)
     free(r->stack);
     free(r->objects);
     free(r->types);
+    for (uint32_t i = 0; i < r->nfacts; i++)
+        free(r->facts[i].name);
+    free(r->facts);
+    free(r->fact_key);
+    free(r->fact_val);
     free(r->pag_dirty);
     memset(r, 0, sizeof(*r));
 }
@@ -89,9 +115,33 @@ static void hist_add(struct rt *r, struct red_hist *h, uint32_t i, double x)
         r->oom = true;
 }
 
-/* Puts the current bucket's unflushed CPU into the histograms. */
+/* The histogram of an interaction metric of procedure p, or NULL if the
+ * metric has none per procedure (or memory ran out). */
+static struct red_hist *proc_hist(struct rt *r, struct rt_proc *p, unsigned metric)
+{
+    int slot = proc_hist_slot(metric);
+
+    if (slot < 0)
+        return NULL;
+    if (!p->mhist && !(p->mhist = calloc(RT_PROC_HISTS, sizeof(*p->mhist)))) {
+        r->oom = true;
+        return NULL;
+    }
+    return &p->mhist[slot];
+}
+
+/* Puts the current bucket's unflushed CPU and calls into the histograms. */
 static void flush_bucket(struct rt *r)
 {
+    for (uint32_t i = 0; i < r->narcs; i++) {
+        struct rt_arc *a = &r->arcs[i];
+        if (a->count != a->snap_count) {
+            struct red_hist *h = proc_hist(r, &r->procs[a->callee], IPS2_M_CALLS);
+            if (h)
+                hist_add(r, h, r->bucket, (double)(a->count - a->snap_count));
+            a->snap_count = a->count;
+        }
+    }
     for (uint32_t i = 1; i < r->nprocs; i++) {
         struct rt_proc *p = &r->procs[i];
         if (p->m[IPS2_M_CPU] != p->snap_cpu) {
@@ -112,8 +162,14 @@ static void fold_all(struct rt *r)
     red_hist_fold(&r->cpu_hist, off);
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         red_hist_fold(&r->mhist[m], off);
-    for (uint32_t i = 1; i < r->nprocs; i++)
-        red_hist_fold(&r->procs[i].hist, off);
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        struct rt_proc *p = &r->procs[i];
+        red_hist_fold(&p->hist, off);
+        for (unsigned k = 0; p->mhist && k < RT_PROC_HISTS; k++)
+            red_hist_fold(&p->mhist[k], off);
+    }
+    for (uint32_t i = 0; i < r->nobjects; i++)
+        red_hist_fold(&r->objects[i].hist, off);
     r->bucket = (r->bucket + off) / 2;
 }
 
@@ -332,6 +388,7 @@ uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee)
     a->callee = callee;
     a->count = 0;
     a->child_cpu = 0;
+    a->snap_count = 0;
     r->amap_key[i] = k;
     r->amap_val[i] = r->narcs;
     return r->narcs++;
@@ -377,9 +434,14 @@ void rt_count(struct rt *r, unsigned metric, int64_t t, uint64_t v)
 {
     if (metric >= IPS2_M_COUNT || !r->started || !in_phase(r, t))
         return;
-    r->procs[r->h.top].m[metric] += v;
+    struct rt_proc *p = &r->procs[r->h.top];
+    p->m[metric] += v;
     r->m[metric] += v;
-    hist_add(r, &r->mhist[metric], bucket_of(r, t < r->geom.start ? r->geom.start : t), (double)v);
+    uint32_t i = bucket_of(r, t < r->geom.start ? r->geom.start : t);
+    hist_add(r, &r->mhist[metric], i, (double)v);
+    struct red_hist *ph = r->h.top ? proc_hist(r, p, metric) : NULL;
+    if (ph)
+        hist_add(r, ph, i, (double)v);
 }
 
 /* Spreads v over [t0, t1) of histogram h in proportion to time. */
@@ -419,9 +481,32 @@ void rt_spread(struct rt *r, unsigned metric, int64_t t0, int64_t t1, uint64_t v
     if (b < a || (b == a && !in_phase(r, t1)))
         return;
     uint64_t part = clip_share(v, t0, t1, a, b);
-    r->procs[r->h.top].m[metric] += part;
+    struct rt_proc *p = &r->procs[r->h.top];
+    p->m[metric] += part;
     r->m[metric] += part;
     spread(r, &r->mhist[metric], a, b, part);
+    struct red_hist *ph = r->h.top ? proc_hist(r, p, metric) : NULL;
+    if (ph)
+        spread(r, ph, a, b, part);
+}
+
+/* Adds the ns of [a, b) to the buckets of h they fall in, exactly (whole
+ * ns); time before the first bucket counts in it. */
+static void spread_ns(struct rt *r, struct red_hist *h, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return;
+    if (a < r->geom.start) {
+        int64_t e = min64(b, r->geom.start);
+        hist_add(r, h, bucket_of(r, r->geom.start), (double)(e - a));
+        a = e;
+    }
+    while (a < b) {
+        uint32_t i = bucket_of(r, a);
+        int64_t e = min64(b, r->geom.start + (int64_t)((i + 1) * r->geom.width));
+        hist_add(r, h, i, (double)(e - a));
+        a = e;
+    }
 }
 
 void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
@@ -457,6 +542,7 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
     o->waits++;
     o->wait_ns += (uint64_t)(b - a);
     o->spin_ns += clip_share(spin_ns, t0, t1, a, b);
+    spread_ns(r, &o->hist, a, b);
 }
 
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
@@ -471,6 +557,69 @@ void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
     r->types[r->ntypes].key = key;
     r->types[r->ntypes].type = type;
     r->ntypes++;
+}
+
+static uint32_t fact_slot(uint64_t k, uint32_t mask)
+{
+    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+/* Rebuilds the fact table with twice the slots (256 at first). */
+static bool fact_map_grow(struct rt *r)
+{
+    uint32_t mask = r->fact_mask ? r->fact_mask * 2 + 1 : 255;
+    uint64_t *key = calloc((size_t)mask + 1, sizeof(*key));
+    uint32_t *val = calloc((size_t)mask + 1, sizeof(*val));
+
+    if (!key || !val || mask < r->fact_mask) {
+        free(key);
+        free(val);
+        return false;
+    }
+    for (uint32_t i = 0; r->fact_key && i <= r->fact_mask; i++) {
+        if (!r->fact_key[i])
+            continue;
+        uint32_t j = fact_slot(r->fact_key[i], mask);
+        while (key[j])
+            j = (j + 1) & mask;
+        key[j] = r->fact_key[i];
+        val[j] = r->fact_val[i];
+    }
+    free(r->fact_key);
+    free(r->fact_val);
+    r->fact_key = key;
+    r->fact_val = val;
+    r->fact_mask = mask;
+    return true;
+}
+
+void rt_note_fact(struct rt *r, const struct rt_fact *f)
+{
+    uint64_t k = (f->key << 1 | f->init) + 1;
+
+    if ((r->nfacts + 1) * 2 > r->fact_mask + 1 && !fact_map_grow(r))
+        goto oom;
+    uint32_t i = fact_slot(k, r->fact_mask);
+    for (; r->fact_key[i]; i = (i + 1) & r->fact_mask)
+        if (r->fact_key[i] == k) {
+            struct rt_fact *had = &r->facts[r->fact_val[i]];
+            if (f->name) {
+                free(had->name);
+                had->name = f->name;
+            }
+            if (!had->address)
+                had->address = f->address;
+            return;
+        }
+    if (r->nfacts == r->cap_facts && !grow((void **)&r->facts, &r->cap_facts, sizeof(*r->facts)))
+        goto oom;
+    r->facts[r->nfacts] = *f;
+    r->fact_key[i] = k;
+    r->fact_val[i] = r->nfacts++;
+    return;
+oom:
+    free(f->name);
+    r->oom = true;
 }
 
 /* ---- the end --------------------------------------------------------- */

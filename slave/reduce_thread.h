@@ -35,6 +35,11 @@
 #define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* The interaction metrics each procedure has a histogram of, beside its
+ * CPU: rt_proc_hist_metrics[slot] is the metric of procs[i].mhist[slot]. */
+enum { RT_PROC_HISTS = 7 };
+extern const uint8_t rt_proc_hist_metrics[RT_PROC_HISTS];
+
 struct rt_proc {
     uint64_t addr;
     uint64_t m[IPS2_M_COUNT]; /* exclusive values; CALLS = calls */
@@ -42,14 +47,16 @@ struct rt_proc {
     uint64_t snap_cpu; /* m[CPU] at the start of the current bucket */
     uint32_t active;   /* activations on the stack */
     uint32_t last_caller, last_arc;
-    struct red_hist hist; /* exclusive CPU per bucket */
-    uint64_t pag_snap;    /* m[CPU] at the PAG's latest node */
-    bool pag_mark;        /* in pag_dirty */
+    bool pag_mark;          /* in pag_dirty */
+    struct red_hist hist;   /* exclusive CPU per bucket */
+    struct red_hist *mhist; /* NULL, or RT_PROC_HISTS: interaction metrics */
+    uint64_t pag_snap;      /* m[CPU] at the PAG's latest node */
 };
 
 struct rt_arc {
     uint32_t caller, callee; /* proc indexes; caller 0 = <spontaneous> */
     uint64_t count, child_cpu;
+    uint64_t snap_count; /* count at the start of the current bucket */
 };
 
 struct rt_frame {
@@ -64,12 +71,25 @@ struct rt_object {
     uint32_t kind;
     uint64_t id;
     uint64_t waits, wait_ns, spin_ns;
+    struct red_hist hist; /* wait_ns per bucket */
 };
 
 /* What type a sync-object or sync-init event gave an object key. */
 struct rt_type {
     uint64_t key;
     uint32_t type;
+};
+
+/* What a sync-init or a sync-object event told of an object key, kept to
+ * name the object (reduce_names.c): one fact per key and kind of event,
+ * the first (a sync-object's name: the latest). */
+struct rt_fact {
+    uint64_t key;
+    int64_t t;        /* the event's session time */
+    uint64_t proc;    /* sync-init: address of the procedure on top, 0 if none */
+    uint64_t address; /* sync-object: the object's address in the process, or 0 */
+    char *name;       /* sync-object: the name it was given (malloc'd), or NULL */
+    bool init;        /* a sync-init's fact, else a sync-object's */
 };
 
 /* What changes at every event.  A decoder keeps a copy in a local
@@ -126,6 +146,12 @@ struct rt {
     uint32_t nobjects, cap_objects;
     struct rt_type *types;
     uint32_t ntypes, cap_types;
+    /* facts for naming objects, found by (key, init) through fact_map */
+    struct rt_fact *facts;
+    uint32_t nfacts, cap_facts;
+    uint64_t *fact_key; /* (key << 1 | init) + 1 -> fact index (0 = empty slot) */
+    uint32_t *fact_val;
+    uint32_t fact_mask;
 
     /* thread-level totals of the interaction metrics (CPU, WALL from cum_*) */
     uint64_t m[IPS2_M_COUNT];
@@ -189,6 +215,10 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
                     uint64_t spin_ns);
 /* Notes the type an event gave an object key. */
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type);
+/* Notes a fact for naming an object (f->name becomes r's): the first of
+ * its key and kind stays, but a later sync-object's name replaces the
+ * earlier one's, and fills in an address that was missing. */
+void rt_note_fact(struct rt *r, const struct rt_fact *f);
 
 /* The PAG: builds the thread's part of it with pag (after rt_init); a
  * procedure became the top of the stack; an event (other than procedure

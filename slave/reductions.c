@@ -5,8 +5,10 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (3; 2, whose external rows name no process row, and 1,
- *       without the external data, are read too)
+ *   8   u32 version (4, or 3 when no object has a name and no histogram
+ *       an object, so that such a file is the same bytes as before; 2, whose
+ *       external rows name no process row, and 1, without the external
+ *       data, are read too)
  *   12  u32 crc32 (zlib) of every byte from offset 16 to the end, checked
  *       after the structure, so that a truncation is named where it is
  *   16  u32 metrics per row (IPS2_M_COUNT when written; fewer are read
@@ -31,6 +33,12 @@
  *               i64 start, u64 width, u32 nbuckets, f64 v[nbuckets]
  *       (version 2 has no process: a row of pid P > 0 is read as the
  *       first process row of pid P's, as the master took it then)
+ *   then (version 4) the links of objects and histograms:
+ *       u32 name[objects]    per object row, a string or none
+ *       u32 object[hists]    per histogram row, an object row or none;
+ *                            the object is the histogram's thread's, the
+ *                            histogram a SYNC_WAIT one of no procedure
+ *       (older versions: every name and every object none)
  *
  * The writer and the reader mirror each other as Lua's ldump.c and
  * lundump.c do: a write_X for every read_X, called in the same order, one
@@ -50,7 +58,8 @@
 #include "ips2_reductions.h"
 
 #define RED_MAGIC           "IPS2RED"
-#define RED_VERSION         3
+#define RED_VERSION         4
+#define RED_VERSION_NO_LINK 3
 #define RED_VERSION_NO_PROC 2
 #define RED_VERSION_NO_EXT  1
 #define CRC_AT              12
@@ -68,13 +77,26 @@
 
 /* ---- writing --------------------------------------------------------- */
 
-static void write_header(struct ips2_out *o, const struct ips2_reductions *r)
+/* Whether r needs version 4: an object with a name or a histogram of an
+ * object. */
+static bool has_links(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nobjects; i++)
+        if (r->objects[i].name != IPS2_RED_NONE)
+            return true;
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].object != IPS2_RED_NONE)
+            return true;
+    return false;
+}
+
+static void write_header(struct ips2_out *o, const struct ips2_reductions *r, uint32_t version)
 {
     size_t counts[NCOUNTS] = {r->nstrings, r->nprocesses, r->nthreads, r->nprocs,
                               r->narcs,    r->nhists,     r->nobjects, r->nproblems};
 
     ips2_put_bytes(o, RED_MAGIC, 8);
-    ips2_put_u32(o, RED_VERSION);
+    ips2_put_u32(o, version);
     ips2_put_u32(o, 0); /* the crc: write_crc */
     ips2_out_crc_begin(o);
     ips2_put_u32(o, IPS2_M_COUNT);
@@ -214,6 +236,14 @@ static void write_exts(struct ips2_out *o, const struct ips2_reductions *r)
     }
 }
 
+static void write_links(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nobjects; i++)
+        ips2_put_u32(o, r->objects[i].name);
+    for (size_t i = 0; i < r->nhists; i++)
+        ips2_put_u32(o, r->hists[i].object);
+}
+
 /* The crc of bytes 16 to the end, into the header. */
 static void write_crc(struct ips2_out *o)
 {
@@ -223,9 +253,10 @@ static void write_crc(struct ips2_out *o)
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
+    uint32_t version = has_links(r) ? RED_VERSION : RED_VERSION_NO_LINK;
 
     ips2_out_init(&o);
-    write_header(&o, r);
+    write_header(&o, r, version);
     write_strings(&o, r);
     write_processes(&o, r);
     write_threads(&o, r);
@@ -235,6 +266,8 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     write_objects(&o, r);
     write_problems(&o, r);
     write_exts(&o, r);
+    if (version == RED_VERSION)
+        write_links(&o, r);
     write_crc(&o);
     return ips2_out_take(&o, size);
 }
@@ -329,9 +362,10 @@ static int read_header(struct reader *rd)
         return bad(rd, in->size, "expected a %d-byte header, found end of data", HEAD_SIZE);
     ips2_get_bytes(in, 8);
     uint32_t version = ips2_get_u32(in);
-    if (version != RED_VERSION && version != RED_VERSION_NO_PROC && version != RED_VERSION_NO_EXT)
-        return bad(rd, 8, "expected version %d, %d or %d, found %u", RED_VERSION_NO_EXT,
-                   RED_VERSION_NO_PROC, RED_VERSION, version);
+    if (version != RED_VERSION && version != RED_VERSION_NO_LINK &&
+        version != RED_VERSION_NO_PROC && version != RED_VERSION_NO_EXT)
+        return bad(rd, 8, "expected version %d, %d, %d or %d, found %u", RED_VERSION_NO_EXT,
+                   RED_VERSION_NO_PROC, RED_VERSION_NO_LINK, RED_VERSION, version);
     rd->version = version;
     ips2_get_u32(in); /* the crc: read_crc */
     rd->mcount = ips2_get_u32(in);
@@ -580,6 +614,7 @@ static int read_hists(struct reader *rd)
             read_idx(rd, &h->metric, rd->mcount, false, "a metric") < 0)
             return -1;
         h->start_ns = ips2_get_i64(&rd->in);
+        h->object = IPS2_RED_NONE; /* read_links */
         if (read_buckets(rd, &h->width_ns, &h->nbuckets, &h->v) < 0)
             return -1;
     }
@@ -604,6 +639,7 @@ static int read_objects(struct reader *rd)
         o->waits = ips2_get_u64(in);
         o->wait_ns = ips2_get_u64(in);
         o->spin_ns = ips2_get_u64(in);
+        o->name = IPS2_RED_NONE; /* read_links */
     }
     return 0;
 }
@@ -686,6 +722,38 @@ static int read_exts(struct reader *rd)
     return 0;
 }
 
+/* Version 4: the objects' names, then the histograms' objects. */
+static int read_links(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+
+    if (rd->version != RED_VERSION)
+        return 0;
+    if (room(rd, r->nobjects + r->nhists, 4, "object names and histogram objects") < 0)
+        return -1;
+    for (size_t i = 0; i < r->nobjects; i++)
+        if (read_str(rd, &r->objects[i].name, true, "an object's name") < 0)
+            return -1;
+    for (size_t i = 0; i < r->nhists; i++) {
+        struct ips2_red_hist *h = &r->hists[i];
+        size_t at = pos(rd);
+        if (read_idx(rd, &h->object, r->nobjects, true, "an object index") < 0)
+            return -1;
+        if (h->object == IPS2_RED_NONE)
+            continue;
+        if (r->objects[h->object].thread != h->thread)
+            return bad(rd, at,
+                       "expected histogram %zu's object %u to belong to thread %u, found %u", i,
+                       h->object, h->thread, r->objects[h->object].thread);
+        if (h->proc != IPS2_RED_NONE || h->metric != IPS2_M_SYNC_WAIT)
+            return bad(rd, at,
+                       "expected histogram %zu of object %u to be a sync_wait one of no "
+                       "procedure, found metric %u of procedure %u",
+                       i, h->object, h->metric, h->proc);
+    }
+    return 0;
+}
+
 /* Everything is well-formed: the end of the data is where the structure
  * ends, and the crc tells whether values were altered. */
 static int read_crc(struct reader *rd)
@@ -717,7 +785,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
     if (read_header(&rd) < 0 || read_strings(&rd) < 0 || read_processes(&rd) < 0 ||
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
-        read_crc(&rd) < 0) {
+        read_links(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }

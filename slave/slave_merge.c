@@ -88,7 +88,7 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
 {
     struct ips2_reductions *out = &b->m->r;
     const struct ips2_reductions *in = src->r;
-    uint32_t *tmap = NULL, *pmap = NULL, *apps = NULL, *prmap = NULL;
+    uint32_t *tmap = NULL, *pmap = NULL, *apps = NULL, *prmap = NULL, *omap = NULL;
     uint32_t offset = (uint32_t)out->nstrings;
 
     for (size_t i = 0; i < in->nstrings; i++) {
@@ -99,7 +99,8 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
     pmap = malloc((in->nprocs + 1) * sizeof *pmap);
     apps = malloc((in->nstrings + 1) * sizeof *apps); /* renamed application strings */
     prmap = malloc((in->nprocesses + 1) * sizeof *prmap);
-    if (tmap == NULL || pmap == NULL || apps == NULL || prmap == NULL)
+    omap = malloc((in->nobjects + 1) * sizeof *omap);
+    if (tmap == NULL || pmap == NULL || apps == NULL || prmap == NULL || omap == NULL)
         goto oom;
     for (size_t i = 0; i < in->nprocesses; i++)
         prmap[i] = IPS2_RED_NONE;
@@ -167,6 +168,17 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         GROW(out->arcs, out->narcs, b->cap_arcs);
         out->arcs[out->narcs++] = a;
     }
+    for (size_t i = 0; i < in->nobjects; i++) {
+        struct ips2_red_object o = in->objects[i];
+        omap[i] = IPS2_RED_NONE;
+        if (o.thread >= in->nthreads || tmap[o.thread] == IPS2_RED_NONE)
+            continue;
+        o.thread = tmap[o.thread];
+        o.name = map_string(o.name, offset, in->nstrings);
+        omap[i] = (uint32_t)out->nobjects;
+        GROW(out->objects, out->nobjects, b->cap_objects);
+        out->objects[out->nobjects++] = o;
+    }
     for (size_t i = 0; i < in->nhists; i++) {
         struct ips2_red_hist h = in->hists[i];
         if (h.thread >= in->nthreads || tmap[h.thread] == IPS2_RED_NONE)
@@ -176,17 +188,14 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
                 continue;
             h.proc = pmap[h.proc];
         }
+        if (h.object != IPS2_RED_NONE) {
+            if (h.object >= in->nobjects || omap[h.object] == IPS2_RED_NONE)
+                continue;
+            h.object = omap[h.object];
+        }
         h.thread = tmap[h.thread];
         GROW(out->hists, out->nhists, b->cap_hists);
         out->hists[out->nhists++] = h; /* v borrowed */
-    }
-    for (size_t i = 0; i < in->nobjects; i++) {
-        struct ips2_red_object o = in->objects[i];
-        if (o.thread >= in->nthreads || tmap[o.thread] == IPS2_RED_NONE)
-            continue;
-        o.thread = tmap[o.thread];
-        GROW(out->objects, out->nobjects, b->cap_objects);
-        out->objects[out->nobjects++] = o;
     }
     for (size_t i = 0; i < in->nproblems; i++) {
         uint32_t s = map_string(in->problems[i], offset, in->nstrings);
@@ -213,12 +222,14 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
     free(pmap);
     free(apps);
     free(prmap);
+    free(omap);
     return 0;
 oom:
     free(tmap);
     free(pmap);
     free(apps);
     free(prmap);
+    free(omap);
     return -1;
 }
 

@@ -1,7 +1,7 @@
 /*
- * ips2_symbols.h - resolve procedure addresses of a traced process image
- * to names, from the MODULE events of its process stream and the ELF
- * symbol tables (.symtab, else .dynsym) of the modules on disk.
+ * ips2_symbols.h - resolve procedure (and data) addresses of a traced
+ * process image to names, from the MODULE events of its process stream and
+ * the ELF symbol tables (.symtab, else .dynsym) of the modules on disk.
  *
  * A process image's thread streams are named <pid>.<image>.<tid>[.<k>].raw
  * (or .ips2 once packed); its process stream is <pid>.<image>.proc.raw
@@ -35,5 +35,13 @@ int ips2_proc_stream_path(const char *thread_stream_path, char *out, unsigned si
 /* Name of the function containing addr, or NULL.  *offset gets addr minus
  * the function's start.  The string lives as long as the table. */
 const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset);
+
+/* Name of the variable (an ELF OBJECT symbol of the module mapped there)
+ * containing addr, or NULL: no module, or no variable there (heap and
+ * stack addresses have none).  *offset gets addr minus the variable's
+ * start ("locks" + 64 for the second lock of an array).  The module's
+ * data symbols are read on its first such lookup; the string lives as
+ * long as the table. */
+const char *ips2_symtab_lookup_data(struct ips2_symtab *s, uint64_t addr, uint64_t *offset);
 
 #endif /* IPS2_SYMBOLS_H */

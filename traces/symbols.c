@@ -1,5 +1,6 @@
 /*
- * symbols.c - procedure names for the addresses of a traced process image.
+ * symbols.c - procedure names for the addresses of a traced process image,
+ * and the names of its data (the variables that hold its locks).
  *
  * A table holds the image's modules sorted by start address (a module added
  * over an older mapping replaces it, as after dlclose + dlopen).  Each module
@@ -12,6 +13,12 @@
  * An address inside a module but outside every symbol resolves to the
  * module's file name, with *offset = addr - bias: the ELF address, which is
  * what addr2line wants.
+ *
+ * Data symbols (OBJECT: variables, in .data, .bss and .rodata) are a second
+ * set per module, read from the same table the first time an address of
+ * that module is looked up as data (most images never need them).  A data
+ * symbol of size 0 covers its own address only; an address outside every
+ * data symbol has no name.
  *
  * The ELF files are not trusted: libelf validates the structure, and every
  * section, index and string used here is checked again before use.  An
@@ -39,14 +46,21 @@ struct sym {
     unsigned char rank;  /* preference among aliases: lower is better */
 };
 
+/* Symbols of one kind, sorted by start, and their names. */
+struct symset {
+    struct sym *syms;
+    size_t nsyms;
+    char *names; /* name pool */
+};
+
 struct module {
     uint64_t start, end; /* run-time addresses, [start, end) */
     uint64_t bias;       /* run-time address = file address + bias */
     char *path;
-    const char *base; /* last component of path */
-    struct sym *syms;
-    size_t nsyms;
-    char *names; /* name pool */
+    const char *base;   /* last component of path */
+    struct symset fns;  /* FUNC and IFUNC */
+    struct symset data; /* OBJECT, once data_loaded */
+    bool data_loaded;
 };
 
 struct ips2_symtab {
@@ -61,11 +75,18 @@ struct ips2_symtab *ips2_symtab_new(void)
     return calloc(1, sizeof(struct ips2_symtab));
 }
 
+static void symset_free(struct symset *set)
+{
+    free(set->syms);
+    free(set->names);
+    memset(set, 0, sizeof(*set));
+}
+
 static void module_free(struct module *m)
 {
     free(m->path);
-    free(m->syms);
-    free(m->names);
+    symset_free(&m->fns);
+    symset_free(&m->data);
 }
 
 void ips2_symtab_free(struct ips2_symtab *s)
@@ -111,10 +132,18 @@ static bool sym_section(Elf *elf, const GElf_Sym *s, GElf_Shdr *shdr)
     return scn && gelf_getshdr(scn, shdr) && shdr->sh_type != SHT_NOBITS;
 }
 
-/* Loads the function symbols of one symbol table section into m.
- * Returns the number of symbols kept, or -1 on error. */
-static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct module *m,
-                        const char *path, char *err)
+/* Whether a symbol is of the set wanted: functions, or data. */
+static bool sym_wanted(const GElf_Sym *s, bool data)
+{
+    unsigned type = GELF_ST_TYPE(s->st_info);
+
+    return data ? type == STT_OBJECT : type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+/* Loads the function (or data) symbols of one symbol table section into
+ * set.  Returns the number of symbols kept, or -1 on error. */
+static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct symset *set,
+                        bool want_data, const char *path, char *err)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
     size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -141,8 +170,7 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
         GElf_Shdr sec;
         if (!gelf_getsym(data, (int)i, &s))
             continue;
-        unsigned type = GELF_ST_TYPE(s.st_info);
-        if (type != STT_FUNC && type != STT_GNU_IFUNC)
+        if (!sym_wanted(&s, want_data))
             continue;
         if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
             continue;
@@ -151,7 +179,9 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
             continue;
         bool in_sec = sym_section(elf, &s, &sec);
         uint64_t end = UINT64_MAX;
-        if (in_sec && sec.sh_addr + sec.sh_size >= sec.sh_addr)
+        if (want_data)
+            end = s.st_value + 1; /* size 0: its own address */
+        else if (in_sec && sec.sh_addr + sec.sh_size >= sec.sh_addr)
             end = sec.sh_addr + sec.sh_size;
         if (s.st_size) {
             if (s.st_value + s.st_size < s.st_value)
@@ -190,9 +220,9 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
     }
     nsyms = k;
 
-    /* Size-0 symbols reach to the next symbol, within their section. */
+    /* Size-0 functions reach to the next symbol, within their section. */
     for (size_t i = 0; i < nsyms; i++) {
-        if (syms[i].rank < 3)
+        if (want_data || syms[i].rank < 3)
             continue;
         if (i + 1 < nsyms && syms[i + 1].start < syms[i].end)
             syms[i].end = syms[i + 1].start;
@@ -200,9 +230,9 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct mo
             syms[i].end = syms[i].start + 1;
     }
 
-    m->syms = syms;
-    m->nsyms = nsyms;
-    m->names = names;
+    set->syms = syms;
+    set->nsyms = nsyms;
+    set->names = names;
     return (long)nsyms;
 
 nomem:
@@ -212,8 +242,9 @@ nomem:
     return -1;
 }
 
-/* Fills m->syms from the ELF file at path.  Returns 0 or -1 with err. */
-static int load_elf(struct module *m, const char *path, char *err)
+/* Fills set with the function (or data) symbols of the ELF file at path.
+ * Returns 0 or -1 with err. */
+static int load_elf(struct symset *set, bool data, const char *path, char *err)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -239,8 +270,8 @@ static int load_elf(struct module *m, const char *path, char *err)
         goto out;
     }
 
-    /* .symtab if present, else .dynsym; a .symtab without functions
-     * (a stripped-to-debuglink file) falls back to .dynsym too. */
+    /* .symtab if present, else .dynsym; a .symtab without the symbols
+     * wanted (a stripped-to-debuglink file) falls back to .dynsym too. */
     Elf_Scn *symtab = NULL, *dynsym = NULL;
     GElf_Shdr symtab_hdr, dynsym_hdr, shdr;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -260,16 +291,12 @@ static int load_elf(struct module *m, const char *path, char *err)
     }
     long n = 0;
     if (symtab) {
-        n = load_symtab(elf, symtab, &symtab_hdr, m, path, err);
-        if (n <= 0 && dynsym) {
-            free(m->syms);
-            free(m->names);
-            m->syms = NULL;
-            m->names = NULL;
-        }
+        n = load_symtab(elf, symtab, &symtab_hdr, set, data, path, err);
+        if (n <= 0 && dynsym)
+            symset_free(set);
     }
     if (dynsym && (!symtab || n <= 0))
-        n = load_symtab(elf, dynsym, &dynsym_hdr, m, path, err);
+        n = load_symtab(elf, dynsym, &dynsym_hdr, set, data, path, err);
     rc = n < 0 ? -1 : 0;
 
 out:
@@ -302,7 +329,7 @@ int ips2_symtab_add_module(struct ips2_symtab *s, uint64_t bias, uint64_t start,
     const char *slash = strrchr(m.path, '/');
     m.base = slash && slash[1] ? slash + 1 : m.path;
 
-    int rc = load_elf(&m, path, err);
+    int rc = load_elf(&m.fns, false, path, err);
 
     /* Drop the modules the new one overlaps: a newer mapping wins. */
     size_t k = 0;
@@ -378,7 +405,8 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
     return count;
 }
 
-const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+/* The module holding addr, or NULL. */
+static struct module *module_of(const struct ips2_symtab *s, uint64_t addr)
 {
     size_t lo = 0, hi = s ? s->nmods : 0;
 
@@ -392,31 +420,57 @@ const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint6
     }
     if (lo == 0 || addr >= s->mods[lo - 1].end)
         return NULL;
-    const struct module *m = &s->mods[lo - 1];
-    uint64_t faddr = addr - m->bias;
+    return &s->mods[lo - 1];
+}
+
+/* The symbol of set containing file address faddr, or NULL. */
+static const struct sym *symbol_of(const struct symset *set, uint64_t faddr)
+{
+    size_t lo = 0, hi = set->nsyms;
 
     /* Last symbol starting at or below faddr; a few before it may still
      * contain faddr when symbols nest (e.g. a function and its cold part). */
-    lo = 0;
-    hi = m->nsyms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (m->syms[mid].start <= faddr)
+        if (set->syms[mid].start <= faddr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++) {
-        const struct sym *y = &m->syms[i - 1];
-        if (faddr < y->end) {
-            if (offset)
-                *offset = faddr - y->start;
-            return y->name;
-        }
-    }
+    for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++)
+        if (faddr < set->syms[i - 1].end)
+            return &set->syms[i - 1];
+    return NULL;
+}
+
+const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+{
+    const struct module *m = module_of(s, addr);
+
+    if (!m)
+        return NULL;
+    uint64_t faddr = addr - m->bias;
+    const struct sym *y = symbol_of(&m->fns, faddr);
     if (offset)
-        *offset = faddr;
-    return m->base;
+        *offset = y ? faddr - y->start : faddr;
+    return y ? y->name : m->base;
+}
+
+const char *ips2_symtab_lookup_data(struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+{
+    struct module *m = module_of(s, addr);
+
+    if (!m)
+        return NULL;
+    if (!m->data_loaded) {
+        m->data_loaded = true;
+        load_elf(&m->data, true, m->path, NULL); /* without names, none are found */
+    }
+    uint64_t faddr = addr - m->bias;
+    const struct sym *y = symbol_of(&m->data, faddr);
+    if (y && offset)
+        *offset = faddr - y->start;
+    return y ? y->name : NULL;
 }
 
 /* ------------------------------------------------------------------ */

@@ -135,6 +135,7 @@ static inline void rb_hist(struct ips2_reductions *r, uint32_t proc, unsigned me
     h = &r->hists[r->nhists++];
     h->thread = (uint32_t)r->nthreads - 1;
     h->proc = proc;
+    h->object = IPS2_RED_NONE;
     h->metric = metric;
     h->start_ns = start;
     h->width_ns = width;

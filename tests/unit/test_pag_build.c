@@ -477,6 +477,8 @@ static void test_pvm(void **state)
     struct ips2_pag *g = reduce();
     no_warnings(g);
     assert_int_equal(arcs_of(g, IPS2_PAG_ARC_MESSAGE), 1);
+    for (size_t i = 0; i < g->narcs; i++) /* the message's tag 5 + 1; nothing else has one */
+        assert_int_equal(g->arcs[i].label, g->arcs[i].type == IPS2_PAG_ARC_MESSAGE ? 6 : 0);
     assert_int_equal(arc_weight(g, node_of(g, 10, 10, IPS2_EV_PVM_SEND, 0),
                                 node_of(g, 20, 20, IPS2_EV_PVM_RECV, 0), IPS2_PAG_ARC_MESSAGE),
                      50);
@@ -493,6 +495,8 @@ static void test_pvm(void **state)
                                 node_of(g, 10, 10, IPS2_EV_PVM_BARRIER, 0), IPS2_PAG_ARC_SYNC),
                      700 - 600);
     assert_int_equal(arcs_of(g, IPS2_PAG_ARC_SYNC), 1);
+    for (size_t i = 0; i < g->narcs; i++)
+        assert_int_equal(g->arcs[i].label, g->arcs[i].type == IPS2_PAG_ARC_MESSAGE ? 6 : 0);
     ips2_pag_free(g);
 }
 

@@ -224,6 +224,7 @@ static void test_ends_and_cross(void **state)
     assert_int_equal(eb->arcs[0].from, IPS2_PAG_GID(0, 1));
     assert_int_equal(eb->arcs[0].to, 4);
     assert_int_equal(eb->arcs[0].weight, 150 - 120);
+    assert_int_equal(eb->arcs[0].label, 5 + 1); /* the message's tag + 1 */
     assert_int_equal(ea->nouts, 1);
     /* back to the live parts */
     void *ca = ips2_pag_cross_encode(ea, &n);
@@ -234,6 +235,11 @@ static void test_ends_and_cross(void **state)
     assert_int_equal(b->narcs, 3);
     for (size_t i = 1; i < b->narcs; i++)
         assert_true(b->arcs[i - 1].to <= b->arcs[i].to);
+    size_t labelled = 0;
+    for (size_t i = 0; i < b->narcs; i++)
+        if (b->arcs[i].from == IPS2_PAG_GID(0, 1))
+            labelled += b->arcs[i].label == 5 + 1;
+    assert_int_equal(labelled, 1);
     assert_int_equal(a->nouts, 2);
     assert_int_equal(a->nends, 0);
     assert_int_equal(b->nends, 0);

@@ -36,6 +36,7 @@
 #include "ips2_reductions.h"
 #include "ips2_writer.h"
 #include "reduce_internal.h" /* red_stream_reader(), to reduce one stream */
+#include "reduce_names.h"    /* red_object_name() */
 
 /* Procedures with real names in this executable. */
 volatile int sink;
@@ -827,6 +828,203 @@ static void test_sync(void **state)
     ips2_reductions_free(r);
 }
 
+/* The histogram of one metric of a procedure of a thread, or NULL. */
+static const struct ips2_red_hist *proc_hist_of(const struct ips2_reductions *r, uint32_t tid,
+                                                const char *proc, unsigned metric)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+    uint32_t p = (uint32_t)(proc_of(r, tid, proc) - r->procs);
+
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].thread == t && r->hists[i].proc == p && r->hists[i].metric == metric)
+            return &r->hists[i];
+    return NULL;
+}
+
+/* The histogram of an object row, which must be the only one. */
+static const struct ips2_red_hist *object_hist_of(const struct ips2_reductions *r,
+                                                  const struct ips2_red_object *o)
+{
+    const struct ips2_red_hist *found = NULL;
+    uint32_t row = (uint32_t)(o - r->objects);
+
+    for (size_t i = 0; i < r->nhists; i++)
+        if (r->hists[i].object == row) {
+            assert_null(found);
+            found = &r->hists[i];
+        }
+    assert_non_null(found);
+    assert_int_equal(found->thread, o->thread);
+    assert_int_equal(found->proc, IPS2_RED_NONE);
+    assert_int_equal(found->metric, IPS2_M_SYNC_WAIT);
+    return found;
+}
+
+static void check_buckets(const struct ips2_red_hist *h, const double *want, uint32_t n)
+{
+    assert_non_null(h);
+    assert_int_equal(h->nbuckets, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (h->v[i] != want[i])
+            fail_msg("bucket %u: %g, expected %g", i, h->v[i], want[i]);
+}
+
+/* Histograms per procedure of the interaction metrics (and calls) that
+ * occurred, per object of its waits, on the thread's grid: buckets of
+ * 1000 ns from 0; the thread's own histograms are as before. */
+static void test_proc_object_histograms(void **state)
+{
+    const char *d = new_dir("prochist");
+    const uint64_t x = 0x7000, y = 0x8000;
+    struct ips2_writer *w = stream(d, "970.0.970.raw", IPS2_STREAM_THREAD, 970, 970, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    /* lock-acquired: release seq seen, wait start, CPU at start (no spin) */
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 1500, 10, x, (uint64_t[]){1, 500, 10}, 3);
+    ev(w, IPS2_EV_ENTER, 1600, 20, A_A);
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 2600, 30, y, (uint64_t[]){1, 1700, 30}, 3);
+    /* FILE_WRITE: offset, bytes, errno, start, call, type */
+    evx(w, IPS2_EV_FILE_WRITE, 2800, 40, 5,
+        (uint64_t[]){0, 4096, 0, 2700, IPS2_IO_WRITE, IPS2_CHAN_FILE}, 6);
+    ev(w, IPS2_EV_EXIT, 2900, 50, A_A);
+    ev(w, IPS2_EV_ENTER, 3100, 60, A_A);
+    ev(w, IPS2_EV_EXIT, 3200, 70, A_A);
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 3500, 80, x, (uint64_t[]){2, 3300, 80}, 3);
+    ev(w, IPS2_EV_EXIT, 4000, 90, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 4000, 90, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 970, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce_opts(d, INT64_MIN, INT64_MAX, 1000);
+    check_buckets(hist_of(r, 970, NULL, IPS2_M_SYNC_WAIT), (double[]){500, 800, 600, 200}, 4);
+    check_buckets(proc_hist_of(r, 970, "proc_main", IPS2_M_SYNC_WAIT), (double[]){500, 500, 0, 200},
+                  4);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_SYNC_WAIT), (double[]){0, 300, 600}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_TIME), (double[]){0, 0, 100}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_OPS), (double[]){0, 0, 1}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_IO_BYTES), (double[]){0, 0, 4096}, 3);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_CALLS), (double[]){0, 1, 0, 1}, 4);
+    check_buckets(proc_hist_of(r, 970, "proc_main", IPS2_M_CALLS), (double[]){1}, 1);
+    /* only what occurred */
+    assert_null(proc_hist_of(r, 970, "proc_a", IPS2_M_MSG_WAIT));
+    assert_null(proc_hist_of(r, 970, "proc_a", IPS2_M_SEEK_TIME));
+    assert_null(proc_hist_of(r, 970, "proc_main", IPS2_M_IO_OPS));
+
+    const struct ips2_red_object *ox = object_of(r, 970, x), *oy = object_of(r, 970, y);
+    assert_int_equal(ox->wait_ns, 1200);
+    check_buckets(object_hist_of(r, ox), (double[]){500, 500, 0, 200}, 4);
+    check_buckets(object_hist_of(r, oy), (double[]){0, 300, 600}, 3);
+    assert_int_equal(object_hist_of(r, ox)->start_ns, 0);
+    assert_int_equal(object_hist_of(r, ox)->width_ns, 1000);
+    ips2_reductions_free(r);
+
+    /* a phase clips them like the rest: [1000, 3000) */
+    r = reduce_opts(d, 1000, 3000, 1000);
+    ox = object_of(r, 970, x);
+    assert_int_equal(ox->wait_ns, 500);
+    check_buckets(object_hist_of(r, ox), (double[]){500}, 1);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_SYNC_WAIT), (double[]){300, 600}, 2);
+    check_buckets(proc_hist_of(r, 970, "proc_a", IPS2_M_CALLS), (double[]){1}, 1);
+    ips2_reductions_free(r);
+}
+
+/* Variables of this program standing for locks: the module map of the
+ * test streams is this program's, so their names are found as a traced
+ * program's would be. */
+static char names_hot[40];
+static char names_locks[4][40];
+
+/* The name of the object row of key in thread tid. */
+static const char *object_name(const struct ips2_reductions *r, uint32_t tid, uint64_t key)
+{
+    const struct ips2_red_object *o = object_of(r, tid, key);
+
+    assert_int_not_equal(o->name, IPS2_RED_NONE);
+    return S(r, o->name);
+}
+
+/* A wait of thread 980 on key at t (100 ns). */
+static void waited(struct ips2_writer *w, uint64_t t, uint64_t key)
+{
+    evx(w, IPS2_EV_LOCK_ACQUIRED, t, t, key, (uint64_t[]){1, t - 100, t}, 3);
+}
+
+static void init_event(struct ips2_writer *w, uint64_t t, uint64_t key, uint64_t result)
+{
+    evx(w, IPS2_EV_SYNC_INIT, t, t, key, (uint64_t[]){IPS2_SYNC_MUTEX, 0, 0, result}, 4);
+}
+
+/* Names of objects: a variable's (with an offset into an array), the
+ * procedure that initialised a heap object (numbered when it initialised
+ * several, a re-initialisation not counted, nor objects it initialised
+ * that have a variable of their own), a name given by the program, else
+ * the address. */
+static void test_object_names(void **state)
+{
+    const char *d = new_dir("names");
+    char *heap = malloc(4 * 40);
+    const uint64_t hot = (uintptr_t)names_hot, lock1 = (uintptr_t)names_locks[1];
+    const uint64_t h0 = (uintptr_t)heap, h1 = h0 + 40, h2 = h0 + 80, h3 = h0 + 120;
+    const uint64_t shared = IPS2_SYNC_KEY_SHARED | 5;
+    uint64_t words[5 + 8] = {IPS2_SYNC_SEM, 0x7000, 1, 2, 0};
+    unsigned nw = 5 + ips2_string_words(words + 5, 8, "/work");
+
+    assert_non_null(heap);
+    struct ips2_writer *w = stream(d, "980.0.980.raw", IPS2_STREAM_THREAD, 980, 980, &MONO_EXACT);
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    ev(w, IPS2_EV_ENTER, 10, 10, A_A);
+    init_event(w, 20, lock1, 0); /* a variable's: not proc_a's first */
+    init_event(w, 30, h1, 0);
+    init_event(w, 40, h2, 0);
+    init_event(w, 50, h1, 0);  /* again: still the first */
+    init_event(w, 60, h3, 22); /* failed: no initialisation */
+    ev(w, IPS2_EV_EXIT, 70, 70, A_A);
+    ev(w, IPS2_EV_ENTER, 80, 80, A_B);
+    init_event(w, 90, h0, 0);
+    ev(w, IPS2_EV_EXIT, 100, 100, A_B);
+    evx(w, IPS2_EV_SYNC_OBJECT, 110, 110, shared, words, nw);
+    waited(w, 1000, hot);
+    waited(w, 1200, lock1);
+    waited(w, 1400, h0);
+    waited(w, 1600, h1);
+    waited(w, 1800, h2);
+    waited(w, 2000, h3);
+    evx(w, IPS2_EV_SEM_ACQUIRED, 2200, 2200, shared, (uint64_t[]){1, 0, 2100}, 3);
+    ev(w, IPS2_EV_EXIT, 3000, 3000, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 3000, 3000, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 980, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce(d);
+    char want[64];
+    assert_string_equal(object_name(r, 980, hot), "mutex:names_hot");
+    assert_string_equal(object_name(r, 980, lock1), "mutex:names_locks+40");
+    assert_string_equal(object_name(r, 980, h0), "mutex:heap@proc_b");
+    assert_string_equal(object_name(r, 980, h1), "mutex:heap@proc_a");
+    assert_string_equal(object_name(r, 980, h2), "mutex:heap@proc_a#2");
+    snprintf(want, sizeof(want), "mutex:0x%llx", (unsigned long long)h3);
+    assert_string_equal(object_name(r, 980, h3), want);
+    assert_string_equal(object_name(r, 980, shared), "sem:/work");
+    ips2_reductions_free(r);
+    free(heap);
+
+    /* the rules in order, without a trace */
+    char buf[128];
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_SPIN,
+                    &(struct red_object_facts){.given = "g", .symbol = "s", .address = 1});
+    assert_string_equal(buf, "spin:g");
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_BARRIER,
+                    &(struct red_object_facts){.symbol = "s", .init_proc = "p", .address = 1});
+    assert_string_equal(buf, "barrier:s");
+    red_object_name(buf, sizeof(buf), IPS2_SYNC_USER_LOCK,
+                    &(struct red_object_facts){.init_proc = "p", .init_nth = 3});
+    assert_string_equal(buf, "user_lock:heap@p#3");
+    red_object_name(buf, sizeof(buf), 77, &(struct red_object_facts){.address = 0xab});
+    assert_string_equal(buf, "object:0xab");
+}
+
 /* A damaged stream is reduced up to the damage; the error names the file
  * and byte offset; other streams are complete. */
 static void test_damaged(void **state)
@@ -1122,6 +1320,8 @@ int main(void)
         cmocka_unit_test(test_join_wait),
         cmocka_unit_test(test_interactions),
         cmocka_unit_test(test_sync),
+        cmocka_unit_test(test_proc_object_histograms),
+        cmocka_unit_test(test_object_names),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),

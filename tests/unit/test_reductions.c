@@ -3,7 +3,8 @@
  * trip keeps every field and re-encodes to the same bytes; a buffer cut at
  * any length, or with a bad magic, version, count, index, range, bucket
  * value, trailing bytes or an altered value, is refused with a message
- * that names the byte offset and what was expected there; metric names.
+ * that names the byte offset and what was expected there; version 4's
+ * object names and histograms of objects; metric names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,11 +105,12 @@ static struct ips2_reductions *sample(void)
     arcs[2] = (struct ips2_red_arc){2, IPS2_RED_NONE, S_WORK, 1, 5};
     r.arcs = arcs;
     r.narcs = 3;
-    hists[0] = (struct ips2_red_hist){0, IPS2_RED_NONE, IPS2_M_CPU, -100, 100, 3, v0};
-    hists[1] = (struct ips2_red_hist){1, 2, IPS2_M_SYNC_WAIT, 0, 200, 1, v1};
+    hists[0] =
+        (struct ips2_red_hist){0, IPS2_RED_NONE, IPS2_M_CPU, -100, 100, 3, v0, IPS2_RED_NONE};
+    hists[1] = (struct ips2_red_hist){1, 2, IPS2_M_SYNC_WAIT, 0, 200, 1, v1, IPS2_RED_NONE};
     r.hists = hists;
     r.nhists = 2;
-    objects[0] = (struct ips2_red_object){1, 3, 0xdeadbeef, 4, 4000, 10};
+    objects[0] = (struct ips2_red_object){1, 3, 0xdeadbeef, 4, 4000, 10, IPS2_RED_NONE};
     r.objects = objects;
     r.nobjects = 1;
     r.problems = problems;
@@ -276,8 +278,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 4);
-    refused(c, size, 8, "version 1, 2 or 3, found 4");
+    put32(c + 8, 5);
+    refused(c, size, 8, "version 1, 2, 3 or 4, found 5");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -435,6 +437,69 @@ static void test_version_2(void **state)
     free(buf);
 }
 
+/* Version 4: objects' names and histograms of one object travel in a
+ * section after the external data (one u32 per object row, then one per
+ * histogram row); an object that is no row of the histogram's thread, or
+ * a histogram of an object that is not a thread's sync_wait, is refused. */
+static void test_links(void **state)
+{
+    struct ips2_reductions r = *sample();
+    struct ips2_red_object object = r.objects[0];
+    struct ips2_red_hist hists[3] = {r.hists[0], r.hists[1], r.hists[1]};
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, plain;
+
+    free(ips2_reductions_encode(&r, &plain));
+    object.name = S_WORK;
+    hists[2].proc = IPS2_RED_NONE;
+    hists[2].object = 0; /* thread 1's sync_wait at object 0 (thread 1's) */
+    r.objects = &object;
+    r.hists = hists;
+    r.nhists = 3;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(size, plain + (32 + 8) + 4 * (1 + 3));
+    assert_int_equal(buf[8], 4);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "l.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->objects[0].name, S_WORK);
+    assert_int_equal(b->hists[0].object, IPS2_RED_NONE);
+    assert_int_equal(b->hists[1].object, IPS2_RED_NONE);
+    assert_int_equal(b->hists[2].object, 0);
+    ips2_reductions_free(b);
+
+    const size_t at_names = size - 4 * (1 + 3), at_objects = at_names + 4;
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + at_names, NSTR);
+    refused(c, size, at_names, "an object's name: a string index below 7 or none, found 7");
+    memcpy(c, buf, size);
+    put32(c + at_objects + 8, 1);
+    refused(c, size, at_objects + 8, "an object index below 1 or none, found 1");
+    memcpy(c, buf, size);
+    put32(c + at_objects, 0); /* histogram 0 is thread 0's */
+    refused(c, size, at_objects, "histogram 0's object 0 to belong to thread 0, found 1");
+    memcpy(c, buf, size);
+    put32(c + at_objects + 4, 0); /* histogram 1 is a procedure's */
+    refused(c, size, at_objects + 4,
+            "a sync_wait one of no procedure, found metric 3 of procedure 2");
+    refused(buf, size - 1, at_names, "4 object names and histogram objects of at least 4 bytes");
+    free(c);
+    free(buf);
+
+    /* an older version reads every link as none */
+    r = *sample();
+    buf = ips2_reductions_encode(&r, &size);
+    b = ips2_reductions_decode(buf, size, "v3.red", err);
+    assert_non_null(b);
+    assert_int_equal(buf[8], 3);
+    assert_int_equal(b->objects[0].name, IPS2_RED_NONE);
+    assert_int_equal(b->hists[0].object, IPS2_RED_NONE);
+    ips2_reductions_free(b);
+    free(buf);
+}
+
 static void test_metric_names(void **state)
 {
     assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
@@ -461,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_metric_names),
         cmocka_unit_test(test_version_1),
         cmocka_unit_test(test_version_2),
+        cmocka_unit_test(test_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,12 +87,14 @@ static void make_src(struct src *s, const char *const *apps, int n, int pid0)
             h->thread = (uint32_t)i;
             h->proc = k < 2 ? (uint32_t)(2 * i + k) : IPS2_RED_NONE;
             h->metric = IPS2_M_CPU;
+            h->object = IPS2_RED_NONE;
             h->nbuckets = 2;
             h->width_ns = 100000000;
             h->v = s->v[3 * i + k];
             h->v[0] = pid0 + i + k / 10.0;
         }
-        s->objects[i] = (struct ips2_red_object){.thread = (uint32_t)i, .id = (uint64_t)(pid0 + i)};
+        s->objects[i] = (struct ips2_red_object){
+            .thread = (uint32_t)i, .id = (uint64_t)(pid0 + i), .name = IPS2_RED_NONE};
     }
     r->nprocesses = r->nthreads = r->narcs = r->nobjects = (size_t)n;
     r->nprocs = 2 * (size_t)n;

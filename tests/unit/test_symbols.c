@@ -2,7 +2,8 @@
  * test_symbols.c - symbol resolution (traces/symbols.c) against this test
  * binary itself: a few functions defined here are looked up through the
  * module map that dl_iterate_phdr gives, so names and offsets are known
- * exactly without building anything at test time.  Also: hostile module
+ * exactly without building anything at test time; so are a few variables
+ * (data symbols).  Also: hostile module
  * files, a process stream written by hand, and the stream naming rule.
  */
 #include <setjmp.h>
@@ -135,6 +136,50 @@ static void test_shared_library(void **state)
     assert_int_equal(off, 0);
     /* The executable is still there. */
     check_name(s, (uintptr_t)probe_beta + 2, "probe_beta", 2);
+    ips2_symtab_free(s);
+}
+
+/* Variables that hold locks, as the naming of synchronisation objects
+ * looks them up: one in .bss, an array (a member: its offset), one in
+ * .data, and a library's (stdout pointer, libc's or the executable's copy of it); heap and stack
+ * addresses have no name, and functions are no variables. */
+static long probe_locks[8];
+int probe_counter = 5;
+
+static void test_data(void **state)
+{
+    struct image exe, libc;
+    struct ips2_symtab *s = exe_table(&exe);
+    char err[IPS2_ERR_MAX] = "";
+    uint64_t off = ~0ULL;
+    long on_stack = 0;
+    long *on_heap = malloc(sizeof(*on_heap));
+
+    assert_non_null(on_heap);
+    assert_string_equal(ips2_symtab_lookup_data(s, (uintptr_t)&probe_locks[0], &off),
+                        "probe_locks");
+    assert_int_equal(off, 0);
+    assert_string_equal(ips2_symtab_lookup_data(s, (uintptr_t)&probe_locks[3], &off),
+                        "probe_locks");
+    assert_int_equal(off, 3 * sizeof(long));
+    assert_string_equal(ips2_symtab_lookup_data(s, (uintptr_t)&probe_counter, &off),
+                        "probe_counter");
+    assert_int_equal(off, 0);
+    assert_null(ips2_symtab_lookup_data(s, (uintptr_t)on_heap, &off));
+    assert_null(ips2_symtab_lookup_data(s, (uintptr_t)&on_stack, &off));
+    assert_null(ips2_symtab_lookup_data(s, (uintptr_t)probe_alpha, &off));
+    /* the functions still resolve, after the data were read */
+    check_name(s, (uintptr_t)probe_alpha + 5, "probe_alpha", 5);
+
+    find_image((uintptr_t)&stdout, &libc);
+    if (ips2_symtab_add_module(s, libc.bias, libc.start, libc.end, libc.path, err) != 0)
+        fail_msg("add_module: %s", err);
+    const char *name = ips2_symtab_lookup_data(s, (uintptr_t)&stdout, &off);
+    assert_non_null(name);
+    assert_non_null(strstr(name, "stdout"));
+    assert_int_equal(off, 0);
+    free(on_heap);
+    on_stack = probe_locks[1] + probe_counter;
     ips2_symtab_free(s);
 }
 
@@ -341,10 +386,15 @@ static void test_proc_stream_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exe_functions),         cmocka_unit_test(test_outside),
-        cmocka_unit_test(test_shared_library),        cmocka_unit_test(test_not_elf),
-        cmocka_unit_test(test_missing_and_directory), cmocka_unit_test(test_replace),
-        cmocka_unit_test(test_load_process),          cmocka_unit_test(test_proc_stream_path),
+        cmocka_unit_test(test_exe_functions),
+        cmocka_unit_test(test_outside),
+        cmocka_unit_test(test_shared_library),
+        cmocka_unit_test(test_not_elf),
+        cmocka_unit_test(test_missing_and_directory),
+        cmocka_unit_test(test_replace),
+        cmocka_unit_test(test_load_process),
+        cmocka_unit_test(test_proc_stream_path),
+        cmocka_unit_test(test_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -263,6 +263,7 @@ static void add_object(struct ips2_reductions *r, uint32_t kind, uint64_t id, ui
     o->waits = waits;
     o->wait_ns = wait_ns;
     o->spin_ns = spin_ns;
+    o->name = IPS2_RED_NONE;
 }
 
 /* Two threads of process 1 wait for its mutex at 0x1000; process 2 has a
@@ -308,6 +309,34 @@ static void test_objects_table(void **state)
     t = ips2_objects_table(m, ips2_model_find(m, "app:A/machine:m1/process:1/thread:2"), err);
     assert_int_equal(t->nrows, 1);
     assert_int_equal(cell_int(t, 0, "wait"), 200);
+    ips2_table_free(t);
+    ips2_model_free(m);
+}
+
+/* The name column: as the reduction named the object (the first of its
+ * rows that has one), else KIND:ID. */
+static void test_objects_table_names(void **state)
+{
+    struct ips2_reductions *r = rb_new("m1", 100);
+    struct ips2_model *m;
+    struct ips2_table *t;
+
+    (void)state;
+    rb_process(r, "A", 1, 0, 100);
+    rb_thread(r, 1, 0, 100, 10);
+    add_object(r, IPS2_SYNC_MUTEX, 0x1000, 2, 300, 0);
+    add_object(r, IPS2_SYNC_MUTEX, 0x2000, 1, 100, 0);
+    rb_thread(r, 2, 0, 100, 10);
+    add_object(r, IPS2_SYNC_MUTEX, 0x1000, 3, 200, 50);
+    r->objects[r->nobjects - 1].name = rb_str(r, "mutex:hot_lock");
+    m = model_of(r);
+    t = ips2_objects_table(m, ips2_model_find(m, "app:A"), err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 2);
+    assert_string_equal(cell_str(t, 0, "object"), "0x1000");
+    assert_string_equal(cell_str(t, 0, "name"), "mutex:hot_lock");
+    assert_int_equal(cell_int(t, 0, "wait"), 500);
+    assert_string_equal(cell_str(t, 1, "name"), "mutex:0x2000");
     ips2_table_free(t);
     ips2_model_free(m);
 }
@@ -855,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_multi_app_table),
         cmocka_unit_test(test_profile_order_and_percent),
         cmocka_unit_test(test_objects_table),
+        cmocka_unit_test(test_objects_table_names),
         cmocka_unit_test(test_gprof_numbers),
         cmocka_unit_test(test_gprof_cycle),
         cmocka_unit_test(test_gprof_text),

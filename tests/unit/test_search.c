@@ -1,0 +1,680 @@
+/*
+ * test_search.c - the W3 search core (master/search.c, search_space.c,
+ * search_explain.c) on models built in memory with known sample streams:
+ * the accounting's arithmetic on a model whose counters can be counted by
+ * hand, the search history graph's shape, hysteresis, re-verification,
+ * minimum and sufficient observation times, when intervals, thresholds
+ * and intervals as options, and hypotheses true and false on constructed
+ * data (CPU, a hot lock among quiet ones, small I/O, a burst of page
+ * faults, a very high call rate, a late sender, an application limited by
+ * another).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "msg_waits.h"
+#include "red_build.h"
+#include "search.h"
+#include "tables.h"
+
+#define W      100000000LL /* one bucket: 100 ms */
+#define NB     50          /* buckets of the constructed runs: 5 s */
+#define END_NS (NB * W)
+
+static char err[IPS2_ERR_MAX];
+
+static struct ips2_model *model_of(struct ips2_reductions *r)
+{
+    struct ips2_model *m = ips2_model_new();
+    assert_non_null(m);
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    assert_int_equal(ips2_model_index(m, err), 0);
+    return m;
+}
+
+/* A histogram of the last thread (or its procedure row proc, or object
+ * row object) from an array. */
+static void hist_of(struct ips2_reductions *r, uint32_t proc, uint32_t object, unsigned metric,
+                    const double *v, uint32_t n)
+{
+    rb_hist(r, proc, metric, 0, W, 0);
+    struct ips2_red_hist *h = &r->hists[r->nhists - 1];
+    free(h->v);
+    h->v = malloc(n * sizeof(double));
+    assert_non_null(h->v);
+    memcpy(h->v, v, n * sizeof(double));
+    h->nbuckets = n;
+    h->object = object;
+}
+
+static void fill(double *v, size_t from, size_t to, double x)
+{
+    for (size_t i = from; i < to; i++)
+        v[i] = x;
+}
+
+static double sum(const double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    return s;
+}
+
+/* One process of app A with nthreads threads, each with the CPU series
+ * cpu[] (fractions of a bucket), 90% of it in "compute" and the rest in
+ * "main". */
+static struct ips2_reductions *cpu_run(int nthreads, const double *cpu)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double v[NB], c[NB];
+    rb_process(r, "A", 100, 0, END_NS);
+    for (int t = 0; t < nthreads; t++) {
+        for (int i = 0; i < NB; i++)
+            v[i] = cpu[i] * W;
+        uint32_t th = rb_thread(r, 100 + (uint32_t)t, 0, END_NS, (uint64_t)sum(v, NB));
+        (void)th;
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+        for (int i = 0; i < NB; i++)
+            c[i] = 0.9 * v[i];
+        uint32_t p = rb_proc(r, "compute", (uint64_t)sum(c, NB), 0, (uint64_t)sum(c, NB));
+        hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+        for (int i = 0; i < NB; i++)
+            c[i] = 0.1 * v[i];
+        p = rb_proc(r, "main", (uint64_t)sum(c, NB), 0, (uint64_t)sum(v, NB));
+        hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+    }
+    return r;
+}
+
+static struct ips2_search_result *search(struct ips2_model *m, const struct ips2_search_options *o)
+{
+    struct ips2_search_result *res = NULL;
+    int rc = ips2_search_run(m, o, &res, err);
+    if (rc != 0)
+        fail_msg("search: %s", err);
+    return res;
+}
+
+static struct ips2_search_result *search_default(struct ips2_model *m)
+{
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    return search(m, &o);
+}
+
+static const struct ips2_bottleneck *find_bottleneck(const struct ips2_search_result *r,
+                                                     const char *hyp)
+{
+    for (size_t i = 0; i < r->nbottlenecks; i++)
+        if (strcmp(r->bottlenecks[i].hypothesis, hyp) == 0)
+            return &r->bottlenecks[i];
+    return NULL;
+}
+
+static const struct ips2_shg_node *find_node(const struct ips2_search_result *r, const char *hyp,
+                                             const char *code)
+{
+    for (size_t i = 0; i < r->nshg; i++) {
+        const struct ips2_shg_node *n = &r->shg[i];
+        if (strcmp(n->hypothesis, hyp) != 0)
+            continue;
+        bool root = true;
+        for (int h = 0; h < IPS2_H_COUNT; h++)
+            if (h != IPS2_H_CODE && n->focus.at[h] != NULL)
+                root = false;
+        if (!root)
+            continue;
+        if (code == NULL ? n->focus.at[IPS2_H_CODE] == NULL
+                         : n->focus.at[IPS2_H_CODE] && strcmp(n->focus.at[IPS2_H_CODE], code) == 0)
+            if (n->start_ns == 0 && n->end_ns == END_NS)
+                return n;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ accounting --- */
+
+/* One thread, one procedure, CPU only: 7 places (the process chain's
+ * three nodes, the root, the machine, the application, machine x
+ * application) x 2 codes (root, main) for cpu, 7 for active: 21
+ * counters.  The search uses cpu and active at the root for 50 samples
+ * and cpu of main from bucket 5 (after cpuBound was true at bucket 4). */
+static void test_accounting_exact(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double v[NB];
+    rb_process(r, "A", 100, 0, END_NS);
+    fill(v, 0, NB, 0.9 * W);
+    rb_thread(r, 100, 0, END_NS, (uint64_t)sum(v, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+    uint32_t p = rb_proc(r, "main", (uint64_t)sum(v, NB), 0, (uint64_t)sum(v, NB));
+    hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+    r->trace_bytes = 174000;
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_search_accounting *a = &res->accounting;
+
+    assert_int_equal(res->nbuckets, NB);
+    assert_int_equal(a->total_counters, 21);
+    assert_int_equal(a->total_samples, 21 * NB);
+    assert_int_equal(a->counters_used, 3);
+    assert_int_equal(a->samples_used, 50 + 50 + 45);
+    assert_int_equal(a->bytes_per_sample, 12);
+    assert_int_equal(a->di_bytes, 145 * 12);
+    assert_int_equal(a->trace_bytes, 174000);
+    assert_true(fabs(a->ratio - 100.0) < 1e-9);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "cpuBound");
+    assert_non_null(b);
+    assert_string_equal(b->focus.at[IPS2_H_CODE], "main");
+    assert_int_equal(res->nbottlenecks, 1);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* Total samples = total counters x buckets at any interval; 200 ms
+ * halves the buckets; finer than the histograms is refused. */
+static void test_interval(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.9);
+    struct ips2_model *m = model_of(cpu_run(2, cpu));
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.interval_ns = 2 * W;
+    o.interval_given = true;
+    struct ips2_search_result *res = search(m, &o);
+    assert_int_equal(res->nbuckets, NB / 2);
+    assert_int_equal(res->interval_ns, 2 * W);
+    assert_int_equal(res->accounting.total_samples, res->accounting.total_counters * (NB / 2));
+    assert_true(res->accounting.samples_used <= res->accounting.total_samples);
+    assert_true(res->accounting.counters_used <= res->accounting.total_counters);
+    ips2_search_result_free(res);
+
+    o.interval_ns = W / 5;
+    assert_int_equal(ips2_search_run(m, &o, &res, err), -1);
+    assert_non_null(strstr(err, "finer than the histograms"));
+    ips2_model_free(m);
+}
+
+/* ------------------------------------------------------------------- SHG --- */
+
+static void test_shg_shape(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.95);
+    struct ips2_model *m = model_of(cpu_run(2, cpu));
+    struct ips2_search_result *res = search_default(m);
+    const char *top[] = {"syncBottleneck", "ioBottleneck",      "cpuBottleneck",
+                         "vmBottleneck",   "messageBottleneck", "limitedByApplication",
+                         "instBottleneck"};
+    size_t ntop = 0;
+
+    assert_true(res->nshg > 10);
+    assert_string_equal(res->shg[0].hypothesis, "topLevelHypothesis");
+    assert_int_equal(res->shg[0].parent, -1);
+    assert_int_equal(res->shg[0].state, IPS2_SHG_TRUE);
+    for (size_t i = 0; i < res->nshg; i++) {
+        const struct ips2_shg_node *n = &res->shg[i];
+        assert_int_equal(n->id, (int)i);
+        if (i > 0) {
+            assert_true(n->parent >= 0 && n->parent < n->id);
+            assert_non_null(n->why);
+            assert_true(n->why[0] != 0);
+        }
+        if (n->parent == 0) {
+            bool known = false;
+            for (size_t k = 0; k < sizeof(top) / sizeof(top[0]); k++)
+                known = known || strcmp(n->hypothesis, top[k]) == 0;
+            assert_true(known);
+            ntop++;
+        }
+    }
+    assert_int_equal(ntop, sizeof(top) / sizeof(top[0]));
+    /* cpuBound true at the root, refined on code (compute: 85%, main: 9.5%) */
+    const struct ips2_shg_node *root = find_node(res, "cpuBound", NULL);
+    const struct ips2_shg_node *compute = find_node(res, "cpuBound", "compute");
+    const struct ips2_shg_node *mainp = find_node(res, "cpuBound", "main");
+    assert_non_null(root);
+    assert_non_null(compute);
+    assert_non_null(mainp);
+    assert_int_equal(root->state, IPS2_SHG_TRUE);
+    assert_int_equal(compute->state, IPS2_SHG_TRUE);
+    assert_int_equal(mainp->state, IPS2_SHG_FALSE);
+    assert_int_equal(res->shg[compute->id].parent, root->id);
+    assert_true(fabs(compute->value - 0.855) < 1e-6);
+    /* the processes' and threads' shares of the attempted parallelism: none dominates */
+    const struct ips2_bottleneck *b = find_bottleneck(res, "cpuBound");
+    assert_non_null(b);
+    assert_string_equal(b->focus.at[IPS2_H_CODE], "compute");
+    assert_null(b->focus.at[IPS2_H_PROCESS]);
+    assert_int_equal(res->nbottlenecks, 1);
+    assert_int_equal(b->npath, 3); /* cpuBound twice (root, compute) is named once */
+    assert_string_equal(b->path[0], "topLevelHypothesis");
+    assert_string_equal(b->path[1], "cpuBottleneck");
+    assert_string_equal(b->path[2], "cpuBound");
+    assert_non_null(strstr(b->explanation, "CPU bound"));
+    assert_non_null(b->evidence);
+    assert_true(b->evidence->nrows >= 2); /* the gprof flat profile */
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* --------------------------------------------------- observation times --- */
+
+static void test_min_and_sufficient(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.95);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    struct ips2_search_result *res = search(m, &o);
+    const struct ips2_shg_node *n = find_node(res, "cpuBound", NULL);
+    assert_non_null(strstr(n->why, "after 5 samples"));
+    ips2_search_result_free(res);
+    o.min_samples = 8;
+    res = search(m, &o);
+    n = find_node(res, "cpuBound", NULL);
+    assert_non_null(strstr(n->why, "after 8 samples"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+
+    /* false: given up after the sufficient time */
+    fill(cpu, 0, NB, 0.3);
+    m = model_of(cpu_run(1, cpu));
+    ips2_search_options_init(&o);
+    res = search(m, &o);
+    n = find_node(res, "cpuBound", NULL);
+    assert_int_equal(n->state, IPS2_SHG_FALSE);
+    assert_non_null(strstr(n->why, "after 10 samples"));
+    assert_null(find_bottleneck(res, "cpuBound"));
+    ips2_search_result_free(res);
+    o.sufficient_samples = 20;
+    res = search(m, &o);
+    n = find_node(res, "cpuBound", NULL);
+    assert_non_null(strstr(n->why, "after 20 samples"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* -------------------------------------------------------------- hysteresis --- */
+
+/* 0.70 for 10 buckets, then 0.57: the cumulative average falls below
+ * 0.60 but stays above 0.9 x 0.60 = 0.54: true with the hysteresis, false
+ * without it (hysteresis 1). */
+static void test_hysteresis(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, 10, 0.70);
+    fill(cpu, 10, NB, 0.57);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    struct ips2_search_result *res = search(m, &o);
+    const struct ips2_shg_node *n = find_node(res, "cpuBound", NULL);
+    assert_int_equal(n->state, IPS2_SHG_TRUE);
+    assert_true(n->value < 0.60 && n->value > 0.54);
+    ips2_search_result_free(res);
+
+    o.hysteresis = 1.0;
+    res = search(m, &o);
+    n = find_node(res, "cpuBound", NULL);
+    assert_int_equal(n->state, IPS2_SHG_FALSE);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* --------------------------------------------------------- re-verification --- */
+
+/* CPU-bound in compute for 2 s, then idle: cpuBound at the root becomes
+ * false when re-verified; its refinement below goes false with it; the
+ * when-axis finds the first 2 s. */
+static void test_reverification_and_when(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, 20, 1.0);
+    fill(cpu, 20, NB, 0.02);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_shg_node *compute = find_node(res, "cpuBound", "compute");
+    assert_non_null(compute);
+    assert_true(compute->state != IPS2_SHG_TRUE);
+    assert_non_null(strstr(compute->why, "above it became false"));
+    const struct ips2_shg_node *root = find_node(res, "cpuBound", NULL);
+    assert_true(root->state != IPS2_SHG_TRUE);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "cpuBound");
+    assert_non_null(b);
+    assert_int_equal(b->start_ns, 0);
+    assert_int_equal(b->end_ns, 20 * W);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* ------------------------------------------------------- the hypotheses --- */
+
+static void test_thresholds(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.95);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    struct ips2_search_threshold t[] = {{"cpuBound", 0.99}};
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.thresholds = t;
+    o.nthresholds = 1;
+    struct ips2_search_result *res = search(m, &o);
+    assert_null(find_bottleneck(res, "cpuBound"));
+    assert_true(fabs(find_node(res, "cpuBound", NULL)->threshold - 0.99) < 1e-12);
+    ips2_search_result_free(res);
+    t[0].name = "highCPUtoSyncRatioThreshold";
+    t[0].value = 0.5;
+    res = search(m, &o);
+    assert_non_null(find_bottleneck(res, "cpuBound"));
+    ips2_search_result_free(res);
+    t[0].name = "noSuchThing";
+    assert_int_equal(ips2_search_run(m, &o, &res, err), -1);
+    assert_non_null(strstr(err, "noSuchThing"));
+    assert_true(isnan(ips2_search_constant_default("noSuchThing")));
+    assert_true(ips2_search_constant_default("highSyncThreshold") == 0.20);
+    assert_true(ips2_search_constant_default("cpuBound") == 0.60);
+    ips2_model_free(m);
+}
+
+/* Four threads waiting half their time, 90% of it on one mutex among
+ * four: hotSync names it; the quiet ones are not reported. */
+static void test_hot_lock(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB], wait[NB], ow[NB];
+    const char *names[] = {"mutex:hot_lock", "mutex:quiet1", "mutex:quiet2", "mutex:quiet3"};
+    const double share[] = {0.91, 0.03, 0.03, 0.03};
+    rb_process(r, "A", 100, 0, END_NS);
+    for (int t = 0; t < 4; t++) {
+        fill(cpu, 0, NB, 0.45 * W);
+        fill(wait, 0, NB, 0.5 * W);
+        rb_thread(r, 100 + (uint32_t)t, 0, END_NS, (uint64_t)sum(cpu, NB));
+        r->threads[r->nthreads - 1].m[IPS2_M_SYNC_WAIT] = (uint64_t)sum(wait, NB);
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, wait, NB);
+        uint32_t p = rb_proc(r, "worker", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+        r->procs[p].m[IPS2_M_SYNC_WAIT] = (uint64_t)sum(wait, NB);
+        for (int k = 0; k < 4; k++) {
+            r->objects = rb_grow(r->objects, r->nobjects, sizeof(*r->objects));
+            struct ips2_red_object *o = &r->objects[r->nobjects];
+            o->thread = (uint32_t)r->nthreads - 1;
+            o->kind = 1; /* mutex */
+            o->id = 0x1000 + (uint64_t)k;
+            o->waits = 100;
+            o->wait_ns = (uint64_t)(sum(wait, NB) * share[k]);
+            o->name = rb_str(r, names[k]);
+            for (int i = 0; i < NB; i++)
+                ow[i] = wait[i] * share[k];
+            hist_of(r, IPS2_RED_NONE, (uint32_t)r->nobjects, IPS2_M_SYNC_WAIT, ow, NB);
+            r->nobjects++;
+        }
+    }
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "hotSync");
+    assert_non_null(b);
+    assert_string_equal(b->focus.at[IPS2_H_SYNC], "mutex:hot_lock");
+    assert_true(b->value > 0.85);
+    assert_non_null(b->evidence);
+    assert_true(b->evidence->nrows >= 4); /* its waits in each thread's worker */
+    for (size_t i = 0; i < res->nbottlenecks; i++) {
+        const char *s = res->bottlenecks[i].focus.at[IPS2_H_SYNC];
+        assert_true(s == NULL || strstr(s, "quiet") == NULL);
+    }
+    assert_null(find_bottleneck(res, "cpuBound"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* Many small writes: excessiveIOBlockingTime, then excessiveSmallIOops. */
+static void test_small_io(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB], io[NB], ops[NB];
+    rb_process(r, "A", 100, 0, END_NS);
+    fill(cpu, 0, NB, 0.3 * W);
+    fill(io, 0, NB, 0.6 * W);
+    fill(ops, 0, NB, 2000);
+    rb_thread(r, 100, 0, END_NS, (uint64_t)sum(cpu, NB));
+    struct ips2_red_thread *t = &r->threads[r->nthreads - 1];
+    t->m[IPS2_M_IO_TIME] = (uint64_t)sum(io, NB);
+    t->m[IPS2_M_IO_OPS] = (uint64_t)sum(ops, NB);
+    t->m[IPS2_M_IO_BYTES] = 64 * (uint64_t)sum(ops, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_IO_TIME, io, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_IO_OPS, ops, NB);
+    for (int i = 0; i < NB; i++)
+        ops[i] *= 64;
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_IO_BYTES, ops, NB);
+    uint32_t p = rb_proc(r, "write_record", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    memcpy(r->procs[p].m, t->m, sizeof(t->m));
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "excessiveSmallIOops");
+    assert_non_null(b);
+    assert_true(fabs(b->value - 64) < 1e-6);
+    assert_null(find_bottleneck(res, "cpuBound"));
+    assert_null(find_bottleneck(res, "tooManySeeks"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* A burst of page faults between 1 and 3 s (5000/s): the test started at
+ * 0 is given up, the when-axis finds the burst. */
+static void test_page_fault_burst(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB];
+    rb_process(r, "A", 100, 0, END_NS);
+    fill(cpu, 0, NB, 0.3 * W);
+    rb_thread(r, 100, 0, END_NS, (uint64_t)sum(cpu, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    rb_proc(r, "main", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    r->exts = rb_grow(r->exts, r->nexts, sizeof(*r->exts));
+    struct ips2_red_ext *x = &r->exts[r->nexts++];
+    x->collector = rb_str(r, "os");
+    x->pid = 100;
+    x->process = 0;
+    x->metric = IPS2_M_PAGE_FAULTS;
+    x->start_ns = 0;
+    x->width_ns = W;
+    x->nbuckets = NB;
+    x->v = calloc(NB, sizeof(double));
+    fill(x->v, 10, 30, 500);
+    x->value = (uint64_t)sum(x->v, NB);
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "tooManyPageFaults");
+    assert_non_null(b);
+    assert_int_equal(b->start_ns, 10 * W);
+    assert_int_equal(b->end_ns, 30 * W);
+    assert_int_equal(res->nbottlenecks, 1);
+    assert_non_null(b->evidence);
+    assert_int_equal(b->evidence->nrows, 20);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* 6 M calls per second of tiny(): instBottleneck refined to it. */
+static void test_high_call_rate(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB], c[NB];
+    rb_process(r, "A", 100, 0, END_NS);
+    fill(cpu, 0, NB, 0.95 * W);
+    rb_thread(r, 100, 0, END_NS, (uint64_t)sum(cpu, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    fill(c, 0, NB, 0.5 * W);
+    uint32_t p = rb_proc(r, "tiny", (uint64_t)sum(c, NB), 30000000, (uint64_t)sum(c, NB));
+    hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+    p = rb_proc(r, "main", (uint64_t)sum(c, NB) * 9 / 10, 1, (uint64_t)sum(cpu, NB));
+    fill(c, 0, NB, 0.45 * W);
+    hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "instBottleneck");
+    assert_non_null(b);
+    assert_string_equal(b->focus.at[IPS2_H_CODE], "tiny");
+    assert_true(fabs(b->value - 0.2) < 0.01);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* Two applications: client (pid 1) and server (pid 2); the client's
+ * inter-application critical path is 70% in the server's process. */
+static void test_limited_by_application(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.2 * W);
+    rb_process(r, "client", 1, 0, END_NS);
+    rb_thread(r, 1, 0, END_NS, (uint64_t)sum(cpu, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    rb_proc(r, "main", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    rb_process(r, "server", 2, 0, END_NS);
+    rb_thread(r, 2, 0, END_NS, (uint64_t)sum(cpu, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    rb_proc(r, "handle_request", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    struct ips2_model *m = model_of(r);
+    const struct ips2_search_cp_row prow[] = {
+        {"process:2", "app:server/machine:m/process:2", 3500000000, 70.0},
+        {"process:1", "app:client/machine:m/process:1", 1500000000, 30.0}};
+    const struct ips2_search_cp_row frow[] = {
+        {"handle_request", "app:server/machine:m/process:2/thread:2/procedure:handle_request",
+         3000000000, 60.0},
+        {"main", "app:client/machine:m/process:1/thread:1/procedure:main", 1500000000, 30.0}};
+    const struct ips2_search_cp cp[] = {{"client", true, false, 5000000000, prow, 2},
+                                        {"client", true, true, 5000000000, frow, 2}};
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.cp = cp;
+    o.ncp = 2;
+    struct ips2_search_result *res = search(m, &o);
+    size_t n = 0;
+    for (size_t i = 0; i < res->nbottlenecks; i++) {
+        const struct ips2_bottleneck *b = &res->bottlenecks[i];
+        if (strcmp(b->hypothesis, "limitedByApplication") != 0)
+            continue;
+        n++;
+        assert_non_null(strstr(b->explanation, "client"));
+        assert_non_null(b->evidence);
+        assert_int_equal(b->evidence->nrows, 2);
+        if (b->focus.at[IPS2_H_PROCESS])
+            assert_string_equal(b->focus.at[IPS2_H_PROCESS], "app:server/machine:m/process:2");
+        else
+            assert_string_equal(b->focus.at[IPS2_H_CODE], "handle_request");
+    }
+    assert_int_equal(n, 2);
+    ips2_search_result_free(res);
+
+    /* without the critical path: nothing */
+    o.ncp = 0;
+    res = search(m, &o);
+    assert_null(find_bottleneck(res, "limitedByApplication"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* A consumer waiting 60% of its time for a late producer's messages. */
+static void test_late_sender(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double cpu[NB], mw[NB];
+    fill(cpu, 0, NB, 0.8 * W);
+    rb_process(r, "pipe", 1, 0, END_NS);
+    rb_thread(r, 1, 0, END_NS, (uint64_t)sum(cpu, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    rb_proc(r, "produce", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    fill(cpu, 0, NB, 0.3 * W);
+    fill(mw, 0, NB, 0.6 * W);
+    rb_process(r, "pipe", 2, 0, END_NS);
+    rb_thread(r, 2, 0, END_NS, (uint64_t)sum(cpu, NB));
+    r->threads[r->nthreads - 1].m[IPS2_M_MSG_WAIT] = (uint64_t)sum(mw, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_MSG_WAIT, mw, NB);
+    uint32_t p = rb_proc(r, "consume", (uint64_t)sum(cpu, NB), 0, (uint64_t)sum(cpu, NB));
+    r->procs[p].m[IPS2_M_MSG_WAIT] = (uint64_t)sum(mw, NB);
+    struct ips2_model *m = model_of(r);
+
+    struct msg_channel ch = {0};
+    ch.name = "channel:m/1->m/2 pvm";
+    ch.transport = "pvm";
+    ch.sender_process = "app:pipe/machine:m/process:1";
+    ch.receiver_process = "app:pipe/machine:m/process:2";
+    ch.sender_thread = "app:pipe/machine:m/process:1/thread:1";
+    ch.receiver_thread = "app:pipe/machine:m/process:2/thread:2";
+    ch.messages = 100;
+    ch.bytes = 1000;
+    ch.wait[MSG_WAIT_RECEIVE] = (int64_t)sum(mw, NB);
+    ch.wait[MSG_WAIT_LATE_SENDER] = (int64_t)sum(mw, NB);
+    ch.first = 0;
+    ch.last = END_NS;
+    struct msg_waits w = {0};
+    w.channels = &ch;
+    w.nchannels = 1;
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.msgs = &w;
+    struct ips2_search_result *res = search(m, &o);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "lateSender");
+    assert_non_null(b);
+    /* 60% of one of two threads: 30% of the attempted parallelism */
+    assert_true(fabs(b->value - 0.3) < 0.01);
+    assert_non_null(strstr(b->explanation, "late sender"));
+    assert_null(find_bottleneck(res, "lateReceiver"));
+    ips2_search_result_free(res);
+
+    /* without the message waits lateSender stays untested */
+    o.msgs = NULL;
+    res = search(m, &o);
+    assert_null(find_bottleneck(res, "lateSender"));
+    bool untested = false;
+    for (size_t i = 0; i < res->nshg; i++)
+        if (strcmp(res->shg[i].hypothesis, "lateSender") == 0)
+            untested = res->shg[i].state == IPS2_SHG_UNTESTED;
+    assert_true(untested);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* A balanced, modest program: nothing above its thresholds. */
+static void test_nothing_found(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.4);
+    struct ips2_model *m = model_of(cpu_run(4, cpu));
+    struct ips2_search_result *res = search_default(m);
+    assert_int_equal(res->nbottlenecks, 0);
+    assert_int_equal(res->shg[0].state, IPS2_SHG_FALSE);
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accounting_exact), cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_shg_shape),        cmocka_unit_test(test_min_and_sufficient),
+        cmocka_unit_test(test_hysteresis),       cmocka_unit_test(test_reverification_and_when),
+        cmocka_unit_test(test_thresholds),       cmocka_unit_test(test_hot_lock),
+        cmocka_unit_test(test_small_io),         cmocka_unit_test(test_page_fault_burst),
+        cmocka_unit_test(test_high_call_rate),   cmocka_unit_test(test_limited_by_application),
+        cmocka_unit_test(test_late_sender),      cmocka_unit_test(test_nothing_found),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
