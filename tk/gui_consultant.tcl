@@ -13,7 +13,8 @@
 # before it is drawn; one that does not follow it is said in the pane.
 #
 # A click on a node shows what is known of it below the graph: for a
-# reported bottleneck (matched by hypothesis, focus and interval) its
+# reported bottleneck (matched by hypothesis, focus and interval, or the
+# node whose interval holds the bottleneck's) its
 # explanation and its evidence table, else its value against its threshold
 # and why it was or was not refined; and it selects the node's focus in
 # the program trees (a process or thread focus is that tree node, a code
@@ -126,7 +127,7 @@ proc ::ips2::gui::consultant::NewPane {options {reuse ""}} {
     set f [::ips2::gui::table::newPane "Performance Consultant" $reuse]
     Build $f
     set View($f) [dict create options $options result {} state computing gen 0 selected "" \
-                      details {} started 0 trueOnly 0]
+                      details {} started 0 trueOnly 0 matches {}]
     ::ips2::gui::table::register $f [dict create title "Performance Consultant" kind consultant \
         onrow "" remake [list ::ips2::gui::consultant::Remake $f]]
     return $f
@@ -195,6 +196,7 @@ proc ::ips2::gui::consultant::Clear {f} {
     variable View
     variable Item
     dict set View($f) result {}
+    dict set View($f) matches {}
     dict set View($f) selected ""
     dict set View($f) details {}
     $f.body.g.c delete all
@@ -357,16 +359,55 @@ proc ::ips2::gui::consultant::SameInterval {a b} {
     return 1
 }
 
-# BottleneckOf RESULT NODE: the reported bottleneck a node stands for, or {}.
-proc ::ips2::gui::consultant::BottleneckOf {result node} {
+# Matches RESULT: NODE-ID -> the index of the reported bottleneck the node
+# stands for.  A bottleneck is the node of its hypothesis and focus over
+# the same interval; else (the search may report the part of a node's
+# interval where it holds) the node of its hypothesis and focus whose
+# interval holds the bottleneck's, true ones first, then the narrowest.
+proc ::ips2::gui::consultant::Matches {result} {
+    set out [dict create]
+    set i 0
     foreach b [dict get $result bottlenecks] {
-        if {[dict get $b hypothesis] eq [dict get $node hypothesis]
-                && [SameFocus [dict get $b focus] [dict get $node focus]]
-                && [SameInterval [dict get $b interval] [dict get $node interval]]} {
-            return $b
+        set best ""
+        set bestKey ""
+        foreach n [dict get $result shg] {
+            if {[dict exists $out [dict get $n id]]} continue
+            if {[dict get $n hypothesis] ne [dict get $b hypothesis]
+                    || ![SameFocus [dict get $n focus] [dict get $b focus]]} continue
+            lassign [dict get $n interval] ns ne
+            lassign [dict get $b interval] bs be
+            if {[SameInterval [dict get $n interval] [dict get $b interval]]} {
+                set key [list 0 [expr {[dict get $n state] ne "true"}] 0]
+            } elseif {$ns <= $bs + 1e-6 && $ne >= $be - 1e-6} {
+                set key [list 1 [expr {[dict get $n state] ne "true"}] [expr {$ne - $ns}]]
+            } else {
+                continue
+            }
+            if {$best eq "" || [Before $key $bestKey]} {
+                set best [dict get $n id]
+                set bestKey $key
+            }
         }
+        if {$best ne ""} { dict set out $best $i }
+        incr i
     }
-    return {}
+    return $out
+}
+
+proc ::ips2::gui::consultant::Before {a b} {
+    foreach x $a y $b {
+        if {$x < $y} { return 1 }
+        if {$x > $y} { return 0 }
+    }
+    return 0
+}
+
+# BottleneckOf PANE ID: the reported bottleneck node ID stands for, or {}.
+proc ::ips2::gui::consultant::BottleneckOf {f id} {
+    variable View
+    set m [dict get $View($f) matches]
+    if {![dict exists $m $id]} { return {} }
+    lindex [dict get $View($f) result bottlenecks] [dict get $m $id]
 }
 
 # --- the pane -----------------------------------------------------------------
@@ -473,6 +514,7 @@ proc ::ips2::gui::consultant::show {f result} {
     }
     foreach w {wait error} { if {[winfo exists $f.$w]} { destroy $f.$w } }
     dict set View($f) result $result
+    dict set View($f) matches [Matches $result]
     dict set View($f) state done
     dict set View($f) selected ""
     dict set View($f) details {}
@@ -497,16 +539,19 @@ proc ::ips2::gui::consultant::BottleneckChosen {f} {
     set i [$f.legend.found current]
     set r [dict get $View($f) result]
     if {![dict exists $r bottlenecks] || $i < 0 || $i >= [llength [dict get $r bottlenecks]]} return
-    set b [lindex [dict get $r bottlenecks] $i]
-    foreach n [dict get $r shg] {
-        if {[dict get $n hypothesis] eq [dict get $b hypothesis]
-                && [SameFocus [dict get $n focus] [dict get $b focus]]
-                && [SameInterval [dict get $n interval] [dict get $b interval]]} {
-            See $f [dict get $n id]
-            selectNode $f [dict get $n id]
+    dict for {id index} [dict get $View($f) matches] {
+        if {$index == $i} {
+            See $f $id
+            selectNode $f $id
             return
         }
     }
+    # A bottleneck without a node of its own: what it says, all the same.
+    set b [lindex [dict get $r bottlenecks] $i]
+    $f.body.g.c delete selection
+    dict set View($f) selected ""
+    ShowBottleneck $f "" [dict get $b hypothesis] [dict get $b focus] [dict get $b interval] true $b
+    SelectFocus [dict get $b focus]
 }
 
 # Accounting PANE A: the data-volume line (thesis Figs 4.2-4.7).
@@ -514,8 +559,12 @@ proc ::ips2::gui::consultant::Accounting {f a} {
     set text [::format "Data volume: counters %s used of %s; samples %s used of %s (%s bytes each: %s);\
         trace %s; ratio %s" [dict get $a counters_used] [dict get $a total_counters] \
         [dict get $a samples_used] [dict get $a total_samples] [dict get $a bytes_per_sample] \
-        [Bytes [dict get $a di_bytes]] [Bytes [dict get $a trace_bytes]] [dict get $a ratio]]
+        [Bytes [dict get $a di_bytes]] [Bytes [dict get $a trace_bytes]] [Ratio [dict get $a ratio]]]
     $f.accounting configure -text $text
+}
+
+proc ::ips2::gui::consultant::Ratio {r} {
+    expr {[string is double -strict $r] ? [::format %.1f $r] : $r}
 }
 
 proc ::ips2::gui::consultant::Bytes {n} {
@@ -642,7 +691,6 @@ proc ::ips2::gui::consultant::Draw {f} {
         dict set centre $id [list [expr {12 + $NodeWidth / 2.0 + $depth * $ColumnWidth}] \
                                  [expr {10 + $NodeHeight / 2.0 + $row * $RowHeight}]]
     }
-    set rootInterval [expr {[llength $layout] ? [dict get $byId [lindex $layout 0 0] interval] : {}}]
     # Arcs first (an elbow from the parent's right side), then the nodes.
     foreach e $layout {
         lassign $e id depth row parent
@@ -661,22 +709,26 @@ proc ::ips2::gui::consultant::Draw {f} {
         set n [dict get $byId $id]
         lassign [dict get $centre $id] x y
         set st [dict get $n state]
-        set reported [expr {[llength [BottleneckOf $result $n]] > 0}]
+        set reported [dict exists [dict get $View($f) matches] $id]
         set tags [list shg id:$id]
         set item [$c create rectangle [expr {$x - $NodeWidth / 2.0}] [expr {$y - $NodeHeight / 2.0}] \
                       [expr {$x + $NodeWidth / 2.0}] [expr {$y + $NodeHeight / 2.0}] \
                       -fill [dict get $Colours $st] -outline [expr {$reported ? "#0b1f5c" : "gray35"}] \
                       -width [expr {$reported ? 3 : 1}] -tags $tags]
         set Item($f,$id) $item
+        # The interval when it is not its parent's (a "when" refinement).
         set where [FocusText [dict get $n focus] 1]
-        if {![SameInterval [dict get $n interval] $rootInterval]} {
+        set parent [dict get $n parent]
+        if {[dict exists $byId $parent] && $parent != $id
+                && ![SameInterval [dict get $n interval] [dict get $byId $parent interval]]} {
             lassign [dict get $n interval] s e
             append where [::format " @%.2f-%.2fs" $s $e]
         }
         set fg [dict get $TextColours $st]
-        $c create text $x [expr {$y - 7}] -text [Cut [dict get $n hypothesis] 28] -font $bold -fill $fg \
-            -tags $tags
-        $c create text $x [expr {$y + 8}] -text [Cut $where 32] -font $font -fill $fg -tags $tags
+        set room [expr {$NodeWidth - 8}]
+        $c create text $x [expr {$y - 7}] -text [Fit [dict get $n hypothesis] $bold $room] -font $bold \
+            -fill $fg -tags $tags
+        $c create text $x [expr {$y + 8}] -text [Fit $where $font $room] -font $font -fill $fg -tags $tags
     }
     if {![llength $layout]} {
         $c create text 20 20 -anchor nw -fill gray40 -text "The search considered no node."
@@ -687,8 +739,20 @@ proc ::ips2::gui::consultant::Draw {f} {
     $c yview moveto 0
 }
 
-proc ::ips2::gui::consultant::Cut {text n} {
-    expr {[string length $text] > $n ? "[string range $text 0 [expr {$n - 2}]]…" : $text}
+# Fit TEXT FONT WIDTH: TEXT, cut with an ellipsis to fit in WIDTH pixels.
+proc ::ips2::gui::consultant::Fit {text font width} {
+    if {[font measure $font $text] <= $width} { return $text }
+    set lo 0
+    set hi [string length $text]
+    while {$lo < $hi} {
+        set mid [expr {($lo + $hi + 1) / 2}]
+        if {[font measure $font "[string range $text 0 [expr {$mid - 1}]]…"] <= $width} {
+            set lo $mid
+        } else {
+            set hi [expr {$mid - 1}]
+        }
+    }
+    return "[string range $text 0 [expr {$lo - 1}]]…"
 }
 
 proc ::ips2::gui::consultant::IdOf {c} {
@@ -758,26 +822,28 @@ proc ::ips2::gui::consultant::selectNode {f id} {
     if {$n eq ""} return
     dict set View($f) selected $id
     Outline $f $id
-    set result [dict get $View($f) result]
-    set b [BottleneckOf $result $n]
-    lassign [dict get $n interval] s e
-    set head [::format "%s at %s, %.3f-%.3f s: %s" [dict get $n hypothesis] \
-                  [FocusText [dict get $n focus]] $s $e [dict get $StateLabels [dict get $n state]]]
+    set b [BottleneckOf $f $id]
     if {[llength $b]} {
-        set text "[dict get $b explanation]\n\n[string totitle [ValueText $b] 0 0]; refined along\
-            [join [dict get $b path] { > }]."
-        Details $f $id $head $text [dict get $b evidence] bottleneck
+        ShowBottleneck $f $id [dict get $n hypothesis] [dict get $n focus] [dict get $n interval] \
+            [dict get $n state] $b
     } else {
+        lassign [dict get $n interval] s e
+        set head [::format "%s at %s, %.3f-%.3f s: %s" [dict get $n hypothesis] \
+                      [FocusText [dict get $n focus]] $s $e [dict get $StateLabels [dict get $n state]]]
         set text "[string totitle [ValueText $n] 0 0]."
         if {[dict get $n why] ne ""} { append text "\n[dict get $n why]" }
         Details $f $id $head $text {} node
     }
-    set path [focusPath [dict get $n focus]]
-    if {$path ne ""} {
-        if {[winfo exists .pw.left.trees]} { .pw.left select .pw.left.trees }
-        ::ips2::gui::tree::reveal $path
-        ::ips2::gui::select $path
-    }
+    SelectFocus [dict get $n focus]
+}
+
+# SelectFocus FOCUS: the focus's node selected in the program trees.
+proc ::ips2::gui::consultant::SelectFocus {focus} {
+    set path [focusPath $focus]
+    if {$path eq ""} return
+    if {[winfo exists .pw.left.trees]} { .pw.left select .pw.left.trees }
+    ::ips2::gui::tree::reveal $path
+    ::ips2::gui::select $path
 }
 
 # Outline PANE ID: the selected node's orange frame.
@@ -789,6 +855,19 @@ proc ::ips2::gui::consultant::Outline {f id} {
     lassign [$c bbox $Item($f,$id)] x0 y0 x1 y1
     $c create rectangle [expr {$x0 - 3}] [expr {$y0 - 3}] [expr {$x1 + 3}] [expr {$y1 + 3}] \
         -outline orange -width 3 -tags selection
+}
+
+# ShowBottleneck PANE ID HYPOTHESIS FOCUS INTERVAL STATE B: a reported
+# bottleneck's explanation, value and evidence under the graph (its own
+# interval: where it holds).
+proc ::ips2::gui::consultant::ShowBottleneck {f id hypothesis focus interval state b} {
+    variable StateLabels
+    lassign [dict get $b interval] s e
+    set head [::format "%s at %s, %.3f-%.3f s: %s" $hypothesis [FocusText $focus] $s $e \
+                  [dict get $StateLabels $state]]
+    set text "[dict get $b explanation]\n\n[string totitle [ValueText $b] 0 0]; refined along\
+        [join [dict get $b path] { > }]."
+    Details $f $id $head $text [dict get $b evidence] bottleneck
 }
 
 # Details PANE ID HEAD TEXT EVIDENCE ?KIND?: the part under the graph.
