@@ -9,7 +9,9 @@
 # of the contract: bottlenecks, shg, accounting), asked like every other
 # query through ips2::gui::query (`$session async {search ...}`): the pane
 # shows a progress bar and Cancel until the answer comes, and the window
-# serves its events meanwhile.  The answer is checked against the contract
+# serves its events meanwhile.  The critical paths that seed the search
+# are asked first (on the session's query thread, the bar counting them),
+# so that the search itself, evaluated in the window's turn, is short.  The answer is checked against the contract
 # before it is drawn; one that does not follow it is said in the pane.
 #
 # A click on a node shows what is known of it below the graph: for a
@@ -161,9 +163,51 @@ proc ::ips2::gui::consultant::run {f} {
     }
     $f.top.title configure -text "Performance Consultant: [OptionsText $options]"
     Clear $f
-    Waiting $f
+    set seeds [Seeds $options]
+    dict set View($f) steps [expr {[llength $seeds] + 1}]
+    dict set View($f) done 0
+    dict set View($f) stage [expr {[llength $seeds] ? "critical paths (0 of [llength $seeds])" : "searching"}]
+    Waiting $f [expr {[llength $seeds] + 1}]
+    foreach seed $seeds {
+        ::ips2::gui::query::ask $seed [list ::ips2::gui::consultant::Seeded $f $gen] \
+            "critical path for the search"
+    }
     ::ips2::gui::query::ask $words [list ::ips2::gui::consultant::Answered $f $gen] "W3 search"
     Tick $f $gen
+}
+
+# Seeds OPTIONS: the critical paths the search is seeded with (each
+# application's intra- and inter-application path, of the phase), asked
+# before it: they are computed on the session's query thread, and the
+# search, evaluated in the window's turn, finds them kept by the session.
+proc ::ips2::gui::consultant::Seeds {options} {
+    if {![::ips2::gui::HasCp]} { return {} }
+    set apps [[::ips2::gui::session] apps]
+    if {[dict exists $options -app] && [dict get $options -app] ne ""} {
+        set apps [lsearch -all -inline -exact $apps [dict get $options -app]]
+    }
+    set phase {}
+    if {[dict exists $options -phase] && [dict get $options -phase] ne ""} {
+        set phase [list -phase [dict get $options -phase]]
+    }
+    set out {}
+    foreach app $apps {
+        foreach mode {intra inter} { lappend out [list cp -mode $mode -app $app -level process {*}$phase] }
+    }
+    return $out
+}
+
+# Seeded PANE GEN CODE RESULT MS: one seed computed (or not: the search
+# goes without it, as the master does).
+proc ::ips2::gui::consultant::Seeded {f gen code result ms} {
+    variable View
+    if {![info exists View($f)] || [dict get $View($f) gen] != $gen} return
+    dict incr View($f) done
+    set seeds [expr {[dict get $View($f) steps] - 1}]
+    set done [dict get $View($f) done]
+    dict set View($f) stage [expr {$done < $seeds ? "critical paths ($done of $seeds)" : "searching"}]
+    if {[winfo exists $f.wait.bar]} { $f.wait.bar configure -value $done }
+    Tick $f $gen 0
 }
 
 proc ::ips2::gui::consultant::OptionsText {options} {
@@ -208,26 +252,26 @@ proc ::ips2::gui::consultant::Clear {f} {
 }
 
 # Waiting PANE: the progress bar and Cancel while the search is asked.
-proc ::ips2::gui::consultant::Waiting {f} {
+proc ::ips2::gui::consultant::Waiting {f steps} {
     foreach w {wait error} { if {[winfo exists $f.$w]} { destroy $f.$w } }
     ttk::frame $f.wait -padding 6
-    ttk::label $f.wait.text -text "searching ..."
-    ttk::progressbar $f.wait.bar -mode indeterminate -length 200 -style Ips2.Horizontal.TProgressbar
+    ttk::label $f.wait.text -text "searching ..." -width 36
+    ttk::progressbar $f.wait.bar -mode determinate -length 200 -maximum $steps -value 0 \
+        -style Ips2.Horizontal.TProgressbar
     ttk::button $f.wait.cancel -text Cancel -command ::ips2::gui::query::cancel
     pack $f.wait.text $f.wait.bar $f.wait.cancel -side left -padx 4
     pack $f.wait -fill x -after $f.top
-    $f.wait.bar start 40
 }
 
-# Tick PANE GEN: the elapsed time in the progress line, every half second
-# while the search is asked.
-proc ::ips2::gui::consultant::Tick {f gen} {
+# Tick PANE GEN ?AGAIN?: the stage and the elapsed time in the progress
+# line, every half second while the search is asked.
+proc ::ips2::gui::consultant::Tick {f gen {again 1}} {
     variable View
     if {![info exists View($f)] || ![winfo exists $f.wait.text]} return
     if {[dict get $View($f) gen] != $gen || [dict get $View($f) state] ne "computing"} return
     set s [expr {([clock milliseconds] - [dict get $View($f) started]) / 1000.0}]
-    $f.wait.text configure -text [::format "searching ... %.1f s" $s]
-    after 500 [list ::ips2::gui::consultant::Tick $f $gen]
+    $f.wait.text configure -text [::format "%s ... %.1f s" [dict get $View($f) stage] $s]
+    if {$again} { after 500 [list ::ips2::gui::consultant::Tick $f $gen] }
 }
 
 proc ::ips2::gui::consultant::Answered {f gen code result ms} {
