@@ -212,9 +212,11 @@ proc ::ips2::gui::consultant::Seeded {f gen code result ms} {
 
 proc ::ips2::gui::consultant::OptionsText {options} {
     set parts {}
-    set interval [expr {[dict exists $options -interval] && [dict get $options -interval] ne ""
-                        ? [dict get $options -interval] : 100}]
-    lappend parts "samples of $interval ms"
+    if {[dict exists $options -interval] && [dict get $options -interval] ne ""} {
+        lappend parts "samples of [dict get $options -interval] ms"
+    } else {
+        lappend parts "samples of the default interval"
+    }
     if {[dict exists $options -phase] && [dict get $options -phase] ne ""} {
         lappend parts "phase [dict get $options -phase]"
     } else {
@@ -251,7 +253,8 @@ proc ::ips2::gui::consultant::Clear {f} {
     Details $f "" "Click a node for what the search found there." "" {}
 }
 
-# Waiting PANE: the progress bar and Cancel while the search is asked.
+# Waiting PANE STEPS: the progress bar (STEPS: the seeds and the search) and
+# Cancel while the search is asked.
 proc ::ips2::gui::consultant::Waiting {f steps} {
     foreach w {wait error} { if {[winfo exists $f.$w]} { destroy $f.$w } }
     ttk::frame $f.wait -padding 6
