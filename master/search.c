@@ -779,6 +779,27 @@ static double limited_share(struct engine *e, const struct sp_focus *f, const ch
     return best;
 }
 
+/* The attempted parallelism (ns) of the application of a process path,
+ * or of the whole space. */
+static double app_active(struct engine *e, const char *path)
+{
+    const struct sp_space *sp = &e->sp;
+    struct sp_focus f = {{-1, -1, -1, -1, -1}};
+    for (size_t r = 0; r < sp->nres; r++)
+        if (sp->res[r].hier == IPS2_H_APP && path_in_app(path, sp->res[r].name))
+            f.at[IPS2_H_APP] = (int)r;
+    if (f.at[IPS2_H_APP] < 0)
+        return e->active_total;
+    double *v = malloc((sp->nb ? sp->nb : 1) * sizeof(double)), sum = 0;
+    if (v == NULL)
+        return e->active_total;
+    sp_series(sp, SM_ACTIVE, &f, v);
+    for (size_t b = 0; b < sp->nb; b++)
+        sum += v[b];
+    free(v);
+    return sum;
+}
+
 static double static_value(struct engine *e, struct node *x)
 {
     const struct sp_space *sp = &e->sp;
@@ -798,10 +819,10 @@ static double static_value(struct engine *e, struct node *x)
         int p = x->f.at[IPS2_H_PROCESS];
         if (p >= 0 && strcmp(sp->res[p].name, grp->master) != 0)
             continue;
-        double idle = 0;
+        double idle = 0, active = app_active(e, grp->master);
         for (size_t w = 0; w < grp->nworkers; w++)
             idle += (double)(grp->max_busy - grp->workers[w].busy);
-        double v = idle / e->active_total;
+        double v = active > 0 ? idle / active : 0;
         if (v > best) {
             best = v;
             free(x->detail);

@@ -76,6 +76,12 @@ struct sp_proc {
     uint32_t row; /* procs[] */
 };
 
+/* A histogram of a thread, keyed for lookup (sorted by proc, object, metric). */
+struct sp_hist {
+    uint32_t proc, object, metric;
+    const struct ips2_red_hist *h;
+};
+
 struct sp_thread {
     uint32_t slot, row;  /* the thread in the model's reductions */
     int app;             /* model application */
@@ -90,6 +96,8 @@ struct sp_thread {
     size_t nobjs;
     int *chans; /* channels it receives or sends on: index into msgs->channels */
     size_t nchans;
+    struct sp_hist *hists;
+    size_t nhists;
 };
 
 struct sp_space {
@@ -98,6 +106,9 @@ struct sp_space {
     struct sp_resource *res;
     size_t nres, capres;
     struct smap resmap; /* "h|name" -> resource */
+    struct smap shared; /* "machine|kind|id" of a process-shared object -> its name in names */
+    char **names;
+    size_t nnames;
     struct sp_thread *threads;
     size_t nthreads;
     size_t words; /* of a thread bitset */

@@ -205,12 +205,27 @@ void sp_threads_of(const struct sp_space *sp, const struct sp_focus *f, uint64_t
             bits[i / 64] |= 1ULL << (i % 64);
 }
 
+static int cmp_hist(const void *a, const void *b)
+{
+    const struct sp_hist *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    if (x->object != y->object)
+        return x->object < y->object ? -1 : 1;
+    return x->metric < y->metric ? -1 : x->metric > y->metric;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct sp_proc *x = a, *y = b;
+    return x->res < y->res ? -1 : x->res > y->res;
+}
+
+/* The thread's row of procedure resource res (procs sorted by resource). */
 static const struct sp_proc *thread_proc(const struct sp_thread *t, int res)
 {
-    for (size_t i = 0; i < t->nprocs; i++)
-        if (t->procs[i].res == res)
-            return &t->procs[i];
-    return NULL;
+    struct sp_proc key = {res, 0};
+    return t->nprocs ? bsearch(&key, t->procs, t->nprocs, sizeof(key), cmp_proc) : NULL;
 }
 
 static bool thread_has_sync(const struct sp_space *sp, const struct sp_thread *t, int sync)
@@ -279,6 +294,47 @@ static const char *kind_name(uint32_t kind, char *buf, size_t size)
     return buf;
 }
 
+static void shared_key(const struct ips2_reductions *r, const struct ips2_red_object *o, char *buf,
+                       size_t size)
+{
+    snprintf(buf, size, "%s|%u|%llx", r->strings[r->machine], o->kind, (unsigned long long)o->id);
+}
+
+/* The names of the process-shared objects, from the rows that have one. */
+static int shared_names(struct sp_space *sp)
+{
+    for (size_t s = 0; s < sp->m->nslots; s++) {
+        const struct ips2_reductions *r = sp->m->slots[s].r;
+        for (size_t i = 0; i < r->nobjects; i++) {
+            const struct ips2_red_object *o = &r->objects[i];
+            char key[600];
+            if (!(o->id & IPS2_SYNC_KEY_SHARED) || o->name == IPS2_RED_NONE ||
+                o->name >= r->nstrings)
+                continue;
+            shared_key(r, o, key, sizeof(key));
+            if (smap_get(&sp->shared, key) >= 0)
+                continue;
+            void *p = realloc(sp->names, (sp->nnames + 1) * sizeof(char *));
+            if (p == NULL)
+                return -1;
+            sp->names = p;
+            if ((sp->names[sp->nnames] = strdup(r->strings[o->name])) == NULL ||
+                smap_put(&sp->shared, key, (int)sp->nnames) != 0)
+                return -1;
+            sp->nnames++;
+        }
+    }
+    return 0;
+}
+
+static int shared_name(const struct sp_space *sp, const struct ips2_reductions *r,
+                       const struct ips2_red_object *o)
+{
+    char key[600];
+    shared_key(r, o, key, sizeof(key));
+    return smap_get(&sp->shared, key);
+}
+
 static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const struct ips2_ref *ref,
                       char *err)
 {
@@ -321,13 +377,28 @@ static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const str
             goto oom;
         t->procs[t->nprocs++] = (struct sp_proc){res, row};
     }
+    if (t->nprocs > 1)
+        qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
+    const struct ips2_red_slot *slot = &m->slots[ref->slot];
+    size_t nh = slot->hist_at[ref->row + 1] - slot->hist_at[ref->row];
+    if (nh && (t->hists = calloc(nh, sizeof(*t->hists))) == NULL)
+        goto oom;
+    for (uint32_t k = slot->hist_at[ref->row]; k < slot->hist_at[ref->row + 1]; k++) {
+        const struct ips2_red_hist *h = &r->hists[slot->hist_ix[k]];
+        t->hists[t->nhists++] = (struct sp_hist){h->proc, h->object, h->metric, h};
+    }
+    if (t->nhists > 1)
+        qsort(t->hists, t->nhists, sizeof(*t->hists), cmp_hist);
     for (size_t i = 0; i < r->nobjects; i++) {
         const struct ips2_red_object *o = &r->objects[i];
         char name[128], kb[32];
         const char *kind = kind_name(o->kind, kb, sizeof(kb));
         if (o->thread != ref->row)
             continue;
-        if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
+        int named = (o->id & IPS2_SYNC_KEY_SHARED) ? shared_name(sp, r, o) : -1;
+        if (named >= 0) /* named in the process that made it: that name in all */
+            snprintf(name, sizeof(name), "%s", sp->names[named]);
+        else if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
             snprintf(name, sizeof(name), "%s", r->strings[o->name]);
         else if (o->id & IPS2_SYNC_KEY_SHARED)
             snprintf(name, sizeof(name), "%s:0x%llx", kind, (unsigned long long)o->id);
@@ -420,6 +491,10 @@ int sp_build(struct sp_space *sp, struct ips2_model *m, const struct ips2_search
         ips2_set_error(err, "no application \"%s\"", o->app);
         return -1;
     }
+    if (shared_names(sp) != 0) {
+        ips2_set_error(err, "out of memory building the search space");
+        return -1;
+    }
     for (size_t a = 0; a < m->napps; a++) {
         const struct ips2_node *an = m->app_root[a];
         if (o->app != NULL && o->app[0] && strcmp(m->apps[a].name, o->app) != 0)
@@ -501,6 +576,7 @@ void sp_free(struct sp_space *sp)
         free(sp->threads[i].procs);
         free(sp->threads[i].objs);
         free(sp->threads[i].chans);
+        free(sp->threads[i].hists);
     }
     free(sp->threads);
     for (size_t i = 0; i < sp->nres; i++)
@@ -508,6 +584,10 @@ void sp_free(struct sp_space *sp)
     free(sp->res);
     free(sp->chan_res);
     smap_free(&sp->resmap);
+    smap_free(&sp->shared);
+    for (size_t i = 0; i < sp->nnames; i++)
+        free(sp->names[i]);
+    free(sp->names);
     memset(sp, 0, sizeof(*sp));
 }
 
@@ -535,8 +615,18 @@ static void add_hist(const struct sp_space *sp, double *v, int64_t start, uint64
                      const double *values, double scale)
 {
     struct ips2_hist g = {sp->origin, sp->width, sp->nb, v};
-    if (scale != 0)
-        ips2_hist_rebin(&g, start, width, n, values, scale);
+    if (scale == 0)
+        return;
+    if (width == sp->width && (start - sp->origin) % (int64_t)width == 0) { /* the same grid */
+        int64_t off = (start - sp->origin) / (int64_t)width;
+        for (size_t i = 0; i < n; i++) {
+            int64_t b = off + (int64_t)i;
+            if (b >= 0 && (size_t)b < sp->nb)
+                v[b] += values[i] * scale;
+        }
+        return;
+    }
+    ips2_hist_rebin(&g, start, width, n, values, scale);
 }
 
 /* The thread's histogram of metric (proc and object IPS2_RED_NONE), its
@@ -545,13 +635,13 @@ static const struct ips2_red_hist *find_hist_of(const struct sp_space *sp,
                                                 const struct sp_thread *t, uint32_t proc,
                                                 uint32_t object, int metric)
 {
-    const struct ips2_red_slot *s = &sp->m->slots[t->slot];
-    for (uint32_t k = s->hist_at[t->row]; k < s->hist_at[t->row + 1]; k++) {
-        const struct ips2_red_hist *h = &s->r->hists[s->hist_ix[k]];
-        if (h->proc == proc && h->object == object && h->metric == (uint32_t)metric)
-            return h;
-    }
-    return NULL;
+    struct sp_hist key = {proc, object, (uint32_t)metric, NULL};
+    const struct sp_hist *h;
+    (void)sp;
+    if (t->nhists == 0)
+        return NULL;
+    h = bsearch(&key, t->hists, t->nhists, sizeof(key), cmp_hist);
+    return h ? h->h : NULL;
 }
 
 static const struct ips2_red_hist *find_hist(const struct sp_space *sp, const struct sp_thread *t,
@@ -616,9 +706,8 @@ static void add_thread_metric(const struct sp_space *sp, const struct sp_thread 
         add_hist(sp, v, h->start_ns + t->shift, h->width_ns, h->nbuckets, h->v, 1.0);
         return;
     }
-    if (metric == IPS2_M_CALLS && t->nprocs) {
-        for (size_t i = 0; i < t->nprocs; i++)
-            add_proc(sp, t, &t->procs[i], metric, v);
+    if (metric == IPS2_M_CALLS) { /* calls happen while the thread runs */
+        add_shaped(sp, t, IPS2_M_CPU, (double)r->threads[t->row].m[metric], v);
         return;
     }
     add_even(sp, v, t->start, t->end, (double)r->threads[t->row].m[metric]);
@@ -779,11 +868,9 @@ int sp_series(const struct sp_space *sp, int metric, const struct sp_focus *f, d
                 return -1;
             continue;
         }
-        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) {
-            if (sync >= 0 || metric == SM_SYNC_OPS || code >= 0) {
-                add_sync(sp, t, metric, sync, code, v);
-                continue;
-            }
+        if (metric == SM_SYNC_WAIT || metric == SM_SYNC_OPS) { /* waits on objects */
+            add_sync(sp, t, metric, sync, code, v);
+            continue;
         } else if (sync >= 0) {
             continue;
         }

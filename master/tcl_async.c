@@ -28,6 +28,9 @@
  *   - a table of a phase not reduced yet (-phase P): the phase's
  *     re-reduction runs on the thread (phases.c's job), the view is kept
  *     and the table made here;
+ *   - a search (tcl_search.c): the intra-application critical path of its
+ *     application is computed on the thread, then the search is
+ *     evaluated here (the paths it asks for kept);
  *   - anything else (fast: the model is in memory): nothing there; it is
  *     evaluated here when its turn comes.
  *
@@ -391,6 +394,56 @@ static const char *PhaseToReduce(Ips2Session *s, Ips2Async *a, Tcl_Size n, Tcl_O
     return phase;
 }
 
+/* A search (tcl_search.c) asks the critical-path core for profiles of
+ * each application's paths: the intra-application path of its
+ * application (-app, or the first one) is computed on the thread first
+ * (not on PVM slaves: then all of it is done in its turn), so that the
+ * search in its turn finds it kept. */
+static void PrefetchSearchPath(Ips2Session *s, Tcl_Interp *interp, AsyncJob *job, Tcl_Obj *session,
+                               Tcl_Size n, Tcl_Obj **v)
+{
+    Tcl_Obj *w[10];
+    int k = 0;
+    const char *app = s->m->napps ? s->m->apps[0].name : NULL;
+    w[k++] = session;
+    w[k++] = Tcl_NewStringObj("cp", -1);
+    w[k++] = Tcl_NewStringObj("-mode", -1);
+    w[k++] = Tcl_NewStringObj("intra", -1);
+    for (Tcl_Size i = 1; i + 1 < n; i += 2) {
+        const char *opt = Tcl_GetString(v[i]);
+        if (strcmp(opt, "-app") == 0)
+            app = Tcl_GetString(v[i + 1]);
+        else if ((strcmp(opt, "-phase") == 0 || strcmp(opt, "-pvm") == 0) && k < 8) {
+            w[k++] = v[i];
+            w[k++] = v[i + 1];
+        }
+    }
+    if (app == NULL || app[0] == '\0' || Ips2CpaState(s) == NULL)
+        return;
+    Tcl_Obj *words = Tcl_NewListObj(k, w);
+    Tcl_ListObjAppendElement(NULL, words, Tcl_NewStringObj("-app", -1));
+    Tcl_ListObjAppendElement(NULL, words, Tcl_NewStringObj(app, -1));
+    Tcl_IncrRefCount(words);
+    Tcl_Size nw;
+    Tcl_Obj **wv;
+    Tcl_ListObjGetElements(NULL, words, &nw, &wv);
+    struct cpa_request *r = NULL;
+    int rc = Ips2CpaRequest(s, interp, (int)nw, wv, &r);
+    Tcl_DecrRefCount(words);
+    Tcl_ResetResult(interp);
+    if (rc != TCL_OK)
+        return;
+    if (cpa_request_uses_pvm(r)) {
+        cpa_request_free(r);
+        return;
+    }
+    job->request = r;
+    job->kind = JOB_CP;
+    job->then_eval = true;
+    job->core = Ips2CpaState(s)->core;
+    job->base.run = RunCp;
+}
+
 /* What the thread is to do for words: the job's kind and its parts. */
 static void Classify(Ips2Session *s, Tcl_Interp *interp, Ips2Async *a, AsyncJob *job,
                      Tcl_Obj *session)
@@ -423,6 +476,10 @@ static void Classify(Ips2Session *s, Tcl_Interp *interp, Ips2Async *a, AsyncJob 
         return;
     }
     const char *phase = PhaseToReduce(s, a, n, v);
+    if (phase == NULL && strcmp(Tcl_GetString(v[0]), "search") == 0) {
+        PrefetchSearchPath(s, interp, job, session, n, v);
+        return;
+    }
     if (phase == NULL || (job->phase = ips2_phase_job_new(s->m, phase, err)) == NULL)
         return;
     job->kind = JOB_PHASE;

@@ -665,16 +665,231 @@ static void test_nothing_found(void **state)
     ips2_model_free(m);
 }
 
+/* An object row of the last thread: kind, id, waits, wait (ns), name;
+ * its wait histogram spread evenly. */
+static void object_of(struct ips2_reductions *r, uint32_t kind, uint64_t id, uint64_t waits,
+                      double wait, const char *name)
+{
+    double v[NB];
+    r->objects = rb_grow(r->objects, r->nobjects, sizeof(*r->objects));
+    struct ips2_red_object *o = &r->objects[r->nobjects];
+    o->thread = (uint32_t)r->nthreads - 1;
+    o->kind = kind;
+    o->id = id;
+    o->waits = waits;
+    o->wait_ns = (uint64_t)wait;
+    o->name = rb_str(r, name);
+    fill(v, 0, NB, wait / NB);
+    hist_of(r, IPS2_RED_NONE, (uint32_t)r->nobjects, IPS2_M_SYNC_WAIT, v, NB);
+    r->nobjects++;
+    r->threads[r->nthreads - 1].m[IPS2_M_SYNC_WAIT] += (uint64_t)wait;
+}
+
+/* A thread of the last process alive 0..END with CPU cpu (fraction) in
+ * procedure "work". */
+static void busy_thread(struct ips2_reductions *r, uint32_t tid, double cpu)
+{
+    double v[NB];
+    fill(v, 0, NB, cpu * W);
+    rb_thread(r, tid, 0, END_NS, (uint64_t)sum(v, NB));
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+    uint32_t p = rb_proc(r, "work", (uint64_t)sum(v, NB), 0, (uint64_t)sum(v, NB));
+    hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+}
+
+/* Four threads at a barrier, waiting 0, 20, 40, 60% of the time (the
+ * first is the slowest): barrierImbalance 1.2 / 4 = 0.3; waiting alike,
+ * none. */
+static void test_barrier_imbalance(void **state)
+{
+    for (int balanced = 0; balanced < 2; balanced++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        rb_process(r, "A", 100, 0, END_NS);
+        for (int t = 0; t < 4; t++) {
+            double share = balanced ? 0.3 : 0.2 * t;
+            busy_thread(r, 100 + (uint32_t)t, 1 - share);
+            object_of(r, 6, IPS2_SYNC_KEY_SHARED | 1, 100, share * END_NS, "barrier:step");
+        }
+        struct ips2_model *m = model_of(r);
+        struct ips2_search_result *res = search_default(m);
+        const struct ips2_bottleneck *b = find_bottleneck(res, "barrierImbalance");
+        if (balanced) {
+            assert_null(b);
+        } else {
+            assert_non_null(b);
+            assert_true(fabs(b->value - 0.3) < 1e-6);
+            assert_string_equal(b->focus.at[IPS2_H_SYNC], "barrier:step");
+        }
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
+/* 5 M lock operations in 5 s on one thread (1 M/s > 600000/s), 500 ns
+ * of CPU each (< 4 x 1 µs): excessiveSyncRates, then
+ * SyncRegionTooSmall; at 100000 operations, neither. */
+static void test_sync_rates(void **state)
+{
+    for (int few = 0; few < 2; few++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        rb_process(r, "A", 100, 0, END_NS);
+        busy_thread(r, 100, 0.5);
+        object_of(r, 1, 0x1000, few ? 100000 : 5000000, 0.05 * END_NS, "mutex:counter_lock");
+        struct ips2_model *m = model_of(r);
+        struct ips2_search_result *res = search_default(m);
+        const struct ips2_bottleneck *rates = find_bottleneck(res, "excessiveSyncRates");
+        const struct ips2_bottleneck *small = find_bottleneck(res, "SyncRegionTooSmall");
+        if (few) {
+            assert_null(rates);
+            assert_null(small);
+        } else {
+            assert_null(rates); /* refined by SyncRegionTooSmall below it */
+            assert_non_null(small);
+            assert_true(fabs(small->value - 0.5) < 1e-6);
+            const struct ips2_shg_node *n = find_node(res, "excessiveSyncRates", NULL);
+            assert_int_equal(n->state, IPS2_SHG_TRUE);
+            assert_true(fabs(n->value - 1e6 / 600000) < 1e-6);
+        }
+        assert_null(find_bottleneck(res, "excessiveBlockingTime"));
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
+/* I/O 20% of the time and seeks 40%: tooManySeeks (0.4 / 0.6); seeks
+ * 5%: not. */
+static void test_seeks(void **state)
+{
+    for (int rare = 0; rare < 2; rare++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        double io[NB], seek[NB];
+        rb_process(r, "A", 100, 0, END_NS);
+        busy_thread(r, 100, 0.3);
+        fill(io, 0, NB, 0.2 * W);
+        fill(seek, 0, NB, (rare ? 0.05 : 0.4) * W);
+        struct ips2_red_thread *t = &r->threads[r->nthreads - 1];
+        t->m[IPS2_M_IO_TIME] = (uint64_t)sum(io, NB);
+        t->m[IPS2_M_SEEK_TIME] = (uint64_t)sum(seek, NB);
+        t->m[IPS2_M_IO_OPS] = 1000;
+        t->m[IPS2_M_IO_BYTES] = 1000 * 65536;
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_IO_TIME, io, NB);
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_SEEK_TIME, seek, NB);
+        struct ips2_model *m = model_of(r);
+        struct ips2_search_result *res = search_default(m);
+        const struct ips2_bottleneck *b = find_bottleneck(res, "tooManySeeks");
+        if (rare) {
+            assert_null(b);
+            assert_non_null(find_bottleneck(res, "excessiveIOBlockingTime"));
+        } else {
+            assert_non_null(b);
+            assert_true(fabs(b->value - 0.4 / 0.6) < 1e-6);
+        }
+        assert_null(find_bottleneck(res, "excessiveSmallIOops")); /* 64 KiB a write */
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
+/* A master (pid 1) and three workers busy 1, 1 and 4 s of 5: the
+ * workers idle 3 + 3 s for want of work, of 20 s of attempted
+ * parallelism: masterWorkerImbalance 0.3 at the master; busy alike,
+ * none. */
+static void test_master_worker(void **state)
+{
+    for (int even = 0; even < 2; even++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        for (uint32_t pid = 1; pid <= 4; pid++) {
+            rb_process(r, "mw", pid, 0, END_NS);
+            busy_thread(r, pid, 0.2);
+        }
+        struct ips2_model *m = model_of(r);
+        struct msg_worker workers[3] = {
+            {"app:mw/machine:m/process:2", even ? 4000000000 : 1000000000, 0, 1, 1},
+            {"app:mw/machine:m/process:3", even ? 4000000000 : 1000000000, 0, 1, 1},
+            {"app:mw/machine:m/process:4", 4000000000, 0, 1, 1}};
+        struct msg_group g = {"app:mw/machine:m/process:1", 0, 0, workers, 3, 4000000000, 0, 0};
+        struct msg_waits w = {0};
+        w.groups = &g;
+        w.ngroups = 1;
+        struct ips2_search_options o;
+        ips2_search_options_init(&o);
+        o.msgs = &w;
+        struct ips2_search_result *res = search(m, &o);
+        const struct ips2_bottleneck *b = find_bottleneck(res, "masterWorkerImbalance");
+        if (even) {
+            assert_null(b);
+        } else {
+            assert_non_null(b);
+            assert_string_equal(b->focus.at[IPS2_H_PROCESS], "app:mw/machine:m/process:1");
+            assert_true(fabs(b->value - 0.3) < 1e-6);
+        }
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
+/* A sender blocked 40% of its time until its receiver takes the
+ * messages: lateReceiver at the sender's side. */
+static void test_late_receiver(void **state)
+{
+    struct ips2_reductions *r = rb_new("m", W);
+    double mw[NB];
+    rb_process(r, "pipe", 1, 0, END_NS);
+    busy_thread(r, 1, 0.5);
+    rb_process(r, "pipe", 2, 0, END_NS);
+    busy_thread(r, 2, 0.5);
+    fill(mw, 0, NB, 0.8 * W);
+    r->threads[r->nthreads - 1].m[IPS2_M_MSG_WAIT] = (uint64_t)sum(mw, NB);
+    hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_MSG_WAIT, mw, NB);
+    struct ips2_model *m = model_of(r);
+    struct msg_channel ch = {0};
+    ch.name = "channel:m/1->m/2 stream";
+    ch.transport = "stream";
+    ch.sender_process = "app:pipe/machine:m/process:1";
+    ch.receiver_process = "app:pipe/machine:m/process:2";
+    ch.sender_thread = "app:pipe/machine:m/process:1/thread:1";
+    ch.receiver_thread = "app:pipe/machine:m/process:2/thread:2";
+    ch.messages = 10;
+    ch.wait[MSG_WAIT_RECEIVE] = (int64_t)sum(mw, NB);
+    ch.wait[MSG_WAIT_LATE_RECEIVER] = (int64_t)(0.8 * END_NS);
+    ch.last = END_NS;
+    struct msg_waits w = {0};
+    w.channels = &ch;
+    w.nchannels = 1;
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.msgs = &w;
+    struct ips2_search_result *res = search(m, &o);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "lateReceiver");
+    assert_non_null(b);
+    assert_true(fabs(b->value - 0.4) < 0.01);
+    assert_null(find_bottleneck(res, "lateSender"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accounting_exact), cmocka_unit_test(test_interval),
-        cmocka_unit_test(test_shg_shape),        cmocka_unit_test(test_min_and_sufficient),
-        cmocka_unit_test(test_hysteresis),       cmocka_unit_test(test_reverification_and_when),
-        cmocka_unit_test(test_thresholds),       cmocka_unit_test(test_hot_lock),
-        cmocka_unit_test(test_small_io),         cmocka_unit_test(test_page_fault_burst),
-        cmocka_unit_test(test_high_call_rate),   cmocka_unit_test(test_limited_by_application),
-        cmocka_unit_test(test_late_sender),      cmocka_unit_test(test_nothing_found),
+        cmocka_unit_test(test_accounting_exact),
+        cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_shg_shape),
+        cmocka_unit_test(test_min_and_sufficient),
+        cmocka_unit_test(test_hysteresis),
+        cmocka_unit_test(test_reverification_and_when),
+        cmocka_unit_test(test_thresholds),
+        cmocka_unit_test(test_hot_lock),
+        cmocka_unit_test(test_small_io),
+        cmocka_unit_test(test_page_fault_burst),
+        cmocka_unit_test(test_high_call_rate),
+        cmocka_unit_test(test_limited_by_application),
+        cmocka_unit_test(test_late_sender),
+        cmocka_unit_test(test_nothing_found),
+        cmocka_unit_test(test_barrier_imbalance),
+        cmocka_unit_test(test_sync_rates),
+        cmocka_unit_test(test_seeks),
+        cmocka_unit_test(test_master_worker),
+        cmocka_unit_test(test_late_receiver),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
