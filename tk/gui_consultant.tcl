@@ -24,8 +24,8 @@
 # data-volume accounting (thesis Figs 4.2-4.7) is the line at the bottom.
 #
 # The graph is laid out left to right (depth in x, one row per leaf, a
-# parent beside the middle of its children), so that a search of a few
-# hundred nodes stays readable in a scrolling canvas.
+# parent beside its first child), so that a search of a few hundred nodes
+# stays readable in a scrolling canvas, its root at the top left.
 #
 #   ips2::gui::consultant::dialog             the search options; Search opens the pane
 #   ips2::gui::consultant::open ?OPTIONS?      a pane running a search; OPTIONS is a
@@ -42,6 +42,8 @@
 #   ips2::gui::consultant::selectNode PANE ID what a click on the node does
 #   ips2::gui::consultant::details PANE       what the details show: a dict id kind
 #                                              (bottleneck|node) text evidence (tests)
+#   ips2::gui::consultant::zoom PANE FACTOR   the graph FACTOR times larger (0: fit its
+#                                              width, -1: 100%)
 #   ips2::gui::consultant::focusPath FOCUS    the tree node a focus selects, or ""
 #   ips2::gui::consultant::words OPTIONS      the session words of a search with OPTIONS
 
@@ -129,7 +131,7 @@ proc ::ips2::gui::consultant::NewPane {options {reuse ""}} {
     set f [::ips2::gui::table::newPane "Performance Consultant" $reuse]
     Build $f
     set View($f) [dict create options $options result {} state computing gen 0 selected "" \
-                      details {} started 0 trueOnly 0 matches {}]
+                      details {} started 0 trueOnly 0 matches {} zoom 1.0]
     ::ips2::gui::table::register $f [dict create title "Performance Consultant" kind consultant \
         onrow "" remake [list ::ips2::gui::consultant::Remake $f]]
     return $f
@@ -472,7 +474,12 @@ proc ::ips2::gui::consultant::Build {f} {
         -command [list ::ips2::gui::table::sideBySide $f]
     ttk::button $f.top.close -text Close -style Toolbutton \
         -command [list ::ips2::gui::table::close $f]
-    pack $f.top.close $f.top.side $f.top.again $f.top.options -side right -padx 1
+    foreach {name label factor} {one 100% -1 fit Fit 0 out − 0.8 in + 1.25} {
+        ttk::button $f.top.$name -text $label -style Toolbutton \
+            -command [list ::ips2::gui::consultant::zoom $f $factor]
+    }
+    pack $f.top.close $f.top.side $f.top.again $f.top.options $f.top.one $f.top.fit $f.top.out \
+        $f.top.in -side right -padx 1
     pack $f.top.title -side left -fill x -expand 1
     pack $f.top -fill x
     # The legend, and the bottlenecks found (choose one to go to its node).
@@ -515,6 +522,8 @@ proc ::ips2::gui::consultant::Build {f} {
     bind $c <Button-5> {%W yview scroll 3 units}
     bind $c <Shift-Button-4> {%W xview scroll -3 units}
     bind $c <Shift-Button-5> {%W xview scroll 3 units}
+    bind $c <Control-Button-4> [list ::ips2::gui::consultant::zoom $f 1.25]
+    bind $c <Control-Button-5> [list ::ips2::gui::consultant::zoom $f 0.8]
     bind $c <Button-2> {%W scan mark %x %y}
     bind $c <B2-Motion> {%W scan dragto %x %y 1}
     ttk::frame $f.body.d
@@ -531,6 +540,39 @@ proc ::ips2::gui::consultant::Build {f} {
     $f.body add $f.body.d -weight 1
     pack $f.body -fill both -expand 1
     bind $f <Destroy> [list ::ips2::gui::consultant::Forget $f %W]
+}
+
+# zoom PANE FACTOR: the graph redrawn FACTOR times as large (0: as large as
+# fits the pane's width, at most 1; below 0: at 100%).
+proc ::ips2::gui::consultant::zoom {f factor} {
+    variable View
+    variable ColumnWidth
+    variable NodeWidth
+    if {![info exists View($f)]} return
+    set z [dict get $View($f) zoom]
+    if {$factor < 0} {
+        set z 1.0
+    } elseif {$factor == 0} {
+        set depth 0
+        set result [dict get $View($f) result]
+        if {[dict exists $result shg]} {
+            foreach e [Layout $result [dict get $View($f) trueOnly]] {
+                set depth [expr {max($depth, [lindex $e 1])}]
+            }
+        }
+        set width [expr {max(100, [winfo width $f.body.g.c])}]
+        set z [expr {min(1.0, ($width - 30.0) / ($depth * $ColumnWidth + $NodeWidth))}]
+    } else {
+        set z [expr {$z * $factor}]
+    }
+    dict set View($f) zoom [expr {max(0.25, min(2.5, $z))}]
+    if {[dict get $View($f) state] ne "done"} return
+    set selected [dict get $View($f) selected]
+    Draw $f
+    if {$selected ne ""} {
+        Outline $f $selected
+        See $f $selected
+    }
 }
 
 # Filter PANE: the graph redrawn with or without the nodes not true (for a
@@ -693,7 +735,8 @@ proc ::ips2::gui::consultant::UnderHidden {known hidden id} {
 }
 
 # Place ID DEPTH PARENT CHILDREN PLACEDVAR ROWVAR OUTVAR: depth-first; a leaf
-# takes the next row, a parent the middle of its children's rows.
+# takes the next row, a parent its first child's row (the root at the top
+# left, where the view starts).
 proc ::ips2::gui::consultant::Place {id depth parent children placedVar rowVar outVar} {
     upvar 1 $placedVar placed $rowVar row $outVar out
     dict set placed $id 1
@@ -707,7 +750,7 @@ proc ::ips2::gui::consultant::Place {id depth parent children placedVar rowVar o
         }
     }
     if {[llength $rows]} {
-        set y [expr {([lindex $rows 0] + [lindex $rows end]) / 2.0}]
+        set y [lindex $rows 0]
     } else {
         set y $row
         incr row
@@ -728,6 +771,11 @@ proc ::ips2::gui::consultant::Draw {f} {
     set c $f.body.g.c
     $c delete all
     array unset Item $f,*
+    set z [dict get $View($f) zoom]
+    set nw [expr {$NodeWidth * $z}]
+    set nh [expr {$NodeHeight * $z}]
+    set rh [expr {$RowHeight * $z}]
+    set cw [expr {$ColumnWidth * $z}]
     set result [dict get $View($f) result]
     set byId [dict create]
     foreach n [dict get $result shg] { dict set byId [dict get $n id] $n }
@@ -735,8 +783,8 @@ proc ::ips2::gui::consultant::Draw {f} {
     set centre [dict create]
     foreach e $layout {
         lassign $e id depth row
-        dict set centre $id [list [expr {12 + $NodeWidth / 2.0 + $depth * $ColumnWidth}] \
-                                 [expr {10 + $NodeHeight / 2.0 + $row * $RowHeight}]]
+        dict set centre $id [list [expr {12 + $nw / 2.0 + $depth * $cw}] \
+                                 [expr {10 + $nh / 2.0 + $row * $rh}]]
     }
     # Arcs first (an elbow from the parent's right side), then the nodes.
     foreach e $layout {
@@ -744,13 +792,13 @@ proc ::ips2::gui::consultant::Draw {f} {
         if {$parent < 0 || ![dict exists $centre $parent]} continue
         lassign [dict get $centre $parent] px py
         lassign [dict get $centre $id] x y
-        set x0 [expr {$px + $NodeWidth / 2.0}]
-        set x1 [expr {$x - $NodeWidth / 2.0}]
+        set x0 [expr {$px + $nw / 2.0}]
+        set x1 [expr {$x - $nw / 2.0}]
         set xm [expr {($x0 + $x1) / 2.0}]
         $c create line $x0 $py $xm $py $xm $y $x1 $y -fill gray50 -tags arc
     }
-    set font [list TkDefaultFont 8]
-    set bold [list TkDefaultFont 8 bold]
+    set font [list TkDefaultFont [expr {max(5, int(round(8 * $z)))}]]
+    set bold [list TkDefaultFont [expr {max(5, int(round(8 * $z)))}] bold]
     foreach e $layout {
         lassign $e id
         set n [dict get $byId $id]
@@ -758,8 +806,8 @@ proc ::ips2::gui::consultant::Draw {f} {
         set st [dict get $n state]
         set reported [dict exists [dict get $View($f) matches] $id]
         set tags [list shg id:$id]
-        set item [$c create rectangle [expr {$x - $NodeWidth / 2.0}] [expr {$y - $NodeHeight / 2.0}] \
-                      [expr {$x + $NodeWidth / 2.0}] [expr {$y + $NodeHeight / 2.0}] \
+        set item [$c create rectangle [expr {$x - $nw / 2.0}] [expr {$y - $nh / 2.0}] \
+                      [expr {$x + $nw / 2.0}] [expr {$y + $nh / 2.0}] \
                       -fill [dict get $Colours $st] -outline [expr {$reported ? "#0b1f5c" : "gray35"}] \
                       -width [expr {$reported ? 3 : 1}] -tags $tags]
         set Item($f,$id) $item
@@ -772,10 +820,11 @@ proc ::ips2::gui::consultant::Draw {f} {
             append where [::format " @%.2f-%.2fs" $s $e]
         }
         set fg [dict get $TextColours $st]
-        set room [expr {$NodeWidth - 8}]
-        $c create text $x [expr {$y - 7}] -text [Fit [dict get $n hypothesis] $bold $room] -font $bold \
-            -fill $fg -tags $tags
-        $c create text $x [expr {$y + 8}] -text [Fit $where $font $room] -font $font -fill $fg -tags $tags
+        set room [expr {$nw - 8}]
+        $c create text $x [expr {$y - 7 * $z}] -text [Fit [dict get $n hypothesis] $bold $room] \
+            -font $bold -fill $fg -tags $tags
+        $c create text $x [expr {$y + 8 * $z}] -text [Fit $where $font $room] -font $font -fill $fg \
+            -tags $tags
     }
     if {![llength $layout]} {
         $c create text 20 20 -anchor nw -fill gray40 -text "The search considered no node."
