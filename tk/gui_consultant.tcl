@@ -1,9 +1,10 @@
 # gui_consultant.tcl - the Performance Consultant pane of the master analyst
 # window (issue 11 item 9): the W3 search of the master package run on the
-# open session, and its search history graph (SHG) drawn as Paradyn drew
-# it: every (why, where, when) node the search considered, a tree from the
-# root hypothesis, each node filled by its state (a legend says which
-# colour is which: true, tested false, untested, being tested).
+# open session, and its search history graph (SHG) drawn as Paradyn's
+# Performance Consultant showed it (thesis §8.1): every (why, where, when)
+# node the search considered, a tree from the root hypothesis, each node
+# filled by its state (a legend says which colour is which: true, tested
+# false, being tested, untested).
 #
 # The search is the session's `search` subcommand (its answer is the dict
 # of the contract: bottlenecks, shg, accounting), asked like every other
@@ -65,8 +66,9 @@ namespace eval ::ips2::gui::consultant {
     # Item(PANE,ID): the canvas rectangle of a drawn node.
     variable Item
     array set Item {}
-    # Fill colours by state, as Paradyn's search history graph: true blue,
-    # tested false pink, being tested green, untested grey.
+    # Fill colours of the four states Paradyn's search history graph tells
+    # apart (thesis §8.1): true blue, tested false pink, being tested
+    # green, untested grey.
     variable Colours {true #3f6fd8 false #f6b3c3 testing #8fdc8f untested #e2e2e2}
     variable TextColours {true white false black testing black untested gray30}
     variable StateLabels {
