@@ -34,8 +34,12 @@ package provide ips2::cli 1.0
 namespace eval ::ips2::cli {
     namespace export main
     # Commands: name -> {summary TEXT args USAGE min N max N
-    #                    options {-opt {VALUE-NAME HELP} ...} help TEXT}
+    #                    options {-opt {VALUE-NAME HELP ?later?} ...} help TEXT ?later 1?}
     # An option whose VALUE-NAME is "" is a flag; "*" after it: repeatable.
+    # "later" marks what came after the first version's interface (the W3
+    # search): listed by --help and the overview, left out of the one-line
+    # usage and of the unknown command's list, which scripts read as they
+    # were.
     variable Commands {
         run {
             summary "run a workload, reduce, print trees and key tables"
@@ -44,7 +48,7 @@ namespace eval ::ips2::cli {
                 -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
-                -search {"" "then run the W3 search and print its report (as ips2 search)"}
+                -search {"" "then run the W3 search and print its report (as ips2 search)" later}
             }
             help "Runs the applications of a workload file under a private PVM (or the
 user's), reduces their traces on each machine and prints the logical and physical
@@ -127,7 +131,7 @@ with a bar, then a sparkline; csv and json give the buckets as data."
         }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
-            args "SESSION" min 1 max 1
+            args "SESSION" min 1 max 1 later 1
             options {
                 -interval {MS "the sample interval in ms (default 100, never finer than the histograms)"}
                 -phase {PHASE "search only a phase: its name, or START:END in seconds"}
@@ -190,7 +194,8 @@ proc ::ips2::cli::main {argv} {
     }
     set argv [lassign $argv command]
     if {![dict exists $Commands $command]} {
-        puts stderr "ips2: unknown command \"$command\": expected [join [dict keys $Commands] {, }]"
+        set listed [lmap {name c} $Commands { expr {[dict exists $c later] ? [continue] : $name} }]
+        puts stderr "ips2: unknown command \"$command\": expected [join $listed {, }]"
         puts stderr "Try \"ips2 --help\"."
         return 2
     }
@@ -227,7 +232,8 @@ proc ::ips2::cli::Usage {command} {
     set c [dict get $Commands $command]
     set usage "ips2 $command [dict get $c args]"
     dict for {opt spec} [dict get $c options] {
-        lassign $spec value
+        lassign $spec value - later
+        if {$later eq "later"} { continue }
         set value [string trimright $value *]
         append usage [expr {$value eq "" ? " ?$opt?" : " ?$opt $value?"}]
     }

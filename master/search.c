@@ -92,6 +92,7 @@ enum constant {
     K_LATE_RECEIVER,
     K_MASTER_WORKER,
     K_LIMITED,
+    K_LOAD,
     K_COUNT,
 };
 
@@ -120,6 +121,7 @@ const char *const ips2_search_constant_names[K_COUNT + 1] = {
     "lateReceiverThreshold",
     "masterWorkerThreshold",
     "limitedByApplicationThreshold",
+    "loadCompensation",
     NULL,
 };
 
@@ -134,10 +136,12 @@ const char *const ips2_search_constant_names[K_COUNT + 1] = {
  * of the attempted parallelism; masterWorkerThreshold 0.10 (workers idle
  * for 10% of the attempted parallelism because the master shares the
  * work unevenly); limitedByApplicationThreshold 0.30 (30% of A's
- * inter-application critical path in B). */
+ * inter-application critical path in B); loadCompensation 1 (0: off):
+ * the time a thread was preempted is left out of its attempted
+ * parallelism (thesis §8.1; search_space.c says how it is estimated). */
 static const double constant_default[K_COUNT] = {
-    0.20, 0.20, 1.0,  600000, 60000, 6000, 4.0,  1000, 0.10, 0.10, 4096, 0.50,
-    7000, 0.10, 0.60, 1000,   0.10,  30e6, 0.15, 0.20, 0.10, 0.10, 0.10, 0.30,
+    0.20, 0.20, 1.0,  600000, 60000, 6000, 4.0,  1000, 0.10, 0.10, 4096, 0.50, 7000,
+    0.10, 0.60, 1000, 0.10,   30e6,  0.15, 0.20, 0.10, 0.10, 0.10, 0.30, 1,
 };
 
 /* ----------------------------------------------------------- hypotheses --- */
@@ -1841,6 +1845,7 @@ int ips2_search_run(struct ips2_model *m, const struct ips2_search_options *o,
         engine_free(&e);
         return -1;
     }
+    e.sp.load_compensation = e.k[K_LOAD] != 0;
     cp_hints(&e);
     double *act = malloc(e.sp.nb * sizeof(double));
     if (act == NULL)

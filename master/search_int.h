@@ -115,10 +115,11 @@ struct sp_space {
     int64_t origin;
     uint64_t width;
     size_t nb;
-    int64_t from, to;    /* the phase (clipped to the data) */
-    uint64_t hist_width; /* the widest histogram */
-    bool has[SM_COUNT];  /* the metric has data somewhere */
-    int *chan_res;       /* per channel: its resource */
+    int64_t from, to;       /* the phase (clipped to the data) */
+    uint64_t hist_width;    /* the widest histogram */
+    bool load_compensation; /* active time leaves out preemption (search_space.c) */
+    bool has[SM_COUNT];     /* the metric has data somewhere */
+    int *chan_res;          /* per channel: its resource */
 };
 
 /* Builds the space of o->app's threads (all without one) over m.  0, or

@@ -806,10 +806,36 @@ static void add_faults(const struct sp_space *sp, const struct sp_focus *f, doub
 /* The thread's attempted parallelism: its life, less the time it waited
  * for other threads or processes to end (joins, waitpid: the waits of
  * SYNC_WAIT that are on no object). */
+/* Load compensation (thesis §8.1: thresholds scaled by the fraction of
+ * the time the application ran; notes §2.5's normalize).  The traces do
+ * not say when a thread was runnable but not running, so it is
+ * estimated, [DERIVED], from the procedures that compute: one whose own
+ * CPU is at least SP_COMPUTE_SHARE of its own wall time and that waited
+ * for nothing traced the rest of that wall time was preempted (a
+ * procedure that sleeps or blocks in an untraced call has next to no CPU
+ * of its own).  That time, spread like the thread's CPU, is not part of
+ * its attempted parallelism. */
+#define SP_COMPUTE_SHARE 0.05
+static double preempted(const struct sp_space *sp, const struct sp_thread *t)
+{
+    const struct ips2_reductions *r = sp->m->slots[t->slot].r;
+    double sum = 0;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const struct ips2_red_proc *p = &r->procs[t->procs[i].row];
+        double wall = (double)p->m[IPS2_M_WALL], cpu = (double)p->m[IPS2_M_CPU];
+        double waits = (double)(p->m[IPS2_M_SYNC_WAIT] + p->m[IPS2_M_MSG_WAIT] +
+                                p->m[IPS2_M_IO_TIME] + p->m[IPS2_M_SEEK_TIME]);
+        if (wall > 0 && cpu >= SP_COMPUTE_SHARE * wall && wall > cpu + waits)
+            sum += wall - cpu - waits;
+    }
+    return sum;
+}
+
 static int add_active(const struct sp_space *sp, const struct sp_thread *t, double *v)
 {
     int64_t s = t->start, e = t->end;
-    double *all = calloc(3 * sp->nb, sizeof(double)), *objs = all + sp->nb, *alive = objs + sp->nb;
+    double *all = calloc(4 * sp->nb, sizeof(double)), *objs = all + sp->nb, *alive = objs + sp->nb,
+           *cpu = alive + sp->nb;
 
     if (all == NULL)
         return -1;
@@ -818,8 +844,19 @@ static int add_active(const struct sp_space *sp, const struct sp_thread *t, doub
         add_sync(sp, t, SM_SYNC_WAIT, -1, -1, objs);
         add_even(sp, alive, s, e,
                  (double)((e < sp->to ? e : sp->to) - (s > sp->from ? s : sp->from)));
+        double pre = sp->load_compensation ? preempted(sp, t) : 0, total = 0;
+        if (pre > 0) {
+            add_thread_metric(sp, t, IPS2_M_CPU, cpu);
+            for (size_t b = 0; b < sp->nb; b++)
+                total += cpu[b];
+        }
         for (size_t b = 0; b < sp->nb; b++) {
             double a = alive[b] - (all[b] > objs[b] ? all[b] - objs[b] : 0);
+            if (total > 0) {
+                a -= pre * cpu[b] / total;
+                if (a < cpu[b])
+                    a = cpu[b];
+            }
             v[b] += a > 0 ? a : 0;
         }
     }

@@ -868,6 +868,51 @@ static void test_late_receiver(void **state)
     ips2_model_free(m);
 }
 
+/* A thread alive 5 s that used 1.5 s of CPU in compute(), which waited
+ * for nothing: preempted the rest of compute's wall time (a loaded
+ * machine), cpuBound with load compensation (CPU / (alive - preempted)
+ * = 1), not without (0.3).  The same CPU with the rest of the time
+ * asleep in a procedure of no CPU: not compensated, not CPU bound. */
+static void test_load_compensation(void **state)
+{
+    for (int sleeping = 0; sleeping < 2; sleeping++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        double v[NB];
+        rb_process(r, "A", 100, 0, END_NS);
+        fill(v, 0, NB, 0.3 * W);
+        rb_thread(r, 100, 0, END_NS, (uint64_t)sum(v, NB));
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+        uint32_t p = rb_proc(r, "compute", (uint64_t)sum(v, NB), 0, (uint64_t)sum(v, NB));
+        hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, v, NB);
+        r->procs[p].m[IPS2_M_WALL] = sleeping ? (uint64_t)sum(v, NB) : END_NS;
+        if (sleeping) {
+            p = rb_proc(r, "nap", 1000, 0, 1000);
+            r->procs[p].m[IPS2_M_WALL] = END_NS - (uint64_t)sum(v, NB);
+        }
+        struct ips2_model *m = model_of(r);
+        struct ips2_search_result *res = search_default(m);
+        const struct ips2_shg_node *n = find_node(res, "cpuBound", NULL);
+        if (sleeping) {
+            assert_null(find_bottleneck(res, "cpuBound"));
+            assert_true(fabs(n->value - 0.3) < 1e-3);
+        } else {
+            assert_non_null(find_bottleneck(res, "cpuBound"));
+            assert_true(fabs(n->value - 1.0) < 1e-3);
+        }
+        ips2_search_result_free(res);
+        struct ips2_search_threshold off[] = {{"loadCompensation", 0}};
+        struct ips2_search_options o;
+        ips2_search_options_init(&o);
+        o.thresholds = off;
+        o.nthresholds = 1;
+        res = search(m, &o);
+        assert_null(find_bottleneck(res, "cpuBound"));
+        assert_true(fabs(find_node(res, "cpuBound", NULL)->value - 0.3) < 1e-3);
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_seeks),
         cmocka_unit_test(test_master_worker),
         cmocka_unit_test(test_late_receiver),
+        cmocka_unit_test(test_load_compensation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
