@@ -35,7 +35,9 @@
  * counts its wait once, on the message whose send ended last.
  *
  * A master-worker group is a process that sends to N >= 2 processes and
- * receives from each of them (KappaPi's dependence + relationship): for
+ * receives from each of them (KappaPi's dependence + relationship), each
+ * of which has fewer such partners than it (so an all-to-all exchange is
+ * none; a pipeline stage with acknowledgements both ways may be one): for
  * each worker its CPU time (busy), its wait for the master's messages,
  * and the group's imbalance (max - mean busy) / max busy; for the master
  * its wait for the workers' results.

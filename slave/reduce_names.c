@@ -53,6 +53,8 @@ void red_object_name(char *buf, size_t size, uint32_t kind, const struct red_obj
 
 bool red_names_add(struct red_names *nm, struct rt *r)
 {
+    if (r->nfacts == 0)
+        return true;
     if (nm->n + r->nfacts > nm->cap) {
         size_t cap = nm->cap ? nm->cap : 64;
         while (cap < nm->n + r->nfacts)
@@ -143,6 +145,8 @@ static uint64_t address_of(const struct red_names *nm, size_t i, uint64_t key, c
  * `address`, which only sync-object facts use otherwise. */
 static void number_inits(struct red_names *nm, struct ips2_symtab *symtab)
 {
+    if (nm->n == 0)
+        return;
     qsort(nm->facts, nm->n, sizeof(*nm->facts), cmp_key);
     for (size_t first = 0, end; first < nm->n; first = end) {
         uint64_t key = nm->facts[first].key, off;

@@ -12,7 +12,8 @@
  * Seeds (tests/fuzz/corpus-reductions): ips2-reduce -o of the reader's
  * seed streams (tests/fuzz/corpus), whole and with a phase; of a traced
  * tests/integration/progs/sync_spin.c with 1 ms buckets (objects, spin);
- * and of an empty directory.
+ * of a traced progs/sync_names.c, 1 thread, 20 rounds (version 4: named
+ * objects and their histograms); and of an empty directory.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -54,11 +55,16 @@ static void touch(const struct ips2_reductions *r)
         const struct ips2_red_hist *h = &r->hists[i];
         s += r->threads[h->thread].tid + (h->proc != IPS2_RED_NONE ? r->procs[h->proc].name : 0);
         s += strlen(ips2_metric_name(h->metric));
+        if (h->object != IPS2_RED_NONE)
+            s += r->objects[h->object].id;
         for (uint32_t k = 0; k < h->nbuckets; k++)
             s += (uint64_t)h->v[k];
     }
-    for (size_t i = 0; i < r->nobjects; i++)
+    for (size_t i = 0; i < r->nobjects; i++) {
         s += r->threads[r->objects[i].thread].tid;
+        if (r->objects[i].name != IPS2_RED_NONE)
+            s += strlen(r->strings[r->objects[i].name]);
+    }
     for (size_t i = 0; i < r->nproblems; i++)
         s += strlen(r->strings[r->problems[i]]);
     sink = s;

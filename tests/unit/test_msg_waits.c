@@ -550,6 +550,33 @@ static void test_session(void **state)
     rmdir(dir);
 }
 
+/* A session reduced without PAG parts: the PARTS error, no answer. */
+static void test_no_parts(void **state)
+{
+    (void)state;
+    char dir[64] = "/tmp/ips2-test-msg-none-XXXXXX", err[IPS2_ERR_MAX];
+    assert_non_null(mkdtemp(dir));
+    struct ips2_model *m = ips2_model_new();
+    assert_non_null(m);
+    assert_int_equal(ips2_model_set_session(m, dir, 0, err), 0);
+    assert_int_equal(ips2_model_add_machine(m, "alpha", "localhost", 0, err), 0);
+    struct cpa_session *s = cpa_session_new(m, "/nowhere/ips2slave");
+    assert_non_null(s);
+    struct msg_waits_request r;
+    msg_waits_request_init(&r);
+    struct msg_waits *w = (struct msg_waits *)1;
+    struct cpa_error e = {0};
+    assert_int_equal(msg_waits_compute(s, &r, &w, &e), -1);
+    assert_null(w);
+    assert_string_equal(e.code, "PARTS");
+    r.nbuckets = 3; /* and a request it cannot answer: USAGE before the parts */
+    assert_int_equal(msg_waits_compute(s, &r, &w, &e), -1);
+    assert_string_equal(e.code, "USAGE");
+    cpa_session_free(s);
+    ips2_model_free(m);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -558,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_app_filter),       cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_preempted_sender), cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_tables),           cmocka_unit_test(test_session),
+        cmocka_unit_test(test_no_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "slave_merge.h"
@@ -239,11 +240,54 @@ static void merge_of_nothing(void **state)
     slave_merge_free(m);
 }
 
+/* An object's name and an object histogram's link follow their rows when
+ * some applications are left out and strings and rows move. */
+static void merge_object_names_and_links(void **state)
+{
+    (void)state;
+    static const char *const active_apps[] = {"A"};
+    static const char *const old_apps[] = {"B", "C", "D"};
+    static const char *const keep[] = {"C", "D"};
+    struct src a, o;
+    make_src(&a, active_apps, 1, 100);
+    make_src(&o, old_apps, 3, 200);
+    for (int i = 0; i < 3; i++) {
+        static char names[3][16];
+        snprintf(names[i], sizeof(names[i]), "mutex:lock%d", i);
+        o.strings[o.r.nstrings] = names[i];
+        o.objects[i].name = (uint32_t)o.r.nstrings++;
+        o.hists[3 * i + 2].metric = IPS2_M_SYNC_WAIT; /* the thread's row: now object i's */
+        o.hists[3 * i + 2].object = (uint32_t)i;
+    }
+    struct slave_merge_src srcs[] = {{.r = &a.r}, {.r = &o.r, .apps = keep, .napps = 2}};
+    struct ips2_reductions *m = slave_merge(srcs, 2, "alpha", "localhost", NULL, 0);
+    assert_non_null(m);
+    assert_int_equal(m->nobjects, 3);
+    assert_int_equal(m->objects[0].name, IPS2_RED_NONE); /* A's */
+    size_t linked = 0;
+    for (size_t i = 0; i < m->nhists; i++) {
+        const struct ips2_red_hist *h = &m->hists[i];
+        if (h->object == IPS2_RED_NONE)
+            continue;
+        linked++;
+        const struct ips2_red_object *ob = &m->objects[h->object];
+        uint32_t tid = m->threads[h->thread].tid;
+        char want[16];
+        snprintf(want, sizeof(want), "mutex:lock%u", tid - 200);
+        assert_int_equal(ob->thread, h->thread);
+        assert_int_equal(ob->id, tid);
+        assert_string_equal(STR(m, ob->name), want);
+    }
+    assert_int_equal(linked, 2); /* C's and D's; B's left out */
+    slave_merge_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(merge_filters_and_renames),
         cmocka_unit_test(merge_ext_rows_follow_their_process),
+        cmocka_unit_test(merge_object_names_and_links),
         cmocka_unit_test(merge_of_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
