@@ -25,11 +25,12 @@
  * A hypothesis without a test is true when a child is true (PCauto.C's
  * checkIfTrue).
  *
- * Ordering (PCauto.C): hinted candidates first (a hint of the test that
+ * Ordering (PCauto.C): ignored candidates last (those refining a
+ * resource the user ignores, and everything below them), hinted ones first (a hint of the test that
  * made the parent true, e.g. cpuBound -> Code, hotSync -> its object, or
  * a procedure or process high on the critical path), then why before
  * where, then those that have been true before, then by critical-path
- * share, then by name.  Nothing is ignored by default.
+ * share, then by name.
  *
  * Where.  A magnification that selects the same data as its parent (an
  * application on one machine, a process of one thread, a kind with one
@@ -339,7 +340,7 @@ struct node {
     int nodata;    /* a metric it needs that the session has no data of, or -1 */
     size_t seen_b; /* the last bucket it added (SIZE_MAX: none) */
     int kind;      /* 0: why, 1: where, 2: when */
-    bool hinted, been_true;
+    bool hinted, been_true, ignored;
     double share; /* critical-path share of what it refines */
     long seq;
     char *sortname;
@@ -859,6 +860,8 @@ static char *node_sortname(const struct engine *e, int hyp, const struct sp_focu
 static int cmp_queue_ctx(const struct engine *e, int a, int b)
 {
     const struct node *x = &e->n[a], *y = &e->n[b];
+    if (x->ignored != y->ignored)
+        return x->ignored ? 1 : -1;
     if (x->hinted != y->hinted)
         return x->hinted ? -1 : 1;
     if ((x->kind == 0) != (y->kind == 0))
@@ -961,6 +964,10 @@ static int add_node(struct engine *e, int hyp, const struct sp_focus *f, int par
     x->threshold = threshold_of(e, hyp);
     x->sortname = node_sortname(e, hyp, f);
     x->share = cp_share_of(e, refined);
+    for (size_t i = 0; refined >= 0 && i < e->o->nignore; i++)
+        x->ignored = x->ignored || strcmp(e->sp.res[refined].name, e->o->ignore[i]) == 0;
+    if (parent >= 0 && e->n[parent].ignored)
+        x->ignored = true;
     if (parent >= 0) {
         const struct node *p = &e->n[parent];
         int hint = hyps[p->hyp].hint;

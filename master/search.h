@@ -128,7 +128,9 @@ struct ips2_search_options {
     const struct ips2_search_cp *cp; /* critical-path profiles (hints, limitedByApplication) */
     size_t ncp;
     const struct msg_waits *msgs; /* NULL: the message hypotheses stay untested */
-    const volatile int *cancel;   /* not 0: stop soon, with an error */
+    const char *const *ignore;    /* resources whose refinements are tried last (thesis §8.1) */
+    size_t nignore;
+    const volatile int *cancel; /* not 0: stop soon, with an error */
 };
 
 void ips2_search_options_init(struct ips2_search_options *o);

@@ -803,18 +803,15 @@ static void add_faults(const struct sp_space *sp, const struct sp_focus *f, doub
     }
 }
 
-/* The thread's attempted parallelism: its life, less the time it waited
- * for other threads or processes to end (joins, waitpid: the waits of
- * SYNC_WAIT that are on no object). */
 /* Load compensation (thesis §8.1: thresholds scaled by the fraction of
  * the time the application ran; notes §2.5's normalize).  The traces do
  * not say when a thread was runnable but not running, so it is
- * estimated, [DERIVED], from the procedures that compute: one whose own
- * CPU is at least SP_COMPUTE_SHARE of its own wall time and that waited
- * for nothing traced the rest of that wall time was preempted (a
- * procedure that sleeps or blocks in an untraced call has next to no CPU
- * of its own).  That time, spread like the thread's CPU, is not part of
- * its attempted parallelism. */
+ * estimated, [DERIVED], from the procedures that compute: in one whose
+ * own CPU is at least SP_COMPUTE_SHARE of its own wall time, the rest of
+ * that wall time less its traced waits was preemption (a procedure that
+ * sleeps or blocks in an untraced call has next to no CPU of its own).
+ * That time, spread like the thread's CPU, is not part of its attempted
+ * parallelism. */
 #define SP_COMPUTE_SHARE 0.05
 static double preempted(const struct sp_space *sp, const struct sp_thread *t)
 {
@@ -831,6 +828,9 @@ static double preempted(const struct sp_space *sp, const struct sp_thread *t)
     return sum;
 }
 
+/* The thread's attempted parallelism: its life, less the time it waited
+ * for other threads or processes to end (joins, waitpid: the waits of
+ * SYNC_WAIT that are on no object). */
 static int add_active(const struct sp_space *sp, const struct sp_thread *t, double *v)
 {
     int64_t s = t->start, e = t->end;

@@ -4,6 +4,7 @@
  *
  *   $s search ?-interval MS? ?-phase P? ?-app A? ?-threshold {NAME VALUE ...}?
  *             ?-hysteresis H? ?-min-samples N? ?-sufficient-samples N? ?-pvm HOW?
+ *             ?-ignore {RESOURCE ...}?
  *
  * returns the dict {bottlenecks LIST shg LIST accounting DICT} of the
  * contract (master/README.md, "The W3 search").  Before the search, the
@@ -197,15 +198,26 @@ static Tcl_Obj *ResultObj(const struct ips2_search_result *r)
 
 /* ------------------------------------------------------------ the command --- */
 
-static const char *const options[] = {"-interval",           "-phase",      "-app",
-                                      "-threshold",          "-hysteresis", "-min-samples",
-                                      "-sufficient-samples", "-pvm",        NULL};
-enum { OPT_INTERVAL, OPT_PHASE, OPT_APP, OPT_THRESHOLD, OPT_HYST, OPT_MIN, OPT_SUFF, OPT_PVM };
+static const char *const options[] = {
+    "-interval",           "-phase", "-app",    "-threshold", "-hysteresis", "-min-samples",
+    "-sufficient-samples", "-pvm",   "-ignore", NULL};
+enum {
+    OPT_INTERVAL,
+    OPT_PHASE,
+    OPT_APP,
+    OPT_THRESHOLD,
+    OPT_HYST,
+    OPT_MIN,
+    OPT_SUFF,
+    OPT_PVM,
+    OPT_IGNORE
+};
 
 int Ips2SearchCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     struct ips2_search_options o;
     struct ips2_search_threshold *th = NULL;
+    const char **ignore = NULL;
     const char *phase = NULL;
     Tcl_Obj *pvm = NULL;
     struct ips2_model *m = s->m;
@@ -291,6 +303,22 @@ int Ips2SearchCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const o
         case OPT_PVM:
             pvm = v;
             break;
+        case OPT_IGNORE: {
+            Tcl_Size n;
+            Tcl_Obj **w;
+            if (Tcl_ListObjGetElements(interp, v, &n, &w) != TCL_OK) {
+                Tcl_SetErrorCode(interp, "IPS2", "SEARCH", "USAGE", NULL);
+                goto done;
+            }
+            free(ignore);
+            if ((ignore = calloc((size_t)n + 1, sizeof(*ignore))) == NULL)
+                goto nomem;
+            for (Tcl_Size k = 0; k < n; k++)
+                ignore[k] = Tcl_GetString(w[k]);
+            o.ignore = ignore;
+            o.nignore = (size_t)n;
+            break;
+        }
         }
     }
     if (o.min_samples > 0 && o.sufficient_samples > 0 && o.sufficient_samples < o.min_samples) {
@@ -364,5 +392,6 @@ done:
     msg_waits_free(msgs);
     ProfilesFree(&prof);
     free(th);
+    free(ignore);
     return rc;
 }

@@ -507,6 +507,22 @@ static void test_page_fault_burst(void **state)
     assert_non_null(b->evidence);
     assert_int_equal(b->evidence->nrows, 20);
     ips2_search_result_free(res);
+
+    /* restricted to [2 s, 5 s): the burst's end, and nothing before 2 s */
+    struct ips2_search_options o;
+    ips2_search_options_init(&o);
+    o.from_ns = 20 * W;
+    o.to_ns = END_NS;
+    res = search(m, &o);
+    assert_int_equal(res->nbuckets, 30);
+    assert_int_equal(res->start_ns, 20 * W);
+    b = find_bottleneck(res, "tooManyPageFaults");
+    assert_non_null(b);
+    assert_int_equal(b->start_ns, 20 * W);
+    assert_int_equal(b->end_ns, 30 * W);
+    for (size_t i = 0; i < res->nshg; i++)
+        assert_true(res->shg[i].start_ns >= 20 * W && res->shg[i].end_ns <= END_NS);
+    ips2_search_result_free(res);
     ips2_model_free(m);
 }
 
@@ -913,6 +929,33 @@ static void test_load_compensation(void **state)
     }
 }
 
+/* Ordering: one test at a time, one sample each.  cpuBound at the root is
+ * true at the first sample; of its refinements compute (hinted: Code,
+ * then by name) is tested first, at the second sample; ignored, after
+ * main, at the third. */
+static void test_ignore_order(void **state)
+{
+    double cpu[NB];
+    fill(cpu, 0, NB, 0.95);
+    struct ips2_model *m = model_of(cpu_run(1, cpu));
+    const char *ignore[] = {"compute"};
+    for (int ignored = 0; ignored < 2; ignored++) {
+        struct ips2_search_options o;
+        ips2_search_options_init(&o);
+        o.max_eval = 1;
+        o.min_samples = 1;
+        o.sufficient_samples = 1;
+        o.ignore = ignore;
+        o.nignore = ignored ? 1 : 0;
+        struct ips2_search_result *res = search(m, &o);
+        const struct ips2_shg_node *n = find_node(res, "cpuBound", "compute");
+        assert_non_null(n);
+        assert_non_null(strstr(n->why, ignored ? "true at 0.300 s" : "true at 0.200 s"));
+        ips2_search_result_free(res);
+    }
+    ips2_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -936,6 +979,7 @@ int main(void)
         cmocka_unit_test(test_master_worker),
         cmocka_unit_test(test_late_receiver),
         cmocka_unit_test(test_load_compensation),
+        cmocka_unit_test(test_ignore_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
