@@ -33,7 +33,8 @@
 #                                              dict of the search's options (-interval
 #                                              MS -phase P -app A -threshold {NAME VALUE
 #                                              ...} -hysteresis H -min-samples N
-#                                              -sufficient-samples N); returns the pane
+#                                              -sufficient-samples N -ignore {RESOURCE ...});
+#                                              returns the pane
 #   ips2::gui::consultant::showResult RESULT ?OPTIONS?  a pane showing an answer
 #   ips2::gui::consultant::show PANE RESULT   draw a search's answer (a contract dict)
 #   ips2::gui::consultant::check RESULT       "" when RESULT follows the contract, else why not
@@ -91,7 +92,7 @@ namespace eval ::ips2::gui::consultant {
     variable Form
     array set Form {
         interval 100 phase "whole run" app "all" hysteresis "" minSamples ""
-        sufficientSamples "" thresholds "" error ""
+        sufficientSamples "" thresholds "" ignore "" error ""
     }
 }
 
@@ -103,7 +104,8 @@ proc ::ips2::gui::consultant::words {options} {
     set words [list search]
     dict for {name value} $options {
         if {$value eq ""} continue
-        if {$name ni {-interval -phase -app -threshold -hysteresis -min-samples -sufficient-samples}} {
+        if {$name ni {-interval -phase -app -threshold -hysteresis -min-samples -sufficient-samples
+                      -ignore}} {
             error "unknown search option \"$name\""
         }
         lappend words $name $value
@@ -231,6 +233,9 @@ proc ::ips2::gui::consultant::OptionsText {options} {
     }
     if {[dict exists $options -threshold] && [llength [dict get $options -threshold]]} {
         lappend parts "thresholds [join [lmap {n v} [dict get $options -threshold] { set x $n=$v }] { }]"
+    }
+    if {[dict exists $options -ignore] && [llength [dict get $options -ignore]]} {
+        lappend parts "trying [join [dict get $options -ignore] {, }] last"
     }
     foreach {name label} {-hysteresis hysteresis -min-samples "min samples"
                           -sufficient-samples "sufficient samples"} {
@@ -518,6 +523,8 @@ proc ::ips2::gui::consultant::Build {f} {
     grid rowconfigure $f.body.g 0 -weight 1
     set c $f.body.g.c
     $c bind shg <Button-1> [list ::ips2::gui::consultant::Click $f]
+    $c bind shg <Button-3> [list ::ips2::gui::consultant::Context $f %X %Y]
+    menu $c.menu
     $c bind shg <Enter> [list ::ips2::gui::consultant::Hover $f]
     bind $c <MouseWheel> {%W yview scroll [expr {-%D / 120}] units}
     bind $c <Button-4> {%W yview scroll -3 units}
@@ -865,6 +872,41 @@ proc ::ips2::gui::consultant::Click {f} {
     if {$id ne ""} { selectNode $f $id }
 }
 
+# Context PANE X Y: a node's menu: select it, or search again with one of
+# the resources of its focus tried last (Paradyn's "ignore", thesis §8.1:
+# its refinements deferred until all others are tried).
+proc ::ips2::gui::consultant::Context {f X Y} {
+    variable View
+    set c $f.body.g.c
+    set id [IdOf $c]
+    if {$id eq ""} return
+    set n [NodeById $f $id]
+    if {$n eq ""} return
+    selectNode $f $id
+    set m $c.menu
+    $m delete 0 end
+    $m add command -label "Show what the search found here" \
+        -command [list ::ips2::gui::consultant::selectNode $f $id]
+    set ignored [expr {[dict exists $View($f) options -ignore] ? [dict get $View($f) options -ignore] : {}}]
+    foreach {k v} [Normal [dict get $n focus]] {
+        if {$v in $ignored} continue
+        $m add command -label "Search again, $v tried last" \
+            -command [list ::ips2::gui::consultant::SearchIgnoring $f $v]
+    }
+    tk_popup $m $X $Y
+}
+
+# SearchIgnoring PANE RESOURCE: the pane's search again with RESOURCE added
+# to those whose refinements are tried last.
+proc ::ips2::gui::consultant::SearchIgnoring {f resource} {
+    variable View
+    set options [dict get $View($f) options]
+    set ignored [expr {[dict exists $options -ignore] ? [dict get $options -ignore] : {}}]
+    if {$resource ni $ignored} { lappend ignored $resource }
+    dict set View($f) options [dict set options -ignore $ignored]
+    run $f
+}
+
 proc ::ips2::gui::consultant::Hover {f} {
     variable View
     variable StateLabels
@@ -1050,6 +1092,7 @@ proc ::ips2::gui::consultant::dialog {{pane ""}} {
         hysteresis "Hysteresis (0-1)"        entry
         minSamples "Minimum samples"         entry
         sufficientSamples "Sufficient samples" entry
+        ignore     "Try last (resources)"    entry
     }
     set r 0
     foreach {key label kind} $rows {
@@ -1116,6 +1159,11 @@ proc ::ips2::gui::consultant::formOptions {} {
         lappend thresholds $name $value
     }
     if {[llength $thresholds]} { dict set o -threshold $thresholds }
+    if {[catch {llength $Form(ignore)} n] || $n == 0} {
+        if {[string trim $Form(ignore)] ne ""} { error "the resources to try last are a Tcl list of names" }
+    } else {
+        dict set o -ignore $Form(ignore)
+    }
     foreach {key option check} {
         hysteresis -hysteresis double minSamples -min-samples integer
         sufficientSamples -sufficient-samples integer

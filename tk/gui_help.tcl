@@ -63,8 +63,10 @@ namespace eval ::ips2::gui::help {
    focus the search considered, blue if true, pink if tested false, green
    while being tested, grey if untested; the bottlenecks it reports are
    outlined.  Click a node: its explanation and evidence (or its value
-   against its threshold and why), and its focus selected in the trees.
-   The line at the bottom is the data volume the search used.
+   against its threshold and why), and its focus selected in the trees;
+   right-click it to search again with a resource of its focus tried last.
+   + - Fit 100% zoom the graph; "true only" hides the rest.  The line at
+   the bottom is the data volume the search used.
 }
     variable Keys {
         Ctrl-O  open a session            Ctrl-L  open a workload file
