@@ -9,6 +9,7 @@
 #   gui_histogram.tcl  ips2::gui::histogram  time histograms, overlays, phases by drag
 #   gui_trace.tcl      ips2::gui::trace      trace browser (lanes, messages, critical path)
 #   gui_help.tcl       ips2::gui::help       the guide and the keyboard shortcuts
+#   gui_consultant.tcl ips2::gui::consultant the Performance Consultant (W3 search, its SHG)
 #
 # Every table comes from the master package; the GUI only asks and shows.
 # A query is a command prefix run on the session with the phase options
@@ -30,6 +31,7 @@ package require ips2::gui::editor 1.0
 package require ips2::gui::trace 1.0
 package require ips2::gui::help 1.0
 package require ips2::gui::query 1.0
+package require ips2::gui::consultant 1.0
 package provide ips2::gui 1.0
 
 namespace eval ::ips2::gui {
@@ -170,6 +172,9 @@ proc ::ips2::gui::Menus {} {
     $m add command -label "Multi-application metric table" -command ::ips2::gui::ShowMulti
     $m add command -label "Processes" -command ::ips2::gui::ShowProcesses
     $m add command -label "Problems" -command ::ips2::gui::ShowProblems
+    $m add separator
+    $m add command -label "Performance Consultant (W3 search)..." -accelerator w \
+        -command ::ips2::gui::consultant::dialog
     set m .menu.phases
     $m configure -postcommand ::ips2::gui::PhasesMenu
     set m .menu.view
@@ -216,7 +221,8 @@ proc ::ips2::gui::Toolbar {w} {
     }
     ttk::button $w.buttons.ba -text "Add to plot" -command ::ips2::gui::AddToHistogram -width -6
     ttk::button $w.buttons.bo -text "Overlay applications" -command ::ips2::gui::ShowOverlay -width -6
-    pack $w.buttons.ba $w.buttons.bo -side left -padx 1
+    ttk::button $w.buttons.bw -text "Consultant" -command ::ips2::gui::consultant::dialog -width -6
+    pack $w.buttons.ba $w.buttons.bo $w.buttons.bw -side left -padx 1
 }
 
 proc ::ips2::gui::Keys {} {
@@ -237,6 +243,7 @@ proc ::ips2::gui::Keys {} {
     }
     bind . <Key-a> [list ::ips2::gui::KeyAction %W ::ips2::gui::AddToHistogram]
     bind . <Key-o> [list ::ips2::gui::KeyAction %W ::ips2::gui::ShowOverlay]
+    bind . <Key-w> [list ::ips2::gui::KeyAction %W ::ips2::gui::consultant::dialog]
     bind . <Key-plus> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 1.25}]
     bind . <Key-minus> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 0.8}]
     bind . <Key-equal> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 0}]

@@ -55,6 +55,18 @@ namespace eval ::ips2::gui::help {
    window stays live; Cancel (in the pane or the status bar) gives them
    up: their answers are dropped.  Critical paths on PVM slaves (Analyze
    menu) run in the window itself.
+
+7. The Performance Consultant (w, the Consultant button, or Analyze >
+   Performance Consultant): the W3 search over the session's sampled
+   metrics, with its sample interval, phase, application, thresholds and
+   hysteresis.  It draws the search history graph: every hypothesis and
+   focus the search considered, blue if true, pink if tested false, green
+   while being tested, grey if untested; the bottlenecks it reports are
+   outlined.  Click a node: its explanation and evidence (or its value
+   against its threshold and why), and its focus selected in the trees;
+   right-click it to search again with a resource of its focus tried last.
+   + - Fit 100% zoom the graph; "true only" hides the rest.  The line at
+   the bottom is the data volume the search used.
 }
     variable Keys {
         Ctrl-O  open a session            Ctrl-L  open a workload file
@@ -66,6 +78,7 @@ namespace eval ::ips2::gui::help {
         n  NPT profile         g  gprof table         h  time histogram
         a  add to histogram    o  overlay applications
         z  critical-path zeroing                      t  trace browser
+        w  Performance Consultant (W3 search)
         +  zoom in   -  zoom out   =  100%
     }
 }

@@ -357,7 +357,9 @@ proc ::ips2::gui::table::register {f info} {
     set Pane($f) [dict merge {follow 0 tables {} kind other} $info]
 }
 
-proc ::ips2::gui::table::newPane {title} { NewPane $title }
+# newPane TITLE ?REUSE?: a frame for another kind of pane; with REUSE, the
+# pane last made with that key (emptied) if it is still open.
+proc ::ips2::gui::table::newPane {title {reuse ""}} { NewPane $title $reuse }
 
 proc ::ips2::gui::table::close {f} {
     variable Pane

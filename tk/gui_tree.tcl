@@ -20,6 +20,8 @@
 #   ips2::gui::tree::showWorkload W draw a workload dict's trees (before a run)
 #   ips2::gui::tree::highlight PATH / zoom F / expandAll 0|1 / recolour / clear
 #   ips2::gui::tree::nodeXY PATH    the node's centre in canvas window coordinates (tests)
+#   ips2::gui::tree::allPaths       the path of every node of the trees, drawn or folded
+#   ips2::gui::tree::reveal PATH    unfold what hides a node and scroll it into view
 
 package require Tcl 8.6
 package require Tk 8.6
@@ -584,4 +586,76 @@ proc ::ips2::gui::tree::widget {} {
 proc ::ips2::gui::tree::paths {} {
     variable Item
     lsort [array names Item]
+}
+
+# allPaths: every node's path, in the trees' order (folded ones too).
+proc ::ips2::gui::tree::allPaths {} {
+    variable State
+    set out {}
+    foreach t $State(trees) { Collect [lindex $t 1] out }
+    return $out
+}
+
+proc ::ips2::gui::tree::Collect {node outVar} {
+    upvar 1 $outVar out
+    lappend out [dict get $node path]
+    if {[dict exists $node children]} {
+        foreach k [dict get $node children] { Collect $k out }
+    }
+}
+
+# Chain NODE PATH: the nodes from NODE down to the one with PATH, or {}.
+proc ::ips2::gui::tree::Chain {node path} {
+    if {[dict get $node path] eq $path} { return [list $node] }
+    if {[dict exists $node children]} {
+        foreach k [dict get $node children] {
+            set chain [Chain $k $path]
+            if {[llength $chain]} { return [list $node {*}$chain] }
+        }
+    }
+    return {}
+}
+
+# reveal PATH: the node drawn (its thread's procedures unfolded, every child
+# of a crowded parent shown) and scrolled into view; 0 if no tree holds it.
+proc ::ips2::gui::tree::reveal {path} {
+    variable State
+    variable Expanded
+    variable All
+    variable Item
+    variable MaxShown
+    set chain {}
+    foreach t $State(trees) {
+        set chain [Chain [lindex $t 1] $path]
+        if {[llength $chain]} break
+    }
+    if {![llength $chain]} { return 0 }
+    set changed 0
+    foreach node [lrange $chain 0 end-1] {
+        set p [dict get $node path]
+        if {[dict get $node kind] eq "thread" && ![info exists Expanded($p)]} {
+            set Expanded($p) 1
+            set changed 1
+        }
+        if {[llength [dict get $node children]] > $MaxShown && ![info exists All($p)]} {
+            set All($p) 1
+            set changed 1
+        }
+    }
+    if {$changed} { Draw }
+    set c $State(canvas)
+    if {![info exists Item($path)]} { return 0 }
+    lassign [$c bbox $Item($path)] x0 y0 x1 y1
+    lassign [$c cget -scrollregion] - - sw sh
+    if {$sw ne "" && $sw > 0} {
+        set vx0 [$c canvasx 0]
+        set vy0 [$c canvasy 0]
+        if {$x0 < $vx0 || $x1 > $vx0 + [winfo width $c]} {
+            $c xview moveto [expr {max(0, ($x0 - 40.0) / $sw)}]
+        }
+        if {$y0 < $vy0 || $y1 > $vy0 + [winfo height $c]} {
+            $c yview moveto [expr {max(0, ($y0 - 40.0) / $sh)}]
+        }
+    }
+    return 1
 }

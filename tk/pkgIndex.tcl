@@ -9,3 +9,4 @@ package ifneeded ips2::gui::editor    1.0 [list source [file join $dir gui_edito
 package ifneeded ips2::gui::trace     1.0 [list source [file join $dir gui_trace.tcl]]
 package ifneeded ips2::gui::help      1.0 [list source [file join $dir gui_help.tcl]]
 package ifneeded ips2::gui::query     1.0 [list source [file join $dir gui_query.tcl]]
+package ifneeded ips2::gui::consultant 1.0 [list source [file join $dir gui_consultant.tcl]]
