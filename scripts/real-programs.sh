@@ -22,8 +22,8 @@
 # build options change (redis: MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no, so
 # no jemalloc, OpenSSL or systemd is needed).
 #
-# DIR: -d, else $IPS2_REAL_DIR, else build/real of this checkout.
-# IPS2_BUILD names the ips2 build directory (default build/).
+# IPS2_BUILD names the ips2 build directory (default build/ of this
+# checkout); DIR: -d, else $IPS2_REAL_DIR, else IPS2_BUILD/real.
 # Exit status: 0 built; 1 a build failed (see DIR/PROGRAM-VARIANT.log);
 # 2 usage; 3 unavailable: the archive cannot be reached, the source
 # package cannot be fetched, or something is missing and we are not root.
@@ -32,8 +32,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${IPS2_REAL_DIR:-$root/build/real}
 build=${IPS2_BUILD:-$root/build}
+dir=${IPS2_REAL_DIR:-$build/real}
 variants=ips2
 jobs=${REAL_JOBS:-2}
 
