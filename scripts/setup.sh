@@ -5,8 +5,22 @@
 # Not root and something missing: prints the apt-get command and exits 1.
 #
 #   sh scripts/setup.sh            (the Makefile runs it via build/.setup-done)
+#   sh scripts/setup.sh --real     then also the real servers from Debian
+#                                  source (scripts/real-programs.sh: a deb-src
+#                                  entry, apt-get source, builds in build/real)
 
 set -u
+
+real=
+if [ "${1:-}" = --real ]; then
+    real=1
+    shift
+fi
+# --real: after the packages, real-programs.sh with the remaining arguments.
+then_real() {
+    [ -n "$real" ] || exit 0
+    exec sh "$(dirname "$0")/real-programs.sh" -v "ips2 plain pg" "$@"
+}
 
 # One package per line: name, then why.
 PACKAGES='
@@ -34,6 +48,7 @@ xauth               xvfb-run
 clang               libFuzzer (make fuzz)
 libclang-rt-14-dev  libFuzzer and sanitizer runtimes
 uftrace             bench: the comparison tracer
+time                bench: GNU time, CPU and peak memory (run-real)
 '
 
 names=$(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }')
@@ -59,6 +74,7 @@ missing=${missing# }
 
 if [ -z "$missing" ]; then
     echo "setup: all $(printf '%s\n' "$names" | wc -l | tr -d ' ') required Debian packages are installed"
+    then_real "$@"
     exit 0
 fi
 
@@ -81,3 +97,4 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $mi
     exit 1
 }
 echo "setup: installed $missing"
+then_real "$@"

@@ -30,7 +30,11 @@ $(B)/tests/unit/test_pag_build $(B)/tests/unit/test_external: \
 # every run and print "rm ..." after run-all's closing line.
 .SECONDARY: $(UNIT_SRCS:%.c=$(B)/obj/%.o)
 
+# The real servers of real.test are built (once, in $(B)/real) before the
+# suites start, outside their per-file time limit; real.test says why when
+# they are unavailable, and fails when their build does.
 check: all $(TEST_BINS)
+	@IPS2_BUILD=$(abspath $(B)) sh scripts/real-programs.sh >/dev/null || true
 	@B=$(B) IPS2_BUILD=$(abspath $(B)) sh tests/run-all
 
 # Fuzz targets (tests/fuzz/fuzz.mk): the trace reader, and the reductions
