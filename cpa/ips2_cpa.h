@@ -299,6 +299,9 @@ struct ips2_cpa_entry {
     uint32_t src_part, src_thread; /* delays: source */
     int64_t ns;                    /* contribution */
     double percent;                /* of the path's length (in the phase) */
+    char *program; /* procedure level: the executable (file name) whose procedure this is:
+                      rows group by (program, procedure), never by a bare name across
+                      programs; NULL at the other levels */
 };
 
 struct ips2_cpa_profile {
@@ -327,12 +330,14 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
 void ips2_cpa_profile_free(struct ips2_cpa_profile *p);
 
 /* Critical-path imbalance per procedure (Scalasca): for each procedure on
- * the path within the filter, cp = its CP time, avg = its CPU time averaged
- * over the threads of the scope (the filter's, within the mode's
- * applications) that ran it, imbalance = max(cp - avg, 0).  Sorted by
+ * the path within the filter (a procedure of one program: two programs'
+ * procedures of one name are two rows), cp = its CP time, avg = its CPU
+ * time averaged over the threads of the scope (the filter's, within the
+ * mode's applications) of that program that ran it, imbalance = max(cp - avg, 0).  Sorted by
  * imbalance. */
 struct ips2_cpa_imbalance {
     char *proc;
+    char *program; /* the executable (file name): one row per (program, procedure) */
     int64_t cp, avg, imbalance;
     double percent; /* imbalance / path length */
 };

@@ -25,8 +25,10 @@ struct acc {
 
 static void acc_free(struct acc *a)
 {
-    for (size_t i = 0; i < a->keys.n; i++)
+    for (size_t i = 0; i < a->keys.n; i++) {
         free(a->e[i].name);
+        free(a->e[i].program);
+    }
     free(a->e);
     ips2_strtab_free(&a->keys);
     memset(a, 0, sizeof *a);
@@ -48,12 +50,16 @@ static struct ips2_cpa_entry *acc_get(struct acc *a, const char *key, const char
         a->cap = c;
     }
     char *nm = strdup(name);
-    if (!nm || (i = ips2_strtab_intern(&a->keys, key)) == IPS2_STRTAB_NONE) {
+    char *prog = proto->program ? strdup(proto->program) : NULL;
+    if (!nm || (proto->program && !prog) ||
+        (i = ips2_strtab_intern(&a->keys, key)) == IPS2_STRTAB_NONE) {
         free(nm);
+        free(prog);
         return NULL;
     }
     a->e[i] = *proto;
     a->e[i].name = nm;
+    a->e[i].program = prog;
     a->e[i].ns = 0;
     return &a->e[i];
 }
@@ -70,6 +76,18 @@ static const struct ips2_pag_process *proc_of(const struct ctx *c, uint32_t part
 {
     const struct ips2_cpa_meta *m = c->metas[part];
     return &m->processes[m->threads[t].process];
+}
+
+/* The program of (part, thread): its executable's file name ("?" if the
+ * part does not say). */
+static const char *program_of(const struct ctx *c, uint32_t part, uint32_t t)
+{
+    const struct ips2_cpa_meta *m = c->metas[part];
+    uint32_t s = proc_of(c, part, t)->name;
+    if (s >= m->nstrings || !m->strings[s] || !m->strings[s][0])
+        return "?";
+    const char *slash = strrchr(m->strings[s], '/');
+    return slash && slash[1] ? slash + 1 : m->strings[s];
 }
 
 static const char *app_of(const struct ctx *c, uint32_t part, uint32_t t)
@@ -210,7 +228,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         return -1;
     struct ctx c = {metas, nmetas, f};
     struct acc a = {0};
-    char name[2 * NAME_MAX_ + 32], key[160], n1[NAME_MAX_], n2[NAME_MAX_], k1[64], k2[64];
+    char name[2 * NAME_MAX_ + 32], key[320], n1[NAME_MAX_], n2[NAME_MAX_], k1[64], k2[64];
     int64_t *tmpw = NULL, *tmpo = NULL;
     size_t tmpcap = 0;
     for (size_t i = 0; i < path->nsegs; i++) {
@@ -238,12 +256,13 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
             /* Procedure level: the shares, clipped like the segment (a
              * segment without shares, from a foreign encoder: no
              * procedure). */
+            proto.program = (char *)program_of(&c, s->dst_part, s->dst_thread);
             if (s->nshares == 0) {
                 struct ips2_cpa_entry *e = NULL;
                 if (f && f->by_node)
                     snprintf(key, sizeof key, "F%u.%u.(no procedure)", s->dst_part, s->dst_thread);
                 else
-                    snprintf(key, sizeof key, "F(no procedure)");
+                    snprintf(key, sizeof key, "F%.150s\t(no procedure)", proto.program);
                 if (!(f && f->procedure && strcmp("(no procedure)", f->procedure) != 0) &&
                     !(e = acc_get(&a, key, "(no procedure)", &proto)))
                     goto oom;
@@ -272,8 +291,8 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                     continue;
                 if (f && f->by_node)
                     snprintf(key, sizeof key, "F%u.%u.%.130s", s->dst_part, s->dst_thread, pn);
-                else
-                    snprintf(key, sizeof key, "F%.150s", pn);
+                else /* by program and procedure, never by a bare name */
+                    snprintf(key, sizeof key, "F%.150s\t%.150s", proto.program, pn);
                 struct ips2_cpa_entry *e = acc_get(&a, key, pn, &proto);
                 if (!e)
                     goto oom;
@@ -335,6 +354,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
     for (size_t i = 0; i < a.keys.n; i++) {
         if (a.e[i].ns == 0 && a.e[i].kind == IPS2_CPA_ENTRY_WORK) {
             free(a.e[i].name);
+            free(a.e[i].program);
             continue;
         }
         a.e[i].percent = out->length > 0 ? 100.0 * (double)a.e[i].ns / (double)out->length : 0;
@@ -354,8 +374,10 @@ oom:
 
 void ips2_cpa_profile_free(struct ips2_cpa_profile *p)
 {
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         free(p->entries[i].name);
+        free(p->entries[i].program);
+    }
     free(p->entries);
     memset(p, 0, sizeof *p);
 }
@@ -367,18 +389,22 @@ static int cmp_imb(const void *a, const void *b)
     const struct ips2_cpa_imbalance *x = a, *y = b;
     if (x->imbalance != y->imbalance)
         return x->imbalance > y->imbalance ? -1 : 1;
-    return strcmp(x->proc, y->proc);
+    int d = strcmp(x->proc, y->proc);
+    return d ? d : strcmp(x->program, y->program);
 }
 
 void ips2_cpa_imbalance_free(struct ips2_cpa_imbalance *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(v[i].proc);
+        free(v[i].program);
+    }
     free(v);
 }
 
-/* Per procedure name: its CPU over the threads of the scope that ran it
- * (one meta cpu entry per thread and procedure), in a table built once. */
+/* Per program and procedure ("program\tname"): its CPU over the threads of
+ * the scope that ran it (one meta cpu entry per thread and procedure), in
+ * a table built once. */
 struct avg_table {
     struct ips2_strtab names; /* procedure i is names.v[i] */
     struct avg_sum {
@@ -438,7 +464,9 @@ static int avg_build(struct avg_table *t, const struct ctx *c, const struct ips2
                                                        : 0)
                                             : (sp->begin >= t0 && sp->begin < t1 ? share : 0);
             }
-            if (avg_add(t, pn, share))
+            char key[320];
+            snprintf(key, sizeof key, "%.150s\t%.150s", program_of(c, (uint32_t)k, pc->thread), pn);
+            if (avg_add(t, key, share))
                 return -1;
         }
     }
@@ -476,11 +504,15 @@ int ips2_cpa_imbalance(const struct ips2_cpa_path *path, struct ips2_cpa_meta *c
         const struct ips2_cpa_entry *e = &prof.entries[i];
         if (e->kind != IPS2_CPA_ENTRY_WORK)
             continue;
-        uint32_t k = ips2_strtab_find(&avg.names, e->name);
+        char key[320];
+        snprintf(key, sizeof key, "%.150s\t%.150s", e->program ? e->program : "?", e->name);
+        uint32_t k = ips2_strtab_find(&avg.names, key);
         double total = k != IPS2_STRTAB_NONE ? avg.sum[k].total : 0;
         size_t nthreads = k != IPS2_STRTAB_NONE ? avg.sum[k].nthreads : 0;
         v[m].proc = strdup(e->name);
-        if (!v[m].proc) {
+        v[m].program = strdup(e->program ? e->program : "?");
+        if (!v[m].proc || !v[m].program) {
+            m++; /* freed with the others */
             avg_free(&avg);
             ips2_cpa_imbalance_free(v, m);
             ips2_cpa_profile_free(&prof);

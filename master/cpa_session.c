@@ -702,6 +702,7 @@ static int profile_table(struct cpa_session *s, const struct cpa_request *r,
         row->ns = en->ns;
         row->percent = en->percent;
         row->name = strdup(en->name);
+        row->program = strdup(en->program ? en->program : "");
         if (en->kind != IPS2_CPA_ENTRY_WORK)
             row->path = strdup("");
         else if (r->level == IPS2_CPA_LEVEL_MACHINE)
@@ -714,7 +715,7 @@ static int profile_table(struct cpa_session *s, const struct cpa_request *r,
         free(thread);
         if (rc != 0)
             row->path = NULL;
-        if (row->name == NULL || row->path == NULL)
+        if (row->name == NULL || row->path == NULL || row->program == NULL)
             rc = -1;
     }
     ips2_cpa_profile_free(&prof);
@@ -1119,6 +1120,7 @@ void cpa_answer_free(struct cpa_answer *a)
     free(a->warnings);
     for (size_t i = 0; i < a->nprofile; i++) {
         free(a->profile[i].name);
+        free(a->profile[i].program);
         free(a->profile[i].path);
     }
     free(a->profile);

@@ -110,6 +110,7 @@ void cpa_session_drop_pvm(struct cpa_session *s);
 
 struct cpa_profile_row {
     char *name, *path; /* path: the node of the entry ("" for a delay) */
+    char *program;     /* procedure level: the procedure's program (executable); else "" */
     int64_t ns;
     double percent;
 };

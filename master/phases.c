@@ -107,6 +107,10 @@ int ips2_reduce_here(void *arg, const char *machine, const char *trace_dir,
         .phase_start_ns = phase_start_ns,
         .phase_end_ns = phase_end_ns,
         .interval_ns = interval_ns,
+        /* as the slaves name them (slave_main.c): clones on request */
+        .clones = getenv("IPS2_CLONES") != NULL &&
+                  (!strcmp(getenv("IPS2_CLONES"), "1") || !strcmp(getenv("IPS2_CLONES"), "yes") ||
+                   !strcmp(getenv("IPS2_CLONES"), "on")),
     };
 
     (void)arg;

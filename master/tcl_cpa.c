@@ -280,12 +280,15 @@ static Tcl_Obj *RowsTable(const char *const *cols, Tcl_Obj *rows, const struct c
 
 static Tcl_Obj *ProfileObj(const struct cpa_answer *a)
 {
-    static const char *const cols[] = {"name", "", "path", "", "time", "ns", "percent", "%", NULL};
+    /* program last: procedure rows group by program and procedure */
+    static const char *const cols[] = {"name",    "",  "path",    "", "time", "ns",
+                                       "percent", "%", "program", "", NULL};
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL), *d = Tcl_NewDictObj();
     for (size_t i = 0; i < a->nprofile; i++) {
         const struct cpa_profile_row *p = &a->profile[i];
-        Tcl_Obj *cells[] = {Ips2Str(p->name), Ips2Str(p->path), Wide(p->ns), Percent(p->percent)};
-        Tcl_ListObjAppendElement(NULL, rows, Row(4, cells));
+        Tcl_Obj *cells[] = {Ips2Str(p->name), Ips2Str(p->path), Wide(p->ns), Percent(p->percent),
+                            Ips2Str(p->program)};
+        Tcl_ListObjAppendElement(NULL, rows, Row(5, cells));
     }
     Ips2Put(d, "columns", Columns(cols));
     Ips2Put(d, "rows", rows);
@@ -338,14 +341,15 @@ static Tcl_Obj *PathObj(const struct cpa_answer *a)
 
 static Tcl_Obj *ImbalanceObj(const struct cpa_answer *a)
 {
-    static const char *const cols[] = {"name",      "",   "cp_time", "ns", "avg_time", "ns",
-                                       "imbalance", "ns", "percent", "%",  NULL};
+    static const char *const cols[] = {"name",    "",          "cp_time", "ns",      "avg_time",
+                                       "ns",      "imbalance", "ns",      "percent", "%",
+                                       "program", "",          NULL};
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < a->nimbalance; i++) {
         const struct ips2_cpa_imbalance *v = &a->imbalance[i];
-        Tcl_Obj *cells[] = {Ips2Str(v->proc), Wide(v->cp), Wide(v->avg), Wide(v->imbalance),
-                            Percent(v->percent)};
-        Tcl_ListObjAppendElement(NULL, rows, Row(5, cells));
+        Tcl_Obj *cells[] = {Ips2Str(v->proc),   Wide(v->cp),         Wide(v->avg),
+                            Wide(v->imbalance), Percent(v->percent), Ips2Str(v->program)};
+        Tcl_ListObjAppendElement(NULL, rows, Row(6, cells));
     }
     return RowsTable(cols, rows, a);
 }

@@ -18,6 +18,7 @@
 #define IPS2_REDUCTIONS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define IPS2_RED_NONE UINT32_MAX /* "no string", "no procedure" */
@@ -184,6 +185,11 @@ struct ips2_reduce_options {
     int64_t phase_start_ns;     /* session time; INT64_MIN for "from the start" */
     int64_t phase_end_ns;       /* INT64_MAX for "to the end" */
     uint64_t interval_ns;       /* histogram sample interval, 0 = 100 ms */
+    /* Procedures are named by their source names (ips2_symtab_lookup: a
+     * compiler's clones "f.constprop.0", "f.lto_priv.1", "f.part.0" count
+     * under "f"); true: as the ELF symbols are written, each clone a
+     * procedure of its own (the clone shown on request). */
+    bool clones;
     /* called now and then with events read so far and an estimate of all */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;

@@ -49,6 +49,7 @@ struct image_loss {
 struct image {
     struct red_build *b;
     struct ips2_symtab *symtab;
+    bool clones; /* name procedures as their symbols are written */
     /* address -> string + 1, for names already looked up */
     uint64_t *key;
     uint32_t *val;
@@ -79,7 +80,11 @@ static uint32_t name_of(void *arg, uint64_t addr)
                 return im->val[i];
     }
     uint64_t off;
-    const char *name = im->symtab ? ips2_symtab_lookup(im->symtab, addr, &off) : NULL;
+    /* The one place procedures get their names: source names, clones
+     * under them, unless the clones were asked for. */
+    const char *name = !im->symtab  ? NULL
+                       : im->clones ? ips2_symtab_lookup_symbol(im->symtab, addr, &off)
+                                    : ips2_symtab_lookup(im->symtab, addr, &off);
     if (!name) {
         snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
         name = buf;
@@ -359,6 +364,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
 
     memset(&im, 0, sizeof(im));
     im.b = b;
+    im.clones = o->clones;
     im.symtab = ips2_symtab_new();
     if (!im.symtab)
         b->oom = true;

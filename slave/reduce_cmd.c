@@ -4,7 +4,7 @@
  * bench/run-reduce.
  *
  *   ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]
- *               [--interval MS] [-o FILE] [--quiet | --tsv] [--progress] DIR
+ *               [--interval MS] [--clones] [-o FILE] [--quiet | --tsv] [--progress] DIR
  *   ips2-reduce [--tsv] --read FILE
  *   ips2-reduce --read-pag FILE [--match]
  *
@@ -31,7 +31,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
             "                   [--interval MS] [-o FILE] [--pag FILE] [--quiet | --tsv]\n"
-            "                   [--progress] DIR\n"
+            "                   [--clones] [--progress] DIR\n"
             "       ips2-reduce [--tsv] --read FILE\n"
             "       ips2-reduce --read-pag FILE [--match]\n"
             "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "                      are ns since the epoch)\n"
             "  --phase START END   reduce only session times [START, END) ns\n"
             "  --interval MS       histogram sample interval (default 100)\n"
+            "  --clones            a compiler's clones (f.constprop.0) as procedures of their\n"
+            "                      own, not counted under their source name (f)\n"
             "  -o FILE             write the reductions file\n"
             "  --quiet             print only the line with events and events/s\n"
             "  --tsv               print every row, tab-separated (\"#\" lines name the columns)\n"
@@ -319,6 +321,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--phase") && i + 2 < argc) {
             o.phase_start_ns = number(argv[++i], a);
             o.phase_end_ns = number(argv[++i], a);
+        } else if (!strcmp(a, "--clones")) {
+            o.clones = true;
         } else if (!strcmp(a, "--interval") && more) {
             int64_t v = number(argv[++i], a);
             if (v <= 0) {

@@ -118,6 +118,7 @@ void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, siz
         .phase_start_ns = INT64_MIN,
         .phase_end_ns = INT64_MAX,
         .interval_ns = (uint64_t)a->interval_ns,
+        .clones = a->clones,
         .progress = a->progress,
         .progress_arg = a->progress_arg,
     };

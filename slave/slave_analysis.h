@@ -8,6 +8,7 @@
 #ifndef IPS2_SLAVE_ANALYSIS_H
 #define IPS2_SLAVE_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct slave_analysis {
     const char *trace_dir; /* the active session's, SESSION/traces/MACHINE */
     int64_t session_start; /* CLOCK_REALTIME ns */
     int64_t interval_ns;
+    bool clones; /* procedures named as their symbols are written (ips2_reduce_options) */
     const struct slave_replay *replays;
     size_t nreplays;
     slave_progress_fn *progress;

@@ -165,6 +165,15 @@ static void hold(struct slave *s)
         close(in);
 }
 
+/* Whether the user asked for a compiler's clones as procedures of their
+ * own (IPS2_CLONES=1 in the environment of the master, which its private
+ * pvmd and so the slaves inherit): "f.constprop.0" instead of "f". */
+static bool want_clones(void)
+{
+    const char *v = getenv("IPS2_CLONES");
+    return v != NULL && (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on"));
+}
+
 /* Reduces the run and sends REDUCTIONS (query 0); 1 if sent. */
 static int reduce_and_send(struct slave *s)
 {
@@ -174,6 +183,7 @@ static int reduce_and_send(struct slave *s)
         .trace_dir = s->trace_dir,
         .session_start = s->cfg.session_start,
         .interval_ns = s->cfg.interval_ns,
+        .clones = want_clones(),
         .replays = s->replays,
         .nreplays = s->nreplays,
         .progress = reduce_progress,
@@ -372,6 +382,7 @@ static void reduce_query(struct slave *s)
         .phase_start_ns = q.start,
         .phase_end_ns = q.end,
         .interval_ns = (uint64_t)q.interval_ns,
+        .clones = want_clones(),
         .progress = reduce_progress,
         .progress_arg = s,
     };

@@ -1,14 +1,16 @@
 /*
  * dump.c - ips2-dump: print the events of ips2 trace streams.
  *
- *   ips2-dump [--raw] [--summary | --tsv] FILE...
+ *   ips2-dump [--raw | --clones] [--summary | --tsv] FILE...
  *
  * Default: a header block per stream, then one line per event: wall time
  * and CPU time in microseconds (wall relative to the header's ref_mono_ns;
  * CPU marked '*' when derived rather than read), the kind, and its data
  * decoded.  Procedure entries and exits are indented by call depth and
  * named from the process stream beside the thread stream
- * (ips2_proc_stream_path); --raw prints addresses instead.  Every other
+ * (ips2_proc_stream_path) by their source names (a clone such as
+ * "f.constprop.0" is "f", as in every table); --clones names them as the
+ * ELF symbols are written; --raw prints addresses instead.  Every other
  * kind prints its fields by name from dump_fields.c's table ("recv fd 4
  * key ... bytes [0,64) waited 14.9 us call read"); a kind it lacks prints
  * "payload 0x.." and its words in hex.
@@ -44,6 +46,7 @@ enum mode { MODE_EVENTS, MODE_SUMMARY, MODE_TSV };
 
 static enum mode mode = MODE_EVENTS;
 static bool raw_names;
+static bool clone_names; /* --clones: symbols as written */
 
 /* The symbol table of the process image of the current file, kept while
  * consecutive files belong to the same image. */
@@ -132,7 +135,9 @@ static void put_us(int64_t ns, int width)
 static void proc_name(uint64_t addr, char *buf, size_t size)
 {
     uint64_t off = 0;
-    const char *name = raw_names || !symtab ? NULL : ips2_symtab_lookup(symtab, addr, &off);
+    const char *name = raw_names || !symtab ? NULL
+                       : clone_names        ? ips2_symtab_lookup_symbol(symtab, addr, &off)
+                                            : ips2_symtab_lookup(symtab, addr, &off);
 
     if (!name)
         snprintf(buf, size, "0x%" PRIx64, addr);
@@ -383,8 +388,9 @@ static int dump_file(const char *file)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ips2-dump [--raw] [--summary | --tsv] FILE...\n"
+    fprintf(f, "usage: ips2-dump [--raw | --clones] [--summary | --tsv] FILE...\n"
                "  --raw      print procedure addresses, not names\n"
+               "  --clones   name compiler clones as written (f.constprop.0), not as f\n"
                "  --summary  only call counts per procedure and event counts per kind\n"
                "  --tsv      one event per line, tab-separated, for scripts\n");
 }
@@ -399,6 +405,8 @@ int main(int argc, char **argv)
             break;
         } else if (strcmp(argv[i], "--raw") == 0) {
             raw_names = true;
+        } else if (strcmp(argv[i], "--clones") == 0) {
+            clone_names = true;
         } else if (strcmp(argv[i], "--summary") == 0) {
             mode = MODE_SUMMARY;
         } else if (strcmp(argv[i], "--tsv") == 0) {

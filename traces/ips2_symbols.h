@@ -10,6 +10,7 @@
 #ifndef IPS2_SYMBOLS_H
 #define IPS2_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ips2_symtab;
@@ -32,9 +33,28 @@ int ips2_symtab_load_process(struct ips2_symtab *s, const char *proc_stream_path
  * above.  Returns 0 and fills out (size bytes), or -1 if there is none. */
 int ips2_proc_stream_path(const char *thread_stream_path, char *out, unsigned size);
 
-/* Name of the function containing addr, or NULL.  *offset gets addr minus
- * the function's start.  The string lives as long as the table. */
+/* Name of the function containing addr as written in its source, or
+ * NULL: the ELF symbol without the suffixes a compiler gives the clones
+ * and parts it makes (ips2_source_name_len), so that "foo.constprop.0",
+ * "foo.part.0", "foo.cold" and "foo.lto_priv.0" are all "foo"; the
+ * module's file name for an address outside every symbol.  *offset gets
+ * addr minus the symbol's start.  The string lives as long as the table.
+ * Every table names procedures this way (one place: the reduction asks
+ * here). */
 const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset);
+
+/* The same, but the ELF symbol as written, clone suffixes kept: the clone
+ * shown on request (ips2-dump --clones, ips2-reduce --clones,
+ * IPS2_CLONES=1 for a run's slaves). */
+const char *ips2_symtab_lookup_symbol(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset);
+
+/* Length of the source name of an ELF function symbol: name without its
+ * trailing clone suffixes, each ".WORD" or ".WORD.N" with WORD one of
+ * lto_priv, constprop, isra, part, cold, clone, localalias, specialized
+ * (GCC) or llvm (clang's ThinLTO), stripped repeatedly
+ * ("f.isra.0.cold" -> "f", "g.constprop.0.lto_priv.1" -> "g").  Any other
+ * suffix stays ("main.1", "bar.c"); a name that is all suffix stays whole. */
+size_t ips2_source_name_len(const char *name);
 
 /* Name of the variable (an ELF OBJECT symbol of the module mapped there)
  * containing addr, or NULL: no module, or no variable there (heap and

@@ -10,6 +10,12 @@
  * size 0 (hand-written assembly) extends to the next symbol or the end of
  * its section.  Lookup is two binary searches: module, then symbol.
  *
+ * Each symbol keeps its name as written and its source name, the name
+ * without the suffixes compilers give clones ("f.constprop.0",
+ * "f.lto_priv.1", "f.part.0", "f.cold" are all "f"): lookups give the
+ * source name, so every table counts a procedure's clones under it; the
+ * name as written stays available for showing the clone on request.
+ *
  * An address inside a module but outside every symbol resolves to the
  * module's file name, with *offset = addr - bias: the ELF address, which is
  * what addr2line wants.
@@ -42,7 +48,8 @@
 
 struct sym {
     uint64_t start, end; /* file addresses, [start, end) */
-    const char *name;    /* in the module's name pool */
+    const char *name;    /* in the module's name pool, as written in the ELF file */
+    const char *source;  /* the same without clone suffixes (name itself if it has none) */
     unsigned char rank;  /* preference among aliases: lower is better */
 };
 
@@ -188,7 +195,9 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct sy
                 continue; /* wraps: hostile */
             end = s.st_value + s.st_size;
         }
-        size_t len = strlen(name) + 1;
+        size_t len = strlen(name) + 1, slen = ips2_source_name_len(name);
+        if (slen + 1 < len)
+            len += slen + 1; /* room for the source name after it */
         syms[nsyms].start = s.st_value;
         syms[nsyms].end = end;           /* for size 0: the limit, fixed below */
         syms[nsyms].rank = sym_rank(&s); /* >= 3 for size 0 */
@@ -203,9 +212,15 @@ static long load_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, struct sy
     if (!names)
         goto nomem;
     for (size_t i = 0; i < nsyms; i++) {
-        size_t len = strlen(syms[i].name) + 1;
-        memcpy(names + name_off[i], syms[i].name, len);
-        syms[i].name = names + name_off[i];
+        size_t len = strlen(syms[i].name) + 1, slen = ips2_source_name_len(syms[i].name);
+        char *at = names + name_off[i];
+        memcpy(at, syms[i].name, len);
+        syms[i].name = syms[i].source = at;
+        if (slen + 1 < len) {
+            memcpy(at + len, at, slen);
+            at[len + slen] = '\0';
+            syms[i].source = at + len;
+        }
     }
     free(name_off);
 
@@ -443,17 +458,79 @@ static const struct sym *symbol_of(const struct symset *set, uint64_t faddr)
     return NULL;
 }
 
-const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+/* The function symbol containing addr, its module in *mod (NULL: none). */
+static const struct sym *function_of(const struct ips2_symtab *s, uint64_t addr,
+                                     const struct module **mod, uint64_t *offset)
 {
     const struct module *m = module_of(s, addr);
 
+    *mod = m;
     if (!m)
         return NULL;
     uint64_t faddr = addr - m->bias;
     const struct sym *y = symbol_of(&m->fns, faddr);
     if (offset)
         *offset = y ? faddr - y->start : faddr;
-    return y ? y->name : m->base;
+    return y;
+}
+
+const char *ips2_symtab_lookup(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+{
+    const struct module *m;
+    const struct sym *y = function_of(s, addr, &m, offset);
+
+    return y ? y->source : m ? m->base : NULL;
+}
+
+const char *ips2_symtab_lookup_symbol(const struct ips2_symtab *s, uint64_t addr, uint64_t *offset)
+{
+    const struct module *m;
+    const struct sym *y = function_of(s, addr, &m, offset);
+
+    return y ? y->name : m ? m->base : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Clone suffixes                                                      */
+
+/* The suffixes compilers append to a function they clone or split, each
+ * optionally followed by ".N" (GCC: ipa-cp, ipa-sra, ipa-split, hot/cold
+ * partitioning, LTO privatisation of statics; clang: ThinLTO promotion). */
+static const char *const clone_words[] = {
+    "lto_priv", "constprop", "isra", "part", "cold", "clone", "localalias", "specialized", "llvm",
+};
+
+/* Length of name without its last ".WORD" or ".WORD.N" if WORD is a clone
+ * word, else the whole length. */
+static size_t strip_one(const char *name, size_t len)
+{
+    size_t end = len;
+
+    /* an optional ".N" */
+    size_t d = end;
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    if (d < end && d > 0 && name[d - 1] == '.')
+        end = d - 1;
+    for (size_t i = 0; i < sizeof(clone_words) / sizeof(clone_words[0]); i++) {
+        size_t w = strlen(clone_words[i]);
+        if (end > w + 1 && name[end - w - 1] == '.' &&
+            memcmp(name + end - w, clone_words[i], w) == 0)
+            return end - w - 1;
+    }
+    return len;
+}
+
+size_t ips2_source_name_len(const char *name)
+{
+    size_t len = strlen(name);
+
+    for (;;) {
+        size_t n = strip_one(name, len);
+        if (n == len || n == 0)
+            return len;
+        len = n;
+    }
 }
 
 const char *ips2_symtab_lookup_data(struct ips2_symtab *s, uint64_t addr, uint64_t *offset)

@@ -67,13 +67,13 @@ static uint32_t app(struct ips2_pag *p, const char *name)
 /* A process of one thread with nodes at walls[] and CPU arcs cpus[]
  * (cpus[0] ignored); procs[i]: the procedure at node i (NULL: none);
  * share_proc/share: one share on the arc into node share_node. */
-static uint32_t thread(struct ips2_pag *p, const char *appname, int32_t pid, size_t n,
-                       const int64_t *walls, const int64_t *cpus, const char *const *procs,
-                       int share_node, const char *share_proc)
+static uint32_t thread_of(struct ips2_pag *p, const char *exe, const char *appname, int32_t pid,
+                          size_t n, const int64_t *walls, const int64_t *cpus,
+                          const char *const *procs, int share_node, const char *share_proc)
 {
     uint32_t a = app(p, appname);
     uint32_t pr = (uint32_t)p->nprocesses++;
-    p->processes[pr] = (struct ips2_pag_process){a, pid, 0, str(p, "/bin/x")};
+    p->processes[pr] = (struct ips2_pag_process){a, pid, 0, str(p, exe)};
     uint32_t t = (uint32_t)p->nthreads++;
     p->threads[t] = (struct ips2_pag_thread){pr, pid, (uint32_t)p->nnodes, (uint32_t)n};
     uint32_t first = (uint32_t)p->nnodes;
@@ -93,6 +93,14 @@ static uint32_t thread(struct ips2_pag *p, const char *appname, int32_t pid, siz
         };
     }
     return first;
+}
+
+/* The same, of the program /bin/x. */
+static uint32_t thread(struct ips2_pag *p, const char *appname, int32_t pid, size_t n,
+                       const int64_t *walls, const int64_t *cpus, const char *const *procs,
+                       int share_node, const char *share_proc)
+{
+    return thread_of(p, "/bin/x", appname, pid, n, walls, cpus, procs, share_node, share_proc);
 }
 
 static int cmp_arc(const void *a, const void *b)
@@ -280,6 +288,75 @@ static void check_100(const struct ips2_cpa_profile *pr)
     for (size_t i = 0; i < pr->n; i++)
         s += pr->entries[i].percent;
     assert_true(fabs(s - 100.0) < 1e-9);
+}
+
+/* A server and its client share a procedure name (an event loop's
+ * "poll"): server S:1 runs poll 50 ns, then sends to client C:2, which runs
+ * poll 105 ns.  Global path 50 + 5 + 105 = 160.  At procedure level the
+ * two polls are two rows, each named with its program, never 155 ns in
+ * one row under the server; the imbalance too. */
+static void test_shared_name_two_programs(void **state)
+{
+    (void)state;
+    struct ips2_pag **p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    static const int64_t sw[] = {0, 50, 60}, sc[] = {0, 50, 10};
+    static const int64_t cw[] = {0, 60, 165}, cc[] = {0, 0, 105};
+    assert_int_equal(thread_of(p[0], "/usr/sbin/server", "S", 1, 3, sw, sc, NULL, 1, "poll"), 0);
+    assert_int_equal(thread_of(p[0], "/usr/bin/client", "C", 2, 3, cw, cc, NULL, 2, "poll"), 3);
+    arc(p, 0, 1, 0, 4, 5);
+    struct ips2_cpa_meta *m[1];
+    metas_of(p, 1, m);
+    struct ips2_cpa_path path;
+    struct ips2_cpa_query q = {IPS2_CPA_GLOBAL, NULL, NULL, 0, 0, 0, NULL};
+    both(p, 1, &q, &path);
+    assert_int_equal(path.length, 160);
+
+    struct ips2_cpa_profile pr;
+    assert_int_equal(ips2_cpa_profile(&path, m, 1, &q, IPS2_CPA_LEVEL_PROCEDURE, NULL,
+                                      IPS2_CPA_RUN_START, IPS2_CPA_RUN_END, &pr, err, sizeof err),
+                     0);
+    int64_t server = -1, client = -1;
+    size_t polls = 0;
+    for (size_t i = 0; i < pr.n; i++) {
+        if (strcmp(pr.entries[i].name, "poll") != 0)
+            continue;
+        polls++;
+        assert_non_null(pr.entries[i].program);
+        if (strcmp(pr.entries[i].program, "server") == 0)
+            server = pr.entries[i].ns;
+        else if (strcmp(pr.entries[i].program, "client") == 0)
+            client = pr.entries[i].ns;
+    }
+    assert_int_equal(polls, 2);
+    assert_int_equal(server, 50);
+    assert_int_equal(client, 105);
+    check_100(&pr);
+    ips2_cpa_profile_free(&pr);
+
+    struct ips2_cpa_imbalance *v;
+    size_t nv;
+    assert_int_equal(ips2_cpa_imbalance(&path, m, 1, &q, NULL, IPS2_CPA_RUN_START, IPS2_CPA_RUN_END,
+                                        &v, &nv, err, sizeof err),
+                     0);
+    size_t seen = 0;
+    for (size_t i = 0; i < nv; i++) {
+        if (strcmp(v[i].proc, "poll") != 0)
+            continue;
+        seen++;
+        /* one thread each: cp equals its own CPU, no imbalance */
+        if (strcmp(v[i].program, "server") == 0)
+            assert_true(v[i].cp == 50 && v[i].avg == 50);
+        else
+            assert_true(!strcmp(v[i].program, "client") && v[i].cp == 105 && v[i].avg == 105);
+    }
+    assert_int_equal(seen, 2);
+    ips2_cpa_imbalance_free(v, nv);
+    ips2_cpa_path_free(&path);
+    ips2_cpa_meta_free(m[0]);
+    ips2_pag_free(p[0]);
+    free(p);
 }
 
 static void test_fig4_profiles(void **state)
@@ -611,9 +688,10 @@ static void test_overlong_weights(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fig4_modes),    cmocka_unit_test(test_fig4_zeroing),
-        cmocka_unit_test(test_fig4_profiles), cmocka_unit_test(test_broken),
-        cmocka_unit_test(test_backward_arc),  cmocka_unit_test(test_overlong_weights),
+        cmocka_unit_test(test_fig4_modes),       cmocka_unit_test(test_fig4_zeroing),
+        cmocka_unit_test(test_fig4_profiles),    cmocka_unit_test(test_shared_name_two_programs),
+        cmocka_unit_test(test_broken),           cmocka_unit_test(test_backward_arc),
+        cmocka_unit_test(test_overlong_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

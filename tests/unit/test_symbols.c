@@ -343,6 +343,40 @@ static void expect_proc(const char *dir, const char *thread, const char *want)
     assert_string_equal(out, exp);
 }
 
+/* Clone suffixes: stripped (repeatedly), anything else kept. */
+static void test_source_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *source;
+    } cases[] = {
+        {"work.constprop.0", "work"},
+        {"helper.lto_priv.1", "helper"},
+        {"scale.isra.0", "scale"},
+        {"split.part.12", "split"},
+        {"coldy.cold", "coldy"},
+        {"f.isra.0.cold", "f"},
+        {"g.constprop.0.isra.0", "g"},
+        {"h.part.0.lto_priv.0", "h"},
+        {"k.llvm.1234567890123", "k"},
+        {"m.cold.1", "m"},
+        {"main", "main"},
+        {"main.1", "main.1"},   /* GCC's nested functions keep theirs */
+        {"x.constprop", "x"},   /* without its number */
+        {"parts.c", "parts.c"}, /* no clone word */
+        {"a.coldish.0", "a.coldish.0"},
+        {".cold", ".cold"}, /* all suffix: kept whole */
+        {"cold", "cold"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = ips2_source_name_len(cases[i].name);
+        char got[64];
+        snprintf(got, sizeof(got), "%.*s", (int)n, cases[i].name);
+        assert_string_equal(got, cases[i].source);
+    }
+}
+
 static void test_proc_stream_path(void **state)
 {
     char dir[] = "/tmp/ips2-test-names-XXXXXX";
@@ -390,15 +424,11 @@ static void test_proc_stream_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exe_functions),
-        cmocka_unit_test(test_outside),
-        cmocka_unit_test(test_shared_library),
-        cmocka_unit_test(test_not_elf),
-        cmocka_unit_test(test_missing_and_directory),
-        cmocka_unit_test(test_replace),
-        cmocka_unit_test(test_load_process),
-        cmocka_unit_test(test_proc_stream_path),
-        cmocka_unit_test(test_data),
+        cmocka_unit_test(test_exe_functions),         cmocka_unit_test(test_outside),
+        cmocka_unit_test(test_shared_library),        cmocka_unit_test(test_not_elf),
+        cmocka_unit_test(test_missing_and_directory), cmocka_unit_test(test_replace),
+        cmocka_unit_test(test_load_process),          cmocka_unit_test(test_proc_stream_path),
+        cmocka_unit_test(test_source_names),          cmocka_unit_test(test_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
