@@ -166,10 +166,13 @@ struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_
     return r;
 }
 
+static void find_descendants(struct slave_runner *r);
+
 void slave_runner_free(struct slave_runner *r)
 {
     if (r == NULL)
         return;
+    find_descendants(r); /* those re-parented since the last step go too */
     slave_runner_kill_all(r);
     for (int i = 0; i < r->nprocs; i++) {
         struct proc *p = &r->procs[i];
@@ -502,8 +505,9 @@ static void comm_of(pid_t pid, char *buf, size_t size)
 
 static bool known_child(const struct slave_runner *r, pid_t pid)
 {
-    for (int i = 0; i < r->nprocs; i++)
-        if (r->procs[i].pid == pid)
+    for (int i = 0; i < r->nprocs; i++) /* an ended one's pid may be another's now */
+        if (r->procs[i].pid == pid &&
+            (r->procs[i].state == P_RUNNING || r->procs[i].state == P_TERMINATING))
             return true;
     for (int i = 0; i < r->nadopted; i++)
         if (r->adopted[i].pid == pid)
