@@ -1,9 +1,10 @@
 /*
  * slave_end.c - the last writers of a run's traces (see slave_end.h).
  *
- * A writer is any process (other than the slave) with a descriptor open on
- * a file of the trace directory: libips2 keeps each stream's descriptor
- * open until the stream is closed, so this finds every process still
+ * A writer is any process (other than the slave) with a descriptor open
+ * for writing on a file of the trace directory (someone reading a trace
+ * meanwhile is none): libips2 keeps each stream's descriptor open until
+ * the stream is closed, so this finds every process still
  * writing, whatever its stream is called and whoever its parent is (a PVM
  * task is the pvmd's child, not the slave's).  /proc/PID/fd of every
  * process is read; the links name the files, a deleted one with
@@ -18,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -58,7 +60,28 @@ static bool alive(pid_t pid)
     return paren != NULL && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
 }
 
-/* Whether process pid has a descriptor open on a file under dir/. */
+/* Whether descriptor fd (a name in /proc/PID/fd) of pid is open for
+ * writing, from its fdinfo "flags:" line (octal). */
+static bool open_for_writing(pid_t pid, const char *fd)
+{
+    char path[PATH_MAX], line[128];
+    snprintf(path, sizeof path, "/proc/%d/fdinfo/%s", (int)pid, fd);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return false;
+    bool w = false;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned long flags;
+        if (sscanf(line, "flags: %lo", &flags) == 1) {
+            w = (flags & O_ACCMODE) != O_RDONLY;
+            break;
+        }
+    }
+    fclose(f);
+    return w;
+}
+
+/* Whether process pid has a descriptor open for writing on a file under dir/. */
 static bool writes_into(pid_t pid, const char *dir, size_t dirlen)
 {
     char path[64];
@@ -77,7 +100,8 @@ static bool writes_into(pid_t pid, const char *dir, size_t dirlen)
         if (n <= 0)
             continue;
         target[n] = '\0';
-        found = (size_t)n > dirlen && strncmp(target, dir, dirlen) == 0 && target[dirlen] == '/';
+        found = (size_t)n > dirlen && strncmp(target, dir, dirlen) == 0 && target[dirlen] == '/' &&
+                open_for_writing(pid, e->d_name);
     }
     closedir(d);
     return found;

@@ -26,7 +26,7 @@ struct slave_end_ops {
     void *arg;
 };
 
-/* Finds the processes with a file of trace_dir open, gives them grace_ms
+/* Finds the processes with a file of trace_dir open for writing, gives them grace_ms
  * to end, stops those left (ops->stop, else SIGTERM), names each through
  * ops->problem, and after grace_ms more sends SIGKILL to those still
  * there (and waits at most a second).  Returns how many were stopped. */
