@@ -58,7 +58,9 @@ LIBRARIES += $(PROTO_LIB)
 # Runs a machine's processes, reduces its traces with the library above,
 # sends the reductions to the master (slave/ips2_proto.h).
 SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_collect.c slave/slave_proto.c \
-                  slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c slave/slave_end.c
+                  slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c
+# the end of a run: the last writers of its traces (slave_end.h)
+SLAVEPROG_SRCS += slave/slave_end.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
 $(SLAVEPROG_OBJS): | $(TRACE_HEADERS)
 

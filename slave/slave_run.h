@@ -88,11 +88,11 @@ void slave_runner_on_note(struct slave_runner *r, slave_note_fn *fn, void *arg);
 int slave_runner_count(const struct slave_runner *r);
 int slave_runner_running(const struct slave_runner *r);
 
-/* How many of the running are such descendants. */
-int slave_runner_descendants(const struct slave_runner *r);
-
 /* SIGKILL to every process group still running (they are reported by
  * the next steps as signalled) and to the descendants left running. */
 void slave_runner_kill_all(struct slave_runner *r);
+
+/* How many of the running are descendants the processes left running. */
+int slave_runner_descendants(const struct slave_runner *r);
 
 #endif /* IPS2_SLAVE_RUN_H */
