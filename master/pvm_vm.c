@@ -21,6 +21,13 @@
  * slaves to quit and waited for them first); its pid is in the socket
  * path its socket-address file holds (.../pvmtmp<PID>.0).
  * The environment is put back as it was.
+ *
+ * Before a private pvmd goes, the tasks still in it (a workload's PVM
+ * worker that never exited, untraced or on a host without a slave) are
+ * stopped with pvm_kill and named (ips2_vm_stop_tasks): killing the pvmd
+ * alone would orphan them, still running.  PVM's group server (pvmgs)
+ * is PVM's own and only ended.  A task of this host that outlives its
+ * SIGTERM (pvm_kill) for a second gets SIGKILL.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -190,6 +197,58 @@ static void wait_gone(pid_t pid)
     struct pollfd p = {fd, POLLIN, 0};
     poll(&p, 1, 1000);
     close(fd);
+}
+
+/* Whether a task is PVM's group server, which PVM starts on its own. */
+static bool group_server(const struct pvmtaskinfo *t)
+{
+    const char *name = t->ti_a_out != NULL ? strrchr(t->ti_a_out, '/') : NULL;
+    name = name != NULL ? name + 1 : t->ti_a_out;
+    return name != NULL && strcmp(name, "pvmgs") == 0;
+}
+
+int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
+{
+    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE || vm->mytid <= 0)
+        return 0;
+    struct pvmtaskinfo *ti = NULL;
+    int ntask = 0, stopped = 0, me = pvm_tidtohost(vm->mytid);
+    if (pvm_tasks(0, &ntask, &ti) < 0 || ntask <= 0)
+        return 0;
+    int *fds = malloc((size_t)ntask * sizeof *fds);
+    if (fds == NULL)
+        return 0;
+    for (int i = 0; i < ntask; i++) {
+        const struct pvmtaskinfo *t = &ti[i];
+        fds[i] = -1;
+        if (t->ti_tid == vm->mytid)
+            continue;
+        /* a pidfd first: the pid may be reused once pvm_kill has ended it */
+        if (t->ti_host == me && t->ti_pid > 0)
+            fds[i] = (int)syscall(SYS_pidfd_open, (pid_t)t->ti_pid, 0);
+        if (pvm_kill(t->ti_tid) < 0 || group_server(t))
+            continue;
+        stopped++;
+        if (fn != NULL) {
+            char text[PATH_MAX + 160];
+            snprintf(text, sizeof text,
+                     "PVM task t%x (%s, pid %d) was still in the virtual machine when the run "
+                     "ended: stopped with pvm_kill",
+                     (unsigned)t->ti_tid, t->ti_a_out != NULL && t->ti_a_out[0] ? t->ti_a_out : "?",
+                     t->ti_pid);
+            fn(arg, text);
+        }
+    }
+    for (int i = 0; i < ntask; i++) {
+        if (fds[i] < 0)
+            continue;
+        struct pollfd p = {fds[i], POLLIN, 0};
+        if (poll(&p, 1, 1000) == 0) /* it took no notice of SIGTERM */
+            syscall(SYS_pidfd_send_signal, fds[i], SIGKILL, NULL, 0);
+        close(fds[i]);
+    }
+    free(fds);
+    return stopped;
 }
 
 struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize)

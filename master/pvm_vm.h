@@ -38,6 +38,15 @@ struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize);
  * keep_log if that is not NULL. */
 void ips2_vm_close(struct ips2_vm *vm, const char *keep_log);
 
+/* A private VM: stops (pvm_kill) every task still in it but the caller,
+ * before ips2_vm_close(); each one but PVM's group server is named
+ * through fn ("PVM task t40003 (/path/prog, pid 123) was still in the
+ * virtual machine when the run ended: stopped with pvm_kill").  A task of
+ * this host that ignores SIGTERM for a second gets SIGKILL.  A joined VM
+ * is the user's: nothing is done.  Returns how many were named. */
+typedef void ips2_vm_task_fn(void *arg, const char *text);
+int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg);
+
 /* Whether host names the local pvmd's host ("", ".", "localhost", the
  * host's own names). */
 bool ips2_vm_is_local(const struct ips2_vm *vm, const char *host);

@@ -126,7 +126,23 @@ static void FreeRun(struct run *run)
     Tcl_EventuallyFree(run, FreeRunProc);
 }
 
-/* Quits the slaves and leaves (a private: halts) the VM, once. */
+/* A PVM task left in the private VM, stopped (ips2_vm_stop_tasks).  With
+ * the slaves kept for a session, this comes after the -done result, which
+ * may still hold the problem list: a shared list is copied first. */
+static void LeftTask(void *arg, const char *text)
+{
+    struct run *run = arg;
+    if (Tcl_IsShared(run->problems)) {
+        Tcl_Obj *copy = Tcl_DuplicateObj(run->problems);
+        Tcl_IncrRefCount(copy);
+        Tcl_DecrRefCount(run->problems);
+        run->problems = copy;
+    }
+    Ips2RunProblem(run, "master", "%s", text);
+}
+
+/* Quits the slaves, stops the tasks left in a private VM and leaves
+ * (halts) it, once. */
 static void Shutdown(struct run *run)
 {
     if (run->shut)
@@ -134,6 +150,7 @@ static void Shutdown(struct run *run)
     run->shut = true;
     ips2_slaves_free(run->slaves);
     run->slaves = NULL;
+    ips2_vm_stop_tasks(run->vm, LeftTask, run);
     char log[PATH_MAX];
     snprintf(log, sizeof log, "%s/output/pvmd.log", Tcl_GetString(run->session));
     ips2_vm_close(run->vm, run->vm != NULL && run->vm->mode == IPS2_VM_PRIVATE ? log : NULL);

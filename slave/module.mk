@@ -59,6 +59,8 @@ LIBRARIES += $(PROTO_LIB)
 # sends the reductions to the master (slave/ips2_proto.h).
 SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_collect.c slave/slave_proto.c \
                   slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c
+# the end of a run: the last writers of its traces (slave_end.h)
+SLAVEPROG_SRCS += slave/slave_end.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
 $(SLAVEPROG_OBJS): | $(TRACE_HEADERS)
 

@@ -313,6 +313,14 @@ static bool tell(const struct slave_collectors *c, struct collector *x, const ch
     return false;
 }
 
+bool slave_collectors_owns(const struct slave_collectors *c, pid_t pid)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (pid > 0 && c->v[i].pid == pid)
+            return true;
+    return false;
+}
+
 void slave_collectors_pid(struct slave_collectors *c, pid_t pid)
 {
     char line[32];

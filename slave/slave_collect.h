@@ -47,6 +47,9 @@ void slave_collectors_start(struct slave_collectors *c);
 void slave_collectors_pid(struct slave_collectors *c, pid_t pid);
 void slave_collectors_final(struct slave_collectors *c, pid_t pid);
 
+/* Whether pid is one of the running collectors. */
+bool slave_collectors_owns(const struct slave_collectors *c, pid_t pid);
+
 /* Whether the set was started and not yet stopped. */
 bool slave_collectors_running(const struct slave_collectors *c);
 

@@ -7,7 +7,10 @@
  * It takes its work from the master (ips2_proto.h): CONFIG, then the
  * processes to run and the old trace directories to replay, then GO.  It
  * starts the processes (slave_run.c), reports each start and end, waits
- * for all of them, reduces the traces of the machine (slave_analysis.c),
+ * for all of them and for the descendants they leave running (a daemon),
+ * stops what still writes a trace of the run then (a PVM task left in the
+ * virtual machine: pvm_kill, slave_end.c) and names it, reduces the
+ * traces of the machine (slave_analysis.c),
  * sends the reductions, packs the raw streams (ips2_pack_dir()) and stays to
  * answer phase queries (REDUCE) and critical-path requests (tags 300-399,
  * slave_cpa.c: its machine's PAG parts) until QUIT, or until its master
@@ -47,6 +50,7 @@
 #include "ips2_reductions.h"
 #include "slave_analysis.h"
 #include "slave_cpa.h"
+#include "slave_end.h"
 #include "slave_proto.h"
 #include "slave_run.h"
 
@@ -207,10 +211,35 @@ static int reduce_and_send(struct slave *s)
     return 1;
 }
 
-/* Everything after the last process ended: reduce, send, pack, DONE. */
+/* slave_end_writers()'s way to stop a writer: a PVM task on this host
+ * gets pvm_kill (its pvmd ends it and takes it off the VM). */
+static bool stop_task(void *arg, pid_t pid, char *how, size_t size)
+{
+    (void)arg;
+    struct pvmtaskinfo *ti = NULL;
+    int ntask = 0, me = pvm_mytid();
+    if (me < 0 || pvm_tasks(pvm_tidtohost(me), &ntask, &ti) < 0)
+        return false;
+    for (int i = 0; i < ntask; i++) {
+        if (ti[i].ti_pid != (int)pid || ti[i].ti_tid == me)
+            continue;
+        int tid = ti[i].ti_tid, rc = pvm_kill(tid);
+        if (rc < 0)
+            return false;
+        snprintf(how, size, "a PVM task (t%x) left in the virtual machine: stopped with pvm_kill",
+                 (unsigned)tid);
+        return true;
+    }
+    return false;
+}
+
+/* Everything after the last process ended: stop what still writes a
+ * trace, reduce, send, pack, DONE. */
 static void finish_run(struct slave *s)
 {
     s->reduced = true;
+    const struct slave_end_ops ops = {stop_task, problem, s};
+    slave_end_writers(s->trace_dir, s->cfg.grace_ms, &ops);
     hold(s);
     int ok = reduce_and_send(s);
     pack_traces(s);
@@ -277,6 +306,7 @@ static void configure(struct slave *s)
     if (s->trace_dir != NULL && s->output_dir != NULL)
         s->runner = slave_runner_new(s->trace_dir, s->output_dir, s->cfg.grace_ms, err, sizeof err);
     if (s->runner != NULL) {
+        slave_runner_on_note(s->runner, problem, s);
         char log[PATH_MAX];
         snprintf(log, sizeof log, "%s/ips2slave.log", s->output_dir);
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);

@@ -13,6 +13,17 @@
  * start before the first process, hear of each one started, take their
  * last sample of each ended one before it is reaped (waitid WNOWAIT), and
  * stop once none runs.
+ *
+ * The end of a run: the slave is a child subreaper (PR_SET_CHILD_SUBREAPER),
+ * so a process that a workload process left behind (a server that
+ * daemonized with fork + setsid, a child its parent did not wait for) is
+ * re-parented to the slave when its parent ends.  Those descendants are
+ * found among the slave's children (/proc/self/task/T/children, less the
+ * workload's processes and the collectors) and the run waits for them as
+ * for its own processes: they count as running, they are reaped here, and
+ * the run's latest timeout applies to them (SIGTERM to the descendant and
+ * its process group, SIGKILL after the grace time, named through the note
+ * callback).  So the traces are reduced only once every writer has ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <linux/close_range.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -54,6 +67,12 @@ struct proc {
     struct slave_proc_end end;
 };
 
+/* A descendant re-parented to the slave (see the top). */
+struct adopted {
+    pid_t pid;
+    int64_t kill_at; /* mono ns of the SIGKILL once its timeout came; 0: not yet */
+};
+
 struct slave_runner {
     char *trace_dir;
     char *output_dir;
@@ -63,6 +82,10 @@ struct slave_runner {
     struct proc *procs;
     int nprocs, cap;
     struct slave_collectors *col; /* run beside the processes (slave_collect.c) */
+    struct adopted *adopted;      /* descendants left running by the processes */
+    int nadopted, cap_adopted;
+    slave_note_fn *note;
+    void *note_arg;
 };
 
 static int64_t mono_ns(void)
@@ -117,6 +140,8 @@ struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_
         return NULL;
     }
     r->grace_ms = grace_ms;
+    /* orphaned descendants of the processes become the slave's children */
+    prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
     if ((r->col = slave_collectors_new(trace_dir, output_dir)) == NULL) {
         free(r->output_dir);
         free(r->trace_dir);
@@ -141,10 +166,13 @@ struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_
     return r;
 }
 
+static void find_descendants(struct slave_runner *r);
+
 void slave_runner_free(struct slave_runner *r)
 {
     if (r == NULL)
         return;
+    find_descendants(r); /* those re-parented since the last step go too */
     slave_runner_kill_all(r);
     for (int i = 0; i < r->nprocs; i++) {
         struct proc *p = &r->procs[i];
@@ -152,6 +180,9 @@ void slave_runner_free(struct slave_runner *r)
             waitpid(p->pid, NULL, 0);
         free(p->app);
     }
+    for (int i = 0; i < r->nadopted; i++)
+        waitpid(r->adopted[i].pid, NULL, 0);
+    free(r->adopted);
     slave_collectors_free(r->col);
     free(r->procs);
     close(r->sigfd);
@@ -177,9 +208,20 @@ int slave_runner_count(const struct slave_runner *r)
     return r->nprocs;
 }
 
+void slave_runner_on_note(struct slave_runner *r, slave_note_fn *fn, void *arg)
+{
+    r->note = fn;
+    r->note_arg = arg;
+}
+
+int slave_runner_descendants(const struct slave_runner *r)
+{
+    return r->nadopted;
+}
+
 int slave_runner_running(const struct slave_runner *r)
 {
-    int n = 0;
+    int n = r->nadopted;
     for (int i = 0; i < r->nprocs; i++)
         n += r->procs[i].state == P_RUNNING || r->procs[i].state == P_TERMINATING;
     return n;
@@ -417,6 +459,137 @@ pid_t slave_runner_start(struct slave_runner *r, const struct slave_proc_spec *s
     return pid;
 }
 
+/* The workload's processes still running (the descendants not counted). */
+static int procs_running(const struct slave_runner *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nprocs; i++)
+        n += r->procs[i].state == P_RUNNING || r->procs[i].state == P_TERMINATING;
+    return n;
+}
+
+/* The run's latest timeout (mono ns), which its descendants get; 0: none. */
+static int64_t run_deadline(const struct slave_runner *r)
+{
+    int64_t last = 0;
+    for (int i = 0; i < r->nprocs; i++)
+        if (r->procs[i].deadline > last)
+            last = r->procs[i].deadline;
+    return last;
+}
+
+__attribute__((format(printf, 2, 3))) static void note(struct slave_runner *r, const char *fmt, ...)
+{
+    char text[SLAVE_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (r->note != NULL)
+        r->note(r->note_arg, text);
+}
+
+/* The command name of pid ("?" if gone). */
+static void comm_of(pid_t pid, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    snprintf(buf, size, "?");
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return;
+    if (fgets(buf, (int)size, f) != NULL)
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+static bool known_child(const struct slave_runner *r, pid_t pid)
+{
+    for (int i = 0; i < r->nprocs; i++) /* an ended one's pid may be another's now */
+        if (r->procs[i].pid == pid &&
+            (r->procs[i].state == P_RUNNING || r->procs[i].state == P_TERMINATING))
+            return true;
+    for (int i = 0; i < r->nadopted; i++)
+        if (r->adopted[i].pid == pid)
+            return true;
+    return slave_collectors_owns(r->col, pid);
+}
+
+static void adopt(struct slave_runner *r, pid_t pid)
+{
+    if (r->nadopted == r->cap_adopted) {
+        int cap = r->cap_adopted ? 2 * r->cap_adopted : 8;
+        struct adopted *v = realloc(r->adopted, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return; /* it stays a zombie until the runner ends */
+        r->adopted = v;
+        r->cap_adopted = cap;
+    }
+    r->adopted[r->nadopted++] = (struct adopted){pid, 0};
+}
+
+/* Takes in the slave's children that are neither its processes nor its
+ * collectors: descendants re-parented to it.  A child forked by any
+ * thread of the slave (or re-parented to any of them) is listed in that
+ * thread's children file. */
+static void find_descendants(struct slave_runner *r)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (f == NULL)
+            continue;
+        int pid;
+        while (fscanf(f, "%d", &pid) == 1)
+            if (pid > 0 && !known_child(r, (pid_t)pid))
+                adopt(r, (pid_t)pid);
+        fclose(f);
+    }
+    closedir(d);
+}
+
+/* Reaps the descendants that ended; applies the run's timeout to those
+ * left once the workload's processes have all ended. */
+static void step_descendants(struct slave_runner *r, int64_t now)
+{
+    find_descendants(r);
+    int64_t last = procs_running(r) == 0 ? run_deadline(r) : 0;
+    for (int i = 0; i < r->nadopted;) {
+        struct adopted *a = &r->adopted[i];
+        int status;
+        pid_t w = waitpid(a->pid, &status, WNOHANG);
+        if (w == a->pid || (w < 0 && errno == ECHILD)) {
+            r->adopted[i] = r->adopted[--r->nadopted];
+            continue;
+        }
+        if (a->kill_at == 0 && last > 0 && now >= last) {
+            char comm[64];
+            comm_of(a->pid, comm, sizeof comm);
+            note(r,
+                 "process %d (%s), left running by the workload's processes, still ran at "
+                 "the run's timeout: stopped with SIGTERM",
+                 (int)a->pid, comm);
+            a->kill_at = now + r->grace_ms * 1000000;
+            if (getpgid(a->pid) == a->pid)
+                kill(-a->pid, SIGTERM);
+            kill(a->pid, SIGTERM);
+        } else if (a->kill_at > 0 && now >= a->kill_at) {
+            if (getpgid(a->pid) == a->pid)
+                kill(-a->pid, SIGKILL);
+            kill(a->pid, SIGKILL);
+            a->kill_at = now + 1000000000;
+        }
+        i++;
+    }
+}
+
 int slave_runner_wait_ms(const struct slave_runner *r)
 {
     int64_t now = mono_ns(), next = -1;
@@ -430,6 +603,12 @@ int slave_runner_wait_ms(const struct slave_runner *r)
         else if (p->state == P_TERMINATING)
             t = p->kill_at;
         if (t >= 0 && (next < 0 || t < next))
+            next = t;
+    }
+    int64_t last = procs_running(r) == 0 ? run_deadline(r) : 0;
+    for (int i = 0; i < r->nadopted; i++) {
+        int64_t t = r->adopted[i].kill_at > 0 ? r->adopted[i].kill_at : last;
+        if (t > 0 && (next < 0 || t < next))
             next = t;
     }
     if (next < 0)
@@ -498,6 +677,8 @@ int slave_runner_step(struct slave_runner *r, slave_end_fn *fn, void *arg)
         }
     }
 
+    step_descendants(r, now);
+
     for (int i = 0; i < r->nprocs; i++) {
         struct proc *p = &r->procs[i];
         if (p->state != P_ENDED)
@@ -518,5 +699,10 @@ void slave_runner_kill_all(struct slave_runner *r)
         struct proc *p = &r->procs[i];
         if (p->state == P_RUNNING || p->state == P_TERMINATING)
             kill(-p->pid, SIGKILL);
+    }
+    for (int i = 0; i < r->nadopted; i++) {
+        if (getpgid(r->adopted[i].pid) == r->adopted[i].pid)
+            kill(-r->adopted[i].pid, SIGKILL);
+        kill(r->adopted[i].pid, SIGKILL);
     }
 }

@@ -39,11 +39,18 @@ struct slave_proc_end {
 
 typedef void slave_end_fn(void *arg, const struct slave_proc_end *end);
 
+/* A problem of the run found by the runner itself (a descendant stopped
+ * at the run's timeout), as one line of text. */
+typedef void slave_note_fn(void *arg, const char *text);
+
 /* A runner whose processes trace into trace_dir (IPS2_SESSION) and write
  * output_dir/APP.INDEX.stdout and .stderr.  Both directories are made if
  * missing.  grace_ms: time between SIGTERM and SIGKILL at a timeout.
  * Blocks SIGCHLD in the calling thread (the runner reads it from a
- * signalfd); children get it unblocked.  Returns NULL with err set. */
+ * signalfd); children get it unblocked.  Makes the calling process a
+ * child subreaper, so that descendants the processes leave behind (a
+ * daemon: fork + setsid, the parent exits) are the runner's to wait for.
+ * Returns NULL with err set. */
 struct slave_runner *slave_runner_new(const char *trace_dir, const char *output_dir,
                                       int64_t grace_ms, char *err, size_t errsize);
 
@@ -72,12 +79,20 @@ int slave_runner_wait_ms(const struct slave_runner *r);
  * fn.  Returns the number of processes still running. */
 int slave_runner_step(struct slave_runner *r, slave_end_fn *fn, void *arg);
 
-/* Processes started (or failed) so far, and how many still run. */
+/* Where the runner's own problems go (none by default). */
+void slave_runner_on_note(struct slave_runner *r, slave_note_fn *fn, void *arg);
+
+/* Processes started (or failed) so far, and how many still run: the
+ * processes and the descendants they left running (daemons), which the
+ * run waits for too, and to which the run's latest timeout applies. */
 int slave_runner_count(const struct slave_runner *r);
 int slave_runner_running(const struct slave_runner *r);
 
 /* SIGKILL to every process group still running (they are reported by
- * the next steps as signalled). */
+ * the next steps as signalled) and to the descendants left running. */
 void slave_runner_kill_all(struct slave_runner *r);
+
+/* How many of the running are descendants the processes left running. */
+int slave_runner_descendants(const struct slave_runner *r);
 
 #endif /* IPS2_SLAVE_RUN_H */

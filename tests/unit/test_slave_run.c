@@ -4,8 +4,10 @@
  * environment and working directory, no descriptor of the slave's
  * inherited, a command that cannot start, a bad
  * working directory, a crash, and timeouts ended by SIGTERM and, when
- * SIGTERM is ignored, by SIGKILL after the grace time.  The runner is
- * driven the way the slave drives it: poll on its fd with its wait time.
+ * SIGTERM is ignored, by SIGKILL after the grace time; a descendant left
+ * running in a session of its own (setsid, its parent exited) waited for,
+ * or stopped at the run's timeout and named.  The runner is driven the
+ * way the slave drives it: poll on its fd with its wait time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slave_run.h"
@@ -227,6 +230,87 @@ static void timeouts(void **state)
     assert_int_equal(seen, 7);
 }
 
+/* One step of the slave's loop. */
+static int step(struct slave_runner *r, struct ends *ends)
+{
+    struct pollfd pfd = {slave_runner_fd(r), POLLIN, 0};
+    poll(&pfd, 1, slave_runner_wait_ms(r));
+    return slave_runner_step(r, on_end, ends);
+}
+
+static char notes[2][512];
+static int nnotes;
+
+static void on_note(void *arg, const char *text)
+{
+    (void)arg;
+    if (nnotes < 2)
+        snprintf(notes[nnotes], sizeof notes[0], "%s", text);
+    nnotes++;
+}
+
+/* A runner for one process: sh -c SCRIPT FIFO (a new FIFO). */
+static struct slave_runner *start_with_fifo(const char *script, char *fifo, size_t size,
+                                            int64_t timeout_ms)
+{
+    static int serial;
+    char err[256], trace[PATH_MAX], out[PATH_MAX];
+    snprintf(fifo, size, "%s/fifo%d", dir, serial);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(trace, sizeof trace, "%s/d%d/traces/alpha", dir, serial);
+    snprintf(out, sizeof out, "%s/d%d/output/alpha", dir, serial++);
+    struct slave_runner *r = slave_runner_new(trace, out, 200, err, sizeof err);
+    assert_non_null(r);
+    slave_runner_on_note(r, on_note, NULL);
+    char *argv[] = {"sh", "-c", (char *)script, fifo, NULL};
+    struct slave_proc_spec spec = {.app = "d", .index = 0, .argv = argv, .timeout_ms = timeout_ms};
+    assert_true(slave_runner_start(r, &spec) > 0);
+    return r;
+}
+
+static void descendants(void **state)
+{
+    (void)state;
+    /* the process exits at once; the daemon it leaves (its own session,
+     * re-parented to the runner) waits for a writer on the FIFO */
+    char fifo[PATH_MAX];
+    struct slave_runner *r =
+        start_with_fifo("setsid cat \"$0\" >/dev/null & exit 3", fifo, sizeof fifo, 0);
+    struct ends ends = {0};
+    while (ends.n < 1)
+        step(r, &ends);
+    assert_int_equal(ends.e[0].how, IPS2_PROC_EXITED);
+    assert_int_equal(ends.e[0].code, 3);
+    assert_int_equal(slave_runner_descendants(r), 1);
+    assert_int_equal(slave_runner_step(r, on_end, &ends), 1); /* still waited for */
+    int fd = open(fifo, O_WRONLY); /* the daemon is there: it reads, ends */
+    assert_true(fd >= 0);
+    close(fd);
+    while (step(r, &ends) > 0)
+        continue;
+    assert_int_equal(slave_runner_descendants(r), 0);
+    assert_int_equal(ends.n, 1);
+    slave_runner_free(r);
+}
+
+static void descendant_timeout(void **state)
+{
+    (void)state;
+    /* the daemon never gets a writer: the run's timeout stops it */
+    char fifo[PATH_MAX];
+    nnotes = 0;
+    struct slave_runner *r =
+        start_with_fifo("setsid cat \"$0\" >/dev/null & exit 0", fifo, sizeof fifo, 300);
+    struct ends ends = {0};
+    while (step(r, &ends) > 0 || ends.n < 1)
+        continue;
+    assert_int_equal(ends.e[0].how, IPS2_PROC_EXITED);
+    assert_int_equal(nnotes, 1);
+    assert_non_null(strstr(notes[0], "(cat), left running by the workload's processes"));
+    assert_non_null(strstr(notes[0], "stopped with SIGTERM"));
+    slave_runner_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +320,8 @@ int main(void)
         cmocka_unit_test(cannot_start),
         cmocka_unit_test(crash),
         cmocka_unit_test(timeouts),
+        cmocka_unit_test(descendants),
+        cmocka_unit_test(descendant_timeout),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
