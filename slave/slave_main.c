@@ -48,6 +48,7 @@
 #include "slave_analysis.h"
 #include "slave_cpa.h"
 #include "slave_proto.h"
+#include "slave_ready.h"
 #include "slave_run.h"
 
 struct slave {
@@ -58,6 +59,8 @@ struct slave {
     char host[256];
     char *trace_dir, *output_dir;
     struct slave_runner *runner;
+    struct slave_ready *ready; /* readiness checks (-ready), made at the first */
+    int held;                  /* held processes not RELEASEd yet */
     struct slave_process *procs;
     size_t nprocs, cap_procs;
     struct slave_replay *replays;
@@ -238,9 +241,28 @@ static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
     }
 }
 
+/* The process of (app, index), or NULL. */
+static struct slave_process *find_process(struct slave *s, const char *app, int index)
+{
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].index == index && strcmp(s->procs[i].app, app) == 0)
+            return &s->procs[i];
+    return NULL;
+}
+
+static void on_ready(void *arg, int id, int ok, const char *text)
+{
+    struct slave *s = arg;
+    const struct slave_process *p = &s->procs[id];
+    slave_send_ready(s->master, p->app, p->index, ok, text);
+}
+
 static void on_end(void *arg, const struct slave_proc_end *end)
 {
     struct slave *s = arg;
+    const struct slave_process *sp = find_process(s, end->app, end->index);
+    if (sp != NULL && s->ready != NULL)
+        slave_ready_ended(s->ready, (int)(sp - s->procs));
     if (end->pid != 0 && end->how != IPS2_PROC_FAILED)
         untraced_problem(s, end);
     slave_send_exited(s->master, end);
@@ -334,6 +356,41 @@ static void add_collector(struct slave *s)
     free(kind);
 }
 
+/* Starts process i (or refuses it, why not NULL), and its readiness
+ * check if it has one. */
+static void start_one(struct slave *s, size_t i, const char *why)
+{
+    struct slave_process *p = &s->procs[i];
+    struct slave_proc_spec spec = {
+        .app = p->app,
+        .index = p->index,
+        .cwd = p->cwd,
+        .argv = p->argv,
+        .env = p->env,
+        .timeout_ms = p->timeout_ms,
+    };
+    p->state = 1;
+    if (why != NULL) {
+        slave_runner_refuse(s->runner, &spec, why);
+        return;
+    }
+    pid_t pid = slave_runner_start(s->runner, &spec);
+    if (pid <= 0)
+        return;
+    slave_send_started(s->master, p->app, p->index, (int)pid);
+    if (p->ready == NULL || p->ready[0] == '\0')
+        return;
+    char err[512];
+    if (s->ready == NULL)
+        s->ready = slave_ready_new(err, sizeof err);
+    if (s->ready == NULL || slave_ready_add(s->ready, (int)i, p->ready, p->ready_arg, pid,
+                                            p->ready_timeout_ms, err, sizeof err) != 0) {
+        char text[600];
+        snprintf(text, sizeof text, "cannot check readiness: %s", err);
+        slave_send_ready(s->master, p->app, p->index, 0, text);
+    }
+}
+
 static void start_all(struct slave *s)
 {
     s->go = true;
@@ -341,19 +398,39 @@ static void start_all(struct slave *s)
         return;
     progress(s, IPS2_STAGE_RUNNING, 0, (int64_t)s->nprocs);
     for (size_t i = 0; i < s->nprocs; i++) {
-        const struct slave_process *p = &s->procs[i];
-        struct slave_proc_spec spec = {
-            .app = p->app,
-            .index = p->index,
-            .cwd = p->cwd,
-            .argv = p->argv,
-            .env = p->env,
-            .timeout_ms = p->timeout_ms,
-        };
-        pid_t pid = slave_runner_start(s->runner, &spec);
-        if (pid > 0)
-            slave_send_started(s->master, p->app, p->index, (int)pid);
+        if (s->procs[i].hold)
+            s->held++;
+        else
+            start_one(s, i, NULL);
     }
+}
+
+/* RELEASE: the master's start order lets a held process start, or not. */
+static void release(struct slave *s)
+{
+    struct slave_release m;
+    if (slave_upk_release(&m) < 0) {
+        problem(s, "bad RELEASE message");
+    } else {
+        struct slave_process *p = find_process(s, m.app, m.index);
+        if (p != NULL && p->hold && p->state == 0) {
+            s->held--;
+            start_one(s, (size_t)(p - s->procs), m.why[0] ? m.why : NULL);
+        }
+    }
+    free(m.app);
+    free(m.why);
+}
+
+/* STOP: a stop condition holds for a process. */
+static void stop(struct slave *s)
+{
+    struct slave_stop m;
+    if (slave_upk_stop(&m) < 0)
+        problem(s, "bad STOP message");
+    else
+        slave_runner_stop(s->runner, m.app, m.index, m.signal, m.grace_ms);
+    free(m.app);
 }
 
 /* REDUCE: one directory for one phase, as asked (the master's model
@@ -435,6 +512,14 @@ static void handle(struct slave *s, int buf)
         if (!s->go)
             start_all(s);
         break;
+    case IPS2_TAG_RELEASE:
+        if (s->go && s->runner != NULL)
+            release(s);
+        break;
+    case IPS2_TAG_STOP:
+        if (s->go && s->runner != NULL)
+            stop(s);
+        break;
     case IPS2_TAG_REDUCE:
         reduce_query(s);
         break;
@@ -500,8 +585,12 @@ int main(int argc, char **argv)
         if (s.quit)
             break;
         if (s.runner != NULL && s.go) {
+            if (s.ready != NULL)
+                slave_ready_step(s.ready, on_ready, &s);
             int running = slave_runner_step(s.runner, on_end, &s);
-            if (running == 0 && !s.reduced) {
+            if (s.ready != NULL) /* the checks of processes that just ended */
+                slave_ready_step(s.ready, on_ready, &s);
+            if (running == 0 && s.held == 0 && !s.reduced) {
                 finish_run(&s);
                 continue;
             }
@@ -509,8 +598,8 @@ int main(int argc, char **argv)
         /* the pvmd, the runner, and the critical path's direct routes to
          * peer slaves (slave_cpa.c): pvm_getfds's fds after the first,
          * as many as there are (pfd grows with them) */
-        int timeout = -1, npfd = 2, *all = NULL, nall = pvm_getfds(&all);
-        size_t need = 2 + (size_t)(nall > 1 ? nall - 1 : 0);
+        int timeout = -1, npfd = 3, *all = NULL, nall = pvm_getfds(&all);
+        size_t need = 3 + (size_t)(nall > 1 ? nall - 1 : 0);
         if (need > npfd_cap) {
             struct pollfd *np = realloc(pfd, need * sizeof *np);
             if (np == NULL) {
@@ -522,9 +611,16 @@ int main(int argc, char **argv)
         }
         pfd[0] = (struct pollfd){s.pvmfd, POLLIN, 0};
         pfd[1] = (struct pollfd){-1, POLLIN, 0};
+        pfd[2] = (struct pollfd){-1, POLLIN, 0};
         if (s.runner != NULL && s.go) {
             pfd[1].fd = slave_runner_fd(s.runner);
             timeout = slave_runner_wait_ms(s.runner);
+            if (s.ready != NULL && !s.reduced) {
+                int t = slave_ready_wait_ms(s.ready);
+                pfd[2].fd = slave_ready_fd(s.ready);
+                if (t >= 0 && (timeout < 0 || t < timeout))
+                    timeout = t;
+            }
         }
         for (int i = 1; i < nall; i++)
             pfd[npfd++] = (struct pollfd){all[i], POLLIN, 0};
@@ -538,6 +634,7 @@ int main(int argc, char **argv)
 
     free(pfd);
     slave_runner_free(s.runner); /* kills what still runs */
+    slave_ready_free(s.ready);
     slave_cpa_free(s.cpa);
     if (s.orphan && (s.cfg.flags & IPS2_CONFIG_HALT_ORPHAN)) {
         /* the master's own VM would be left with no one to end it; this
