@@ -595,6 +595,10 @@ int main(int argc, char **argv)
                 continue;
             }
         }
+        /* libpvm may have read a message (a RELEASE, a STOP) into its queue
+         * while this loop sent one: the socket would not say so */
+        if (pvm_probe(-1, -1) > 0)
+            continue;
         /* the pvmd, the runner, and the critical path's direct routes to
          * peer slaves (slave_cpa.c): pvm_getfds's fds after the first,
          * as many as there are (pfd grows with them) */
