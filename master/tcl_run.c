@@ -793,12 +793,69 @@ static Tcl_Obj *ReadWorkload(Tcl_Interp *interp, Tcl_Obj *w, Tcl_Obj *vars)
     return Ips2EvalWords(interp, 4, cmd) == TCL_OK ? Tcl_GetObjResult(interp) : NULL;
 }
 
+/* The workload's directories, for a private pvmd's ep= (PVM_PATH): those
+ * of the programs run, their working directories, the workload file's;
+ * each once, joined by ':' (a directory with ':' cannot be in a path). */
+static Tcl_Obj *ExecDirs(struct run *run)
+{
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL), *out = Tcl_NewObj();
+    Tcl_IncrRefCount(list);
+    Tcl_IncrRefCount(out);
+    for (int pass = 0; pass < 3; pass++) {
+        for (int i = 0; i < (pass == 2 ? 1 : run->nprocs); i++) {
+            Tcl_Obj *dir = NULL, *exe = NULL;
+            if (pass == 2) {
+                if (Tcl_GetCharLength(run->workload_file) > 0)
+                    dir = Ips2Str(Tcl_GetString(run->workload_file));
+            } else if (run->procs[i].replay < 0 && pass == 1) {
+                dir = Tcl_DuplicateObj(run->procs[i].cwd);
+            } else if (run->procs[i].replay < 0 &&
+                       Tcl_ListObjIndex(NULL, run->procs[i].command, 0, &exe) == TCL_OK &&
+                       exe != NULL && Tcl_GetString(exe)[0] == '/') {
+                dir = Tcl_DuplicateObj(exe);
+            }
+            if (dir == NULL)
+                continue;
+            Tcl_IncrRefCount(dir);
+            const char *d = Tcl_GetString(dir);
+            const char *slash = pass == 1 ? NULL : strrchr(d, '/');
+            Tcl_Obj *name = slash != NULL ? Tcl_NewStringObj(d, slash == d ? 1 : (int)(slash - d))
+                                          : Tcl_DuplicateObj(dir);
+            Tcl_DecrRefCount(dir);
+            Tcl_IncrRefCount(name);
+            const char *nd = Tcl_GetString(name);
+            Tcl_Size n = 0;
+            Tcl_Obj **v = NULL;
+            Tcl_ListObjGetElements(NULL, list, &n, &v);
+            bool seen = nd[0] != '/' || strchr(nd, ':') != NULL;
+            for (Tcl_Size k = 0; k < n && !seen; k++)
+                seen = strcmp(Tcl_GetString(v[k]), nd) == 0;
+            if (!seen) {
+                Tcl_ListObjAppendElement(NULL, list, name);
+                if (Tcl_GetCharLength(out) > 0)
+                    Tcl_AppendToObj(out, ":", 1);
+                Tcl_AppendObjToObj(out, name);
+            }
+            Tcl_DecrRefCount(name);
+        }
+    }
+    Tcl_DecrRefCount(list);
+    Tcl_Obj *result = Tcl_DuplicateObj(out);
+    Tcl_DecrRefCount(out);
+    Tcl_IncrRefCount(result);
+    return result;
+}
+
 /* Starts the slaves; TCL_ERROR only if no PVM could be had. */
 static int Start(struct run *run)
 {
     Tcl_Interp *interp = run->interp;
     char err[1024];
+    Tcl_Obj *dirs = ExecDirs(run);
+    ips2_vm_exec_path(Tcl_GetString(dirs));
+    Tcl_DecrRefCount(dirs);
     run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    ips2_vm_exec_path(NULL);
     if (run->vm != NULL) {
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
         run->pvmd_pid = run->vm->pvmd_pid;
