@@ -417,6 +417,7 @@ proc ::ips2::cli::Progress {event} {
                 Say "$machine: [{*}$get app].[{*}$get index] not ready: [{*}$get text]"
             }
         }
+        note    { Say "$machine: [{*}$get text]" }
         stopping {
             Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) stopped:\
                  [{*}$get signal], SIGKILL after [{*}$get grace] ms"

@@ -364,6 +364,10 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
             (rc = ips2_upk_i32(&w)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 && s->ev.exited != NULL)
             s->ev.exited(s->arg, i, a, x, y, z, w, b);
         break;
+    case IPS2_TAG_NOTE:
+        if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.note != NULL)
+            s->ev.note(s->arg, i, a);
+        break;
     case IPS2_TAG_READY:
         if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
             (rc = ips2_upk_i32(&y)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 && s->ev.ready != NULL)

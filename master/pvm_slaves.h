@@ -27,6 +27,7 @@ struct ips2_slave_events {
     void (*ready)(void *arg, int slave, const char *app, int index, int ok, const char *text);
     void (*progress)(void *arg, int slave, const char *stage, int64_t done, int64_t total);
     void (*problem)(void *arg, int slave, const char *text);
+    void (*note)(void *arg, int slave, const char *text);
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);

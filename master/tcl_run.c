@@ -33,11 +33,11 @@
  *
  *	-progress CMD is called with one more argument, an event dict:
  *	    machine M event spawned|hello|started|ready|exited|stopping|stage|
- *	    problem|reductions|done|died  and per event: host; host pid (the
+ *	    problem|note|reductions|done|died  and per event: host; host pid (the
  *	    slave's); app index pid; app index ok text (a -ready check passed,
  *	    or not and why); app index pid status; app index pid signal grace
- *	    (a stop condition held); stage done total; text; bytes; ok; stage
- *	    text.  And once, machine master event pvm mode
+ *	    (a stop condition held); stage done total; text (problem, note);
+ *	    bytes; ok; stage text.  And once, machine master event pvm mode
  *	    join|private pid PID (the private pvmd's).
  *
  *	libpvm holds one connection per process, so one run at a time.
@@ -311,6 +311,18 @@ static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
     }
 }
 
+static void OnNote(void *arg, int slave, const char *text)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    Tcl_ListObjAppendElement(NULL, run->notes, Tcl_ObjPrintf("%s: %s", m->name, text));
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Ips2Put(kv, "text", Ips2Str(text));
+    Progress(run, m->name, "note", kv);
+}
+
 static void OnReady(void *arg, int slave, const char *app, int index, int ok, const char *text)
 {
     struct run *run = arg;
@@ -537,6 +549,7 @@ static const struct ips2_slave_events Events = {
     .started = OnStarted,
     .exited = OnExited,
     .ready = OnReady,
+    .note = OnNote,
     .progress = OnProgress,
     .problem = OnProblem,
     .reductions = OnReductions,

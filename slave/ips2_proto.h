@@ -94,6 +94,8 @@ enum ips2_tag {
                                     (slave/ips2_reductions.h) */
     IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
+    IPS2_TAG_NOTE = 209,         /* str text: something the master notes ("MACHINE: text"):
+                                    a process traced through libips2 preloaded */
     IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
                                     readiness check passed it (ok 1) or did not (ok 0: text
                                     says why: its timeout, or it ended first) */

@@ -26,6 +26,7 @@
  * MACHINE.pid there, reports "reducing", and waits (inotify) until
  * MACHINE.go appears.  The tests kill it there.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -48,6 +49,7 @@
 #include "slave_analysis.h"
 #include "slave_cpa.h"
 #include "slave_proto.h"
+#include "slave_exe.h"
 #include "slave_ready.h"
 #include "slave_run.h"
 
@@ -215,14 +217,14 @@ static void finish_run(struct slave *s)
  * thing ("ips2: cannot create trace files in DIR: No space left on
  * device; running untraced"): that is a problem of the run, naming the
  * real cause, since its trace is missing. */
-static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
+static bool untraced_problem(struct slave *s, const struct slave_proc_end *end)
 {
     static const char said[] = "ips2: cannot ", tail[] = "; running untraced";
     char path[PATH_MAX], head[4096], text[4200];
     snprintf(path, sizeof path, "%s/%s.%d.stderr", s->output_dir, end->app, end->index);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return;
+        return false;
     ssize_t n = read(fd, head, sizeof head - 1);
     close(fd);
     head[n > 0 ? n : 0] = '\0';
@@ -236,9 +238,46 @@ static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
             snprintf(text, sizeof text, "%s.%d (pid %d): not traced: %.*s", end->app, end->index,
                      (int)end->pid, (int)(len - t - 6), line + 6);
             problem(s, text);
-            return;
+            return true;
         }
     }
+    return false;
+}
+
+/* Whether the trace directory holds a stream of process pid (PID.*). */
+static bool has_trace(const struct slave *s, pid_t pid)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "%d.", (int)pid);
+    DIR *d = opendir(s->trace_dir);
+    bool found = false;
+    for (struct dirent *e; d != NULL && !found && (e = readdir(d)) != NULL;)
+        found = strncmp(e->d_name, prefix, (size_t)n) == 0;
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
+/* A process that ran but wrote no trace is a problem, with the reason. */
+static void no_trace_problem(struct slave *s, const struct slave_process *p,
+                             const struct slave_proc_end *end)
+{
+    if (has_trace(s, end->pid))
+        return;
+    const char *why = "it ended before libips2 wrote anything";
+    for (size_t i = 0; p != NULL && p->env != NULL && p->env[i] != NULL; i++)
+        if (strcmp(p->env[i], "IPS2_TRACE=off") == 0)
+            why = "IPS2_TRACE=off in its environment";
+    if (p != NULL && p->exe_kind == SLAVE_EXE_STATIC)
+        why = "a static executable: libips2 can be neither linked nor preloaded";
+    else if (p != NULL && p->exe_kind == SLAVE_EXE_UNKNOWN)
+        why = "not a program libips2 can trace";
+    else if (end->how == IPS2_PROC_SIGNALED || end->how == IPS2_PROC_TIMEOUT)
+        why = "it was killed before libips2 wrote anything";
+    char text[600];
+    snprintf(text, sizeof text, "%s.%d (pid %d) wrote no trace: %s", end->app, end->index,
+             (int)end->pid, why);
+    problem(s, text);
 }
 
 /* The process of (app, index), or NULL. */
@@ -263,8 +302,8 @@ static void on_end(void *arg, const struct slave_proc_end *end)
     const struct slave_process *sp = find_process(s, end->app, end->index);
     if (sp != NULL && s->ready != NULL)
         slave_ready_ended(s->ready, (int)(sp - s->procs));
-    if (end->pid != 0 && end->how != IPS2_PROC_FAILED)
-        untraced_problem(s, end);
+    if (end->pid != 0 && end->how != IPS2_PROC_FAILED && !untraced_problem(s, end))
+        no_trace_problem(s, sp, end);
     slave_send_exited(s->master, end);
     s->ended++;
     progress(s, IPS2_STAGE_RUNNING, s->ended, (int64_t)s->nprocs);
@@ -356,6 +395,59 @@ static void add_collector(struct slave *s)
     free(kind);
 }
 
+/* The value of NAME in a NAME=VALUE list, or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+    size_t n = strlen(name);
+    const char *v = NULL;
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+            v = env[i] + n + 1;
+    return v;
+}
+
+/* A program not built with ips2cc (or a script) is traced through libips2
+ * preloaded, as ips2-preload does: its environment with LD_PRELOAD=libips2
+ * first (a new array whose first entry is malloc'd), and a note says so;
+ * NULL when it needs none. */
+static char **with_preload(struct slave *s, struct slave_process *p)
+{
+    const char *path = env_get(p->env, "PATH");
+    char file[PATH_MAX], lib[PATH_MAX];
+    p->exe_kind = slave_exe_kind(p->argv[0], p->cwd, path, file, sizeof file);
+    if (p->exe_kind != SLAVE_EXE_PLAIN && p->exe_kind != SLAVE_EXE_SCRIPT)
+        return NULL;
+    const char *off = env_get(p->env, "IPS2_TRACE");
+    if (off == NULL)
+        off = getenv("IPS2_TRACE");
+    if ((off != NULL && strcmp(off, "off") == 0) || slave_exe_libips2(lib, sizeof lib) != 0)
+        return NULL;
+    const char *old = env_get(p->env, "LD_PRELOAD");
+    if (old == NULL)
+        old = getenv("LD_PRELOAD");
+    size_t n = 0;
+    while (p->env != NULL && p->env[n] != NULL)
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    size_t len = strlen(lib) + (old ? strlen(old) : 0) + sizeof "LD_PRELOAD=:";
+    char *pre = malloc(len);
+    if (env == NULL || pre == NULL) {
+        free(env);
+        free(pre);
+        return NULL;
+    }
+    snprintf(pre, len, "LD_PRELOAD=%s%s%s", lib, old && old[0] ? ":" : "", old ? old : "");
+    env[0] = pre; /* before the workload's: a later LD_PRELOAD would win in child_env */
+    for (size_t i = 0; i < n; i++)
+        env[i + 1] = strncmp(p->env[i], "LD_PRELOAD=", 11) == 0 ? pre : p->env[i];
+    char text[PATH_MAX + 200];
+    snprintf(text, sizeof text,
+             "%s.%d: %s %s: traced through libips2 preloaded (interactions only)", p->app, p->index,
+             file, p->exe_kind == SLAVE_EXE_SCRIPT ? "is a script" : "was not built with ips2cc");
+    slave_send_note(s->master, text);
+    return env;
+}
+
 /* Starts process i (or refuses it, why not NULL), and its readiness
  * check if it has one. */
 static void start_one(struct slave *s, size_t i, const char *why)
@@ -374,7 +466,14 @@ static void start_one(struct slave *s, size_t i, const char *why)
         slave_runner_refuse(s->runner, &spec, why);
         return;
     }
+    char **env = with_preload(s, p);
+    if (env != NULL)
+        spec.env = env;
     pid_t pid = slave_runner_start(s->runner, &spec);
+    if (env != NULL) {
+        free(env[0]);
+        free(env);
+    }
     if (pid <= 0)
         return;
     slave_send_started(s->master, p->app, p->index, (int)pid);

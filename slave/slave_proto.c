@@ -197,6 +197,13 @@ int slave_send_started(int master, const char *app, int index, int pid)
     return send(master, IPS2_TAG_STARTED);
 }
 
+int slave_send_note(int master, const char *text)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_str(text));
+    return send(master, IPS2_TAG_NOTE);
+}
+
 int slave_send_ready(int master, const char *app, int index, int ok, const char *text)
 {
     BEGIN();

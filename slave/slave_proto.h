@@ -31,7 +31,8 @@ struct slave_process {
     uint32_t hold;           /* 1: waits for its RELEASE */
     char *ready, *ready_arg; /* "" or "tcp"/"file", and its port or path */
     int64_t ready_timeout_ms;
-    int state; /* the slave's: 0 not started, 1 started or refused */
+    int state;    /* the slave's: 0 not started, 1 started or refused */
+    int exe_kind; /* the slave's: enum slave_exe_kind of its program */
 };
 
 struct slave_expected {
@@ -85,6 +86,7 @@ int slave_send_hello(int master, const char *machine, const char *host, int pid,
                      int64_t real_minus_mono);
 int slave_send_started(int master, const char *app, int index, int pid);
 int slave_send_exited(int master, const struct slave_proc_end *end);
+int slave_send_note(int master, const char *text);
 int slave_send_ready(int master, const char *app, int index, int ok, const char *text);
 int slave_send_progress(int master, int stage, int64_t done, int64_t total);
 int slave_send_problem(int master, const char *text);
