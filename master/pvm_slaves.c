@@ -626,6 +626,8 @@ int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int i
     IPS2_TRY(ips2_pk_str(order != NULL ? order->ready : ""));
     IPS2_TRY(ips2_pk_str(order != NULL ? order->ready_arg : ""));
     IPS2_TRY(ips2_pk_i64(order != NULL ? order->ready_timeout_ms : 0));
+    IPS2_TRY(ips2_pk_u32(order != NULL ? (uint32_t)order->spawn_size : 0));
+    IPS2_TRY(ips2_pk_u32(order != NULL ? (uint32_t)order->spawn_rank : 0));
     return send_to(s, slave, IPS2_TAG_PROCESS);
 }
 

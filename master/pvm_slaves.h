@@ -75,6 +75,7 @@ struct ips2_start_order {
     bool hold;
     const char *ready, *ready_arg;
     int64_t ready_timeout_ms;
+    int spawn_size, spawn_rank; /* one of a PVM sibling group; size 0: none */
 };
 int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int index,
                         const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,

@@ -162,8 +162,9 @@ static int start_pvmd(void)
         return pvm_start_pvmd(1, argv, 1);
     bool had = getenv("PVM_PATH") != NULL;
     char *saved = save_env("PVM_PATH");
-    const char *rest =
-        had && saved != NULL ? saved : "$HOME/pvm3/bin/$PVM_ARCH:$PVM_ROOT/bin/$PVM_ARCH:$PVM_ROOT/lib";
+    const char *rest = had && saved != NULL
+                           ? saved
+                           : "$HOME/pvm3/bin/$PVM_ARCH:$PVM_ROOT/bin/$PVM_ARCH:$PVM_ROOT/lib";
     size_t n = strlen(exec_dirs) + strlen(rest) + 2;
     char *path = malloc(n);
     if (path != NULL) {

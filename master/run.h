@@ -39,8 +39,9 @@ struct run_proc {
     int stop_signal;    /* and how */
     int64_t stop_grace_ms;
     enum run_ready { RR_WAIT = 0, RR_READY, RR_NOT } readiness;
-    bool released; /* held: its RELEASE was sent */
-    bool stopped;  /* its STOP was sent */
+    int spawn_size, spawn_rank; /* one of a PVM sibling group (-spawn N); size 0: none */
+    bool released;              /* held: its RELEASE was sent */
+    bool stopped;               /* its STOP was sent */
 };
 
 /* An old session replayed beside the run. */

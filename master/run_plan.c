@@ -183,6 +183,20 @@ static int plan_order(Tcl_Interp *interp, Tcl_Obj *app, Tcl_Obj *pd, const char 
         }
     }
     keep(&p->ready, ready);
+    Tcl_Obj *spawn = nonempty(opt(pd, "spawn")), *size = NULL, *rank = NULL;
+    if (spawn != NULL) {
+        size = opt(spawn, "size");
+        rank = opt(spawn, "rank");
+        if (size == NULL || rank == NULL ||
+            Tcl_GetIntFromObj(interp, size, &p->spawn_size) != TCL_OK ||
+            Tcl_GetIntFromObj(interp, rank, &p->spawn_rank) != TCL_OK || p->spawn_size < 1 ||
+            p->spawn_rank < 0 || p->spawn_rank >= p->spawn_size) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("application %s: spawn \"%s\": expected "
+                                                   "{size N rank K}",
+                                                   what, Tcl_GetString(spawn)));
+            return TCL_ERROR;
+        }
+    }
     p->ready_timeout_s = 60;
     if (rt != NULL && Tcl_GetDoubleFromObj(interp, rt, &p->ready_timeout_s) != TCL_OK)
         return TCL_ERROR;

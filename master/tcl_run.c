@@ -716,7 +716,11 @@ static void SendWork(struct run *run, struct run_machine *m)
             names[k / 2] = Tcl_GetString(env[k]);
             values[k / 2] = Tcl_GetString(env[k + 1]);
         }
-        struct ips2_start_order order = {.hold = p->after != NULL, .ready = "", .ready_arg = ""};
+        struct ips2_start_order order = {.hold = p->after != NULL,
+                                         .ready = "",
+                                         .ready_arg = "",
+                                         .spawn_size = p->spawn_size,
+                                         .spawn_rank = p->spawn_rank};
         Tcl_Obj *kind = NULL, *what = NULL;
         if (p->ready != NULL && Tcl_ListObjIndex(NULL, p->ready, 0, &kind) == TCL_OK &&
             Tcl_ListObjIndex(NULL, p->ready, 1, &what) == TCL_OK && kind != NULL && what != NULL) {

@@ -8,7 +8,7 @@
 #           ?-stop-when {APP ... ended}? ?-signal NAME? ?-grace MS?
 #           { process ... ; ... }
 #   process MACHINE ?-cwd DIR? ?-env {NAME VALUE ...}? ?-timeout SECONDS?
-#           ?-count N? ?-after {APP ...}? ?-ready {tcp PORT}|{file PATH}?
+#           ?-count N? ?-spawn N? ?-after {APP ...}? ?-ready {tcp PORT}|{file PATH}?
 #           ?-ready-timeout SECONDS? ?--? COMMAND ?ARG ...?   (inside an application)
 #   replay SESSION-DIR ?-mode replay|comparison? ?-apps {APP ...}? ?-prefix STRING?
 #   collector MACHINE KIND ?-interval MS?             (KIND: os | hw)
@@ -34,11 +34,14 @@
 #                 processes get SIGNAL, and SIGKILL MS later if still there
 #   PROCESS       {index I machine M cwd DIR env {NAME VALUE ...}
 #                  timeout SECONDS command {WORD ...} line N
-#                  after {APP ...} ready READY readytimeout SECONDS}
+#                  after {APP ...} ready READY readytimeout SECONDS
+#                  spawn {} | {size N rank K}}
 #                 after: its application's -after and its own, merged;
 #                 it starts once every process of those applications is
 #                 ready.  READY: {} (ready once started), {tcp PORT} or
-#                 {file ABSOLUTE-PATH} (relative to its cwd)
+#                 {file ABSOLUTE-PATH} (relative to its cwd).  spawn: one
+#                 of N PVM tasks the slave starts together with pvm_spawn
+#                 (-spawn N: siblings, as pvm_siblings sees them)
 #                 one per process to run (-count N gives N), index 0, 1, ...
 #                 within the application; cwd absolute; a relative command
 #                 path with a "/" resolved against cwd, a bare name left to
@@ -288,7 +291,8 @@ proc ::ips2::workload::CmdProcess {slave args} {
     set args [lassign $args machine]
     Name $slave "a machine name" $machine
     set spec {-cwd "a directory" -env "a list {NAME VALUE ...}" -timeout "seconds"
-              -count "a number of processes" -after "a list of applications"
+              -count "a number of processes" -spawn "a number of PVM tasks"
+              -after "a list of applications"
               -ready "{tcp PORT} or {file PATH}" -ready-timeout "seconds"}
     set words {}
     while {[llength $args]} {
@@ -337,6 +341,14 @@ proc ::ips2::workload::CmdProcess {slave args} {
         set count [Positive $slave "-count" [dict get $opts -count] 1]
         if {$count > 10000} { Fail $slave "expected -count of at most 10000, got $count" }
     }
+    set spawn 0
+    if {[dict exists $opts -spawn]} {
+        set spawn [Positive $slave "-spawn" [dict get $opts -spawn] 1]
+        if {$spawn > 1000} { Fail $slave "expected -spawn of at most 1000, got $spawn" }
+        if {[dict exists $opts -count]} { Fail $slave "expected -spawn or -count, not both" }
+        if {[dict exists $opts -ready]} { Fail $slave "expected -ready without -spawn" }
+        set count $spawn
+    }
     set after {}
     if {[dict exists $opts -after]} {
         set after [Apps $slave -after [dict get $opts -after]]
@@ -360,9 +372,10 @@ proc ::ips2::workload::CmdProcess {slave args} {
     set line [Line $slave]
     set procs [dict get $Reading($slave) applications $app processes]
     for {set i 0} {$i < $count} {incr i} {
+        set group [expr {$spawn ? [list size $spawn rank $i] : {}}]
         lappend procs [dict create index [llength $procs] machine $machine cwd $cwd env $env \
                            timeout $timeout command $command line $line \
-                           after $after ready $ready readytimeout $readytimeout]
+                           after $after ready $ready readytimeout $readytimeout spawn $group]
     }
     dict set Reading($slave) applications $app processes $procs
     return

@@ -58,7 +58,10 @@ enum ips2_tag {
                                u32 argc, argc x str, u32 nenv, nenv x (str name, str value),
                                u32 hold (1: not started at GO but at its RELEASE), str ready
                                ("" none, "tcp", "file"), str its argument (port, path), i64
-                               ready timeout ms: the slave checks readiness and sends READY */
+                               ready timeout ms: the slave checks readiness and sends READY;
+                               u32 spawn size (0: a process of its own), u32 rank: one of a
+                               group of PVM tasks the slave starts with one pvm_spawn when
+                               it starts rank 0 (its PROCESSes are sent in rank order) */
     IPS2_TAG_REPLAY = 102,  /* str old session dir, str trace dir to reduce, str prefix,
                                u32 napps, napps x str app (none: all applications),
                                u32 npids, npids x (str app, i32 pid): the processes the
@@ -158,6 +161,8 @@ enum ips2_tag {
     /* 900-999: PVM notifications the master asks for */
     IPS2_TAG_TASK_EXIT = 900,   /* PvmTaskExit: body i32 tid of the exited task */
     IPS2_TAG_HOST_DELETE = 901, /* PvmHostDelete: body i32 tid of the pvmd */
+    IPS2_TAG_SPAWN_EXIT = 902,  /* the slave's PvmTaskExit of the tasks it spawned (-spawn):
+                                   body i32 tid */
 };
 
 /*

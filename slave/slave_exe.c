@@ -6,6 +6,11 @@
  */
 #include "slave_exe.h"
 
+#include "ips2_fields.h"
+#include "ips2_format.h"
+#include "ips2_reader.h"
+
+#include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -130,4 +135,41 @@ int slave_exe_libips2(char *buf, size_t size)
     *slash = '\0';
     snprintf(buf, size, "%s/lib/libips2.so", self[0] ? self : "");
     return access(buf, R_OK) == 0 ? 0 : -1;
+}
+
+int slave_exe_traced_exit(const char *trace_dir, int pid, int *signal, int *status)
+{
+    char prefix[32], best[PATH_MAX] = "";
+    int n = snprintf(prefix, sizeof prefix, "%d.", pid);
+    long image = -1;
+    DIR *d = opendir(trace_dir);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char *end = NULL;
+        if (strncmp(e->d_name, prefix, (size_t)n) != 0)
+            continue;
+        long im = strtol(e->d_name + n, &end, 10);
+        if (end != NULL && strncmp(end, ".proc.", 6) == 0 && im > image) {
+            image = im;
+            snprintf(best, sizeof best, "%s/%s", trace_dir, e->d_name);
+        }
+    }
+    if (d != NULL)
+        closedir(d);
+    if (image < 0)
+        return -1;
+    char err[IPS2_ERR_MAX];
+    struct ips2_reader *rd = ips2_reader_open(best, err);
+    const struct ips2_event *ev;
+    int found = -1;
+    while (rd != NULL && ips2_reader_next(rd, &ev) == 1) {
+        if (ev->kind != IPS2_EV_PROC_EXIT)
+            continue;
+        int st = ev->nextra > IPS2_F_PROC_EXIT_STATUS ? (int)ev->extra[IPS2_F_PROC_EXIT_STATUS] : 0;
+        *signal = ev->payload == IPS2_EXIT_SIGNAL ? st : 0;
+        *status = ev->payload == IPS2_EXIT_SIGNAL ? 0 : st & 0377;
+        found = 0;
+    }
+    if (rd != NULL)
+        ips2_reader_close(rd);
+    return found;
 }

@@ -29,4 +29,10 @@ enum slave_exe_kind slave_exe_kind(const char *argv0, const char *cwd, const cha
  * 0, or -1 if it is not there. */
 int slave_exe_libips2(char *buf, size_t size);
 
+/* How process pid ended as its trace in trace_dir says (the proc-exit
+ * event of its last image's process stream): *signal the signal that
+ * killed it (0: none), *status its exit status & 0377.  For a PVM task,
+ * which is not the slave's child.  0, or -1 if no exit is recorded. */
+int slave_exe_traced_exit(const char *trace_dir, int pid, int *signal, int *status);
+
 #endif /* IPS2_SLAVE_EXE_H */

@@ -63,6 +63,7 @@ struct slave {
     struct slave_runner *runner;
     struct slave_ready *ready; /* readiness checks (-ready), made at the first */
     int held;                  /* held processes not RELEASEd yet */
+    int spawned;               /* PVM tasks spawned (-spawn) still running */
     struct slave_process *procs;
     size_t nprocs, cap_procs;
     struct slave_replay *replays;
@@ -448,6 +449,162 @@ static char **with_preload(struct slave *s, struct slave_process *p)
     return env;
 }
 
+/* The local pvmd's name in the VM (for PvmTaskHost), or "". */
+static void local_host(char *buf, size_t size)
+{
+    int dtid = pvm_tidtohost(pvm_mytid()), nhost = 0, narch = 0;
+    struct pvmhostinfo *hi = NULL;
+    buf[0] = '\0';
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return;
+    for (int i = 0; i < nhost; i++)
+        if (hi[i].hi_tid == dtid)
+            snprintf(buf, size, "%s", hi[i].hi_name);
+}
+
+/* Sets NAME=VALUE entries in the slave's environment for a pvm_spawn,
+ * keeping the old values in saved (restore_env puts them back). */
+static void set_env(char *const *entries, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(entries[i], '=');
+        if (eq == NULL) {
+            saved[i] = NULL;
+            continue;
+        }
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - entries[i]), entries[i]);
+        const char *old = getenv(name);
+        size_t len = strlen(name) + (old ? strlen(old) : 0) + 2;
+        saved[i] = malloc(len);
+        if (saved[i] != NULL)
+            snprintf(saved[i], len, "%s=%s", name, old ? old : "\x01");
+        setenv(name, eq + 1, 1);
+    }
+}
+
+static void restore_env(char **saved, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (saved[i] == NULL)
+            continue;
+        char *eq = strchr(saved[i], '=');
+        *eq = '\0';
+        if (strcmp(eq + 1, "\x01") == 0)
+            unsetenv(saved[i]);
+        else
+            setenv(saved[i], eq + 1, 1);
+        free(saved[i]);
+    }
+}
+
+/* -spawn N: the group of processes i .. i+N-1 is one pvm_spawn of N tasks
+ * on this host, so that they are siblings (pvm_siblings).  They get the
+ * tracing variables and the workload's through PVM_EXPORT; the pvmd's
+ * working directory and output (its log) are PVM's.  Each task's exit
+ * comes as SPAWN_EXIT (pvm_notify). */
+static void spawn_group(struct slave *s, size_t i)
+{
+    struct slave_process *p = &s->procs[i];
+    size_t n = p->spawn_size;
+    if (i + n > s->nprocs)
+        n = s->nprocs - i;
+    char **preload = with_preload(s, p);
+    char *const *wenv = preload != NULL ? preload : p->env;
+    size_t nenv = 0;
+    while (wenv != NULL && wenv[nenv] != NULL)
+        nenv++;
+    size_t slen = strlen(s->trace_dir) + sizeof "IPS2_SESSION=";
+    size_t alen = strlen(p->app) + sizeof "IPS2_APP=";
+    char **all = calloc(nenv + 3, sizeof *all), **saved = calloc(nenv + 3, sizeof *saved);
+    char *sess = malloc(slen), *appv = malloc(alen), *exp = NULL;
+    int *tids = calloc(n, sizeof *tids), got = 0;
+    size_t explen = 64;
+    for (size_t k = 0; k < nenv; k++)
+        explen += strlen(wenv[k]) + 1;
+    exp = malloc(explen + (getenv("PVM_EXPORT") ? strlen(getenv("PVM_EXPORT")) : 0));
+    if (all != NULL && saved != NULL && sess != NULL && appv != NULL && tids != NULL &&
+        exp != NULL) {
+        snprintf(sess, slen, "IPS2_SESSION=%s", s->trace_dir);
+        snprintf(appv, alen, "IPS2_APP=%s", p->app);
+        size_t m = 0;
+        for (size_t k = 0; k < nenv; k++)
+            all[m++] = wenv[k];
+        all[m++] = sess;
+        all[m++] = appv;
+        /* PVM_EXPORT: the names of all, then what was exported already */
+        size_t len = 0;
+        for (size_t k = 0; k < m; k++)
+            len += (size_t)sprintf(exp + len, "%s%.*s",
+                                   len ? ":" : "PVM_EXPORT=", (int)strcspn(all[k], "="), all[k]);
+        if (getenv("PVM_EXPORT") != NULL)
+            sprintf(exp + len, ":%s", getenv("PVM_EXPORT"));
+        all[m++] = exp;
+        char host[256];
+        local_host(host, sizeof host);
+        set_env(all, m, saved);
+        got = pvm_spawn(p->argv[0], p->argv[1] != NULL ? p->argv + 1 : NULL,
+                        host[0] ? PvmTaskHost : PvmTaskDefault, host, (int)n, tids);
+        restore_env(saved, m);
+    }
+    char why[256];
+    snprintf(why, sizeof why, "pvm_spawn %s: %s", p->argv[0],
+             got < 0 ? "failed" : "no task (PvmNoFile: not on the pvmd's path?)");
+    for (size_t k = 0; k < n; k++) {
+        struct slave_process *q = &s->procs[i + k];
+        struct slave_proc_spec spec = {.app = q->app, .index = q->index, .argv = q->argv};
+        q->state = 1;
+        if (got > 0 && (int)k < got && tids[k] > 0) {
+            int nt = 0;
+            struct pvmtaskinfo *ti = NULL;
+            q->tid = tids[k];
+            q->pid = pvm_tasks(tids[k], &nt, &ti) >= 0 && nt > 0 ? ti[0].ti_pid : 0;
+            slave_send_started(s->master, q->app, q->index, q->pid);
+            s->spawned++;
+        } else {
+            slave_runner_refuse(s->runner, &spec, why);
+        }
+    }
+    if (got > 0)
+        pvm_notify(PvmTaskExit, IPS2_TAG_SPAWN_EXIT, got, tids);
+    if (preload != NULL) {
+        free(preload[0]);
+        free(preload);
+    }
+    free(all);
+    free(saved);
+    free(sess);
+    free(appv);
+    free(exp);
+    free(tids);
+}
+
+/* SPAWN_EXIT: a task of a -spawn group ended; its trace says how. */
+static void spawn_exit(struct slave *s)
+{
+    int32_t tid = 0;
+    if (ips2_upk_i32(&tid) < 0)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct slave_process *q = &s->procs[i];
+        if (q->tid != tid || q->state != 1)
+            continue;
+        q->state = 2;
+        struct slave_proc_end end = {.app = q->app, .index = q->index, .pid = q->pid};
+        int sig = 0, status = 0;
+        if (q->pid > 0 && slave_exe_traced_exit(s->trace_dir, q->pid, &sig, &status) == 0) {
+            end.how = sig ? IPS2_PROC_SIGNALED : IPS2_PROC_EXITED;
+            end.code = sig ? sig : status;
+        } else {
+            end.how = IPS2_PROC_EXITED;
+            snprintf(end.text, sizeof end.text, "a PVM task: no exit recorded");
+        }
+        s->spawned--;
+        on_end(s, &end);
+        return;
+    }
+}
+
 /* Starts process i (or refuses it, why not NULL), and its readiness
  * check if it has one. */
 static void start_one(struct slave *s, size_t i, const char *why)
@@ -465,6 +622,11 @@ static void start_one(struct slave *s, size_t i, const char *why)
     if (why != NULL) {
         slave_runner_refuse(s->runner, &spec, why);
         return;
+    }
+    if (p->spawn_size > 0) {
+        if (p->spawn_rank == 0)
+            spawn_group(s, i);
+        return; /* the other ranks: with rank 0 */
     }
     char **env = with_preload(s, p);
     if (env != NULL)
@@ -512,9 +674,11 @@ static void release(struct slave *s)
         problem(s, "bad RELEASE message");
     } else {
         struct slave_process *p = find_process(s, m.app, m.index);
-        if (p != NULL && p->hold && p->state == 0) {
+        if (p != NULL && p->hold) {
+            p->hold = 0;
             s->held--;
-            start_one(s, (size_t)(p - s->procs), m.why[0] ? m.why : NULL);
+            if (p->state == 0) /* a -spawn group starts with its rank 0 */
+                start_one(s, (size_t)(p - s->procs), m.why[0] ? m.why : NULL);
         }
     }
     free(m.app);
@@ -527,8 +691,11 @@ static void stop(struct slave *s)
     struct slave_stop m;
     if (slave_upk_stop(&m) < 0)
         problem(s, "bad STOP message");
-    else
-        slave_runner_stop(s->runner, m.app, m.index, m.signal, m.grace_ms);
+    else if (slave_runner_stop(s->runner, m.app, m.index, m.signal, m.grace_ms) != 0) {
+        struct slave_process *p = find_process(s, m.app, m.index);
+        if (p != NULL && p->tid > 0 && p->state == 1) /* a -spawn task: no grace */
+            pvm_sendsig(p->tid, m.signal);
+    }
     free(m.app);
 }
 
@@ -584,6 +751,10 @@ static void handle(struct slave *s, int buf)
             s->cpa = slave_cpa_new(s->master);
         if (s->cpa != NULL)
             slave_cpa_handle(s->cpa, tag, src);
+        return;
+    }
+    if (tag == IPS2_TAG_SPAWN_EXIT) { /* from the pvmd: a -spawn task ended */
+        spawn_exit(s);
         return;
     }
     if (src != s->master)
@@ -689,7 +860,7 @@ int main(int argc, char **argv)
             int running = slave_runner_step(s.runner, on_end, &s);
             if (s.ready != NULL) /* the checks of processes that just ended */
                 slave_ready_step(s.ready, on_ready, &s);
-            if (running == 0 && s.held == 0 && !s.reduced) {
+            if (running == 0 && s.held == 0 && s.spawned == 0 && !s.reduced) {
                 finish_run(&s);
                 continue;
             }

@@ -83,6 +83,8 @@ int slave_upk_process(struct slave_process *p)
     IPS2_TRY(ips2_upk_str(&p->ready));
     IPS2_TRY(ips2_upk_str(&p->ready_arg));
     IPS2_TRY(ips2_upk_i64(&p->ready_timeout_ms));
+    IPS2_TRY(ips2_upk_u32(&p->spawn_size));
+    IPS2_TRY(ips2_upk_u32(&p->spawn_rank));
     return 0;
 }
 

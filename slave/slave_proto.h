@@ -31,8 +31,10 @@ struct slave_process {
     uint32_t hold;           /* 1: waits for its RELEASE */
     char *ready, *ready_arg; /* "" or "tcp"/"file", and its port or path */
     int64_t ready_timeout_ms;
-    int state;    /* the slave's: 0 not started, 1 started or refused */
-    int exe_kind; /* the slave's: enum slave_exe_kind of its program */
+    uint32_t spawn_size, spawn_rank; /* one of a PVM sibling group (size 0: none) */
+    int tid, pid;                    /* the slave's: a spawned task's */
+    int state;                       /* the slave's: 0 not started, 1 started or refused */
+    int exe_kind;                    /* the slave's: enum slave_exe_kind of its program */
 };
 
 struct slave_expected {
