@@ -432,6 +432,18 @@ proc ::ips2::cli::Progress {event} {
         hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
+        ready   {
+            if {[{*}$get ok]} {
+                Say "$machine: [{*}$get app].[{*}$get index] ready"
+            } else {
+                Say "$machine: [{*}$get app].[{*}$get index] not ready: [{*}$get text]"
+            }
+        }
+        note    { Say "$machine: [{*}$get text]" }
+        stopping {
+            Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) stopped:\
+                 [{*}$get signal], SIGKILL after [{*}$get grace] ms"
+        }
         stage {
             set stage [{*}$get stage]
             set done [{*}$get done]

@@ -364,6 +364,15 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
             (rc = ips2_upk_i32(&w)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 && s->ev.exited != NULL)
             s->ev.exited(s->arg, i, a, x, y, z, w, b);
         break;
+    case IPS2_TAG_NOTE:
+        if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.note != NULL)
+            s->ev.note(s->arg, i, a);
+        break;
+    case IPS2_TAG_READY:
+        if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i32(&x)) >= 0 &&
+            (rc = ips2_upk_i32(&y)) >= 0 && (rc = ips2_upk_str(&b)) >= 0 && s->ev.ready != NULL)
+            s->ev.ready(s->arg, i, a, x, y, b);
+        break;
     case IPS2_TAG_PROGRESS:
         if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i64(&l1)) >= 0 &&
             (rc = ips2_upk_i64(&l2)) >= 0 && s->ev.progress != NULL)
@@ -599,7 +608,8 @@ int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir
 
 int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int index,
                         const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,
-                        int nenv, const char *const *env_names, const char *const *env_values)
+                        int nenv, const char *const *env_names, const char *const *env_values,
+                        const struct ips2_start_order *order)
 {
     IPS2_TRY(pvm_initsend(PvmDataDefault));
     IPS2_TRY(ips2_pk_str(app));
@@ -612,7 +622,34 @@ int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int i
         IPS2_TRY(ips2_pk_str(env_names[i]));
         IPS2_TRY(ips2_pk_str(env_values[i]));
     }
+    IPS2_TRY(ips2_pk_u32(order != NULL && order->hold));
+    IPS2_TRY(ips2_pk_str(order != NULL ? order->ready : ""));
+    IPS2_TRY(ips2_pk_str(order != NULL ? order->ready_arg : ""));
+    IPS2_TRY(ips2_pk_i64(order != NULL ? order->ready_timeout_ms : 0));
+    IPS2_TRY(ips2_pk_u32(order != NULL ? (uint32_t)order->spawn_size : 0));
+    IPS2_TRY(ips2_pk_u32(order != NULL ? (uint32_t)order->spawn_rank : 0));
     return send_to(s, slave, IPS2_TAG_PROCESS);
+}
+
+int ips2_slaves_release(struct ips2_slaves *s, int slave, const char *app, int index,
+                        const char *why)
+{
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_str(app));
+    IPS2_TRY(ips2_pk_i32(index));
+    IPS2_TRY(ips2_pk_str(why));
+    return send_to(s, slave, IPS2_TAG_RELEASE);
+}
+
+int ips2_slaves_stop(struct ips2_slaves *s, int slave, const char *app, int index, int sig,
+                     int64_t grace_ms)
+{
+    IPS2_TRY(pvm_initsend(PvmDataDefault));
+    IPS2_TRY(ips2_pk_str(app));
+    IPS2_TRY(ips2_pk_i32(index));
+    IPS2_TRY(ips2_pk_i32(sig));
+    IPS2_TRY(ips2_pk_i64(grace_ms));
+    return send_to(s, slave, IPS2_TAG_STOP);
 }
 
 int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, const char *trace_dir,

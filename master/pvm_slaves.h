@@ -23,8 +23,11 @@ struct ips2_slave_events {
     void (*started)(void *arg, int slave, const char *app, int index, int pid);
     void (*exited)(void *arg, int slave, const char *app, int index, int pid, int how, int code,
                    const char *text);
+    /* a readiness check passed (ok 1) or not (ok 0, text why) */
+    void (*ready)(void *arg, int slave, const char *app, int index, int ok, const char *text);
     void (*progress)(void *arg, int slave, const char *stage, int64_t done, int64_t total);
     void (*problem)(void *arg, int slave, const char *text);
+    void (*note)(void *arg, int slave, const char *text);
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);
@@ -66,9 +69,22 @@ void ips2_slaves_quit_all(struct ips2_slaves *s);
 int ips2_slaves_config(struct ips2_slaves *s, int slave, const char *session_dir,
                        const char *machine, const char *host, int64_t session_start,
                        int64_t interval_ns, int64_t grace_ms, uint32_t flags);
+/* A process's start order (PROCESS's last fields): held until RELEASE;
+ * ready "" (none), "tcp" or "file", with its argument and timeout. */
+struct ips2_start_order {
+    bool hold;
+    const char *ready, *ready_arg;
+    int64_t ready_timeout_ms;
+    int spawn_size, spawn_rank; /* one of a PVM sibling group; size 0: none */
+};
 int ips2_slaves_process(struct ips2_slaves *s, int slave, const char *app, int index,
                         const char *cwd, int64_t timeout_ms, int argc, const char *const *argv,
-                        int nenv, const char *const *env_names, const char *const *env_values);
+                        int nenv, const char *const *env_names, const char *const *env_values,
+                        const struct ips2_start_order *order);
+int ips2_slaves_release(struct ips2_slaves *s, int slave, const char *app, int index,
+                        const char *why);
+int ips2_slaves_stop(struct ips2_slaves *s, int slave, const char *app, int index, int sig,
+                     int64_t grace_ms);
 int ips2_slaves_replay(struct ips2_slaves *s, int slave, const char *session, const char *trace_dir,
                        const char *prefix, int napps, const char *const *apps, int nexpected,
                        const char *const *expected_apps, const int *expected_pids);

@@ -152,6 +152,39 @@ static int quiet_join(struct ips2_vm *vm)
     return rc;
 }
 
+static char *exec_dirs; /* ips2_vm_exec_path()'s */
+
+void ips2_vm_exec_path(const char *dirs)
+{
+    free(exec_dirs);
+    exec_dirs = dirs != NULL && dirs[0] != '\0' ? strdup(dirs) : NULL;
+}
+
+/* Starts the pvmd with PVM_PATH (its ep=) led by exec_dirs: the
+ * workload's directories, so that pvm_spawn("worker") finds them there. */
+static int start_pvmd(void)
+{
+    char *argv[] = {"-nlocalhost", NULL};
+    if (exec_dirs == NULL)
+        return pvm_start_pvmd(1, argv, 1);
+    bool had = getenv("PVM_PATH") != NULL;
+    char *saved = save_env("PVM_PATH");
+    const char *rest = had && saved != NULL
+                           ? saved
+                           : "$HOME/pvm3/bin/$PVM_ARCH:$PVM_ROOT/bin/$PVM_ARCH:$PVM_ROOT/lib";
+    size_t n = strlen(exec_dirs) + strlen(rest) + 2;
+    char *path = malloc(n);
+    if (path != NULL) {
+        snprintf(path, n, "%s:%s", exec_dirs, rest);
+        setenv("PVM_PATH", path, 1);
+    }
+    int rc = pvm_start_pvmd(1, argv, 1);
+    restore_env("PVM_PATH", had, saved);
+    free(saved);
+    free(path);
+    return rc;
+}
+
 static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
 {
     vm->had_tmp = getenv("PVM_TMP") != NULL;
@@ -171,8 +204,7 @@ static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
     snprintf(name, sizeof name, "pvmd.%d.%s", (int)getuid(), vm->vmid);
     remove_file(vm->tmpdir, name); /* a stale one would send tasks to a dead pvmd */
 
-    char *argv[] = {"-nlocalhost", NULL};
-    int rc = pvm_start_pvmd(1, argv, 1);
+    int rc = start_pvmd();
     if (rc < 0 && rc != PvmDupHost) {
         snprintf(err, errsize, "cannot start a private pvmd: %s (%d)", ips2_vm_strerror(rc), rc);
         return -1;

@@ -33,6 +33,14 @@ struct ips2_vm {
  * needs to run as root and to find its pvmd. */
 struct ips2_vm *ips2_vm_open(enum ips2_vm_mode mode, char *err, size_t errsize);
 
+/* The directories a private pvmd started by the next ips2_vm_open()
+ * searches first for the executables tasks pvm_spawn by bare name (a
+ * colon-separated list, or NULL: none), before PVM_PATH if set, else
+ * PVM's default ep ($HOME/pvm3/bin/$PVM_ARCH:$PVM_ROOT/bin/$PVM_ARCH) and
+ * $PVM_ROOT/lib (where Debian keeps pvmgs, the group server).
+ * A joined pvmd keeps its own ep=. */
+void ips2_vm_exec_path(const char *dirs);
+
 /* Leaves the VM; a private one is halted (its pvmd is killed; tasks still
  * in it lose it) and its files removed, after copying the pvmd's log to
  * keep_log if that is not NULL. */

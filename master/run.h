@@ -31,6 +31,17 @@ struct run_proc {
     int pid;         /* 0 until started */
     Tcl_Obj *status; /* {exited N} {signal N} {failed TEXT} timeout; NULL until it ended */
     int replay;      /* -1: runs now; else the run_replay it comes from */
+    /* start order and stop condition (workload -after, -ready, -stop-when) */
+    Tcl_Obj *after; /* {APP ...}: starts once their processes are ready; NULL none */
+    Tcl_Obj *ready; /* {tcp PORT} or {file PATH}; NULL: ready once started */
+    double ready_timeout_s;
+    Tcl_Obj *stop_when; /* {APP ...}: stopped once their processes ended; NULL none */
+    int stop_signal;    /* and how */
+    int64_t stop_grace_ms;
+    enum run_ready { RR_WAIT = 0, RR_READY, RR_NOT } readiness;
+    int spawn_size, spawn_rank; /* one of a PVM sibling group (-spawn N); size 0: none */
+    bool released;              /* held: its RELEASE was sent */
+    bool stopped;               /* its STOP was sent */
 };
 
 /* An old session replayed beside the run. */

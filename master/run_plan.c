@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,82 @@ static int app_exists(struct run *run, Tcl_Obj *name)
     return v != NULL;
 }
 
+/* A list value of at least one element, or NULL. */
+static Tcl_Obj *nonempty(Tcl_Obj *v)
+{
+    Tcl_Size n = 0;
+    return v != NULL && Tcl_ListObjLength(NULL, v, &n) == TCL_OK && n > 0 ? v : NULL;
+}
+
+/* A process's start order and its application's stop condition
+ * (ips2::workload's after, ready, readytimeout; stop). */
+static int plan_order(Tcl_Interp *interp, Tcl_Obj *app, Tcl_Obj *pd, const char *what,
+                      struct run_proc *p)
+{
+    static const struct {
+        const char *name;
+        int sig;
+    } sigs[] = {{"TERM", SIGTERM}, {"INT", SIGINT},   {"HUP", SIGHUP},  {"QUIT", SIGQUIT},
+                {"KILL", SIGKILL}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2}};
+    keep(&p->after, nonempty(opt(pd, "after")));
+    Tcl_Obj *ready = nonempty(opt(pd, "ready")), *rt = opt(pd, "readytimeout");
+    Tcl_Size n = 0;
+    if (ready != NULL) {
+        Tcl_Obj *kind = NULL;
+        Tcl_ListObjLength(NULL, ready, &n);
+        Tcl_ListObjIndex(NULL, ready, 0, &kind);
+        if (n != 2 ||
+            (strcmp(Tcl_GetString(kind), "tcp") != 0 && strcmp(Tcl_GetString(kind), "file") != 0)) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("application %s: ready \"%s\": expected "
+                                                   "{tcp PORT} or {file PATH}",
+                                                   what, Tcl_GetString(ready)));
+            return TCL_ERROR;
+        }
+    }
+    keep(&p->ready, ready);
+    Tcl_Obj *spawn = nonempty(opt(pd, "spawn")), *size = NULL, *rank = NULL;
+    if (spawn != NULL) {
+        size = opt(spawn, "size");
+        rank = opt(spawn, "rank");
+        if (size == NULL || rank == NULL ||
+            Tcl_GetIntFromObj(interp, size, &p->spawn_size) != TCL_OK ||
+            Tcl_GetIntFromObj(interp, rank, &p->spawn_rank) != TCL_OK || p->spawn_size < 1 ||
+            p->spawn_rank < 0 || p->spawn_rank >= p->spawn_size) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("application %s: spawn \"%s\": expected "
+                                                   "{size N rank K}",
+                                                   what, Tcl_GetString(spawn)));
+            return TCL_ERROR;
+        }
+    }
+    p->ready_timeout_s = 60;
+    if (rt != NULL && Tcl_GetDoubleFromObj(interp, rt, &p->ready_timeout_s) != TCL_OK)
+        return TCL_ERROR;
+    Tcl_Obj *stop = nonempty(opt(app, "stop"));
+    if (stop == NULL)
+        return TCL_OK;
+    Tcl_Obj *when = nonempty(opt(stop, "when")), *sig = opt(stop, "signal"),
+            *grace = opt(stop, "grace");
+    Tcl_WideInt ms = 2000;
+    if (when == NULL || (grace != NULL && Tcl_GetWideIntFromObj(interp, grace, &ms) != TCL_OK))
+        return when == NULL ? TCL_OK : TCL_ERROR;
+    p->stop_signal = SIGTERM;
+    if (sig != NULL) {
+        p->stop_signal = 0;
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            if (strcmp(Tcl_GetString(sig), sigs[i].name) == 0)
+                p->stop_signal = sigs[i].sig;
+        if (p->stop_signal == 0) {
+            Tcl_SetObjResult(interp, Tcl_ObjPrintf("application %s: signal \"%s\": expected "
+                                                   "TERM, INT, HUP, QUIT, KILL, USR1 or USR2",
+                                                   what, Tcl_GetString(sig)));
+            return TCL_ERROR;
+        }
+    }
+    keep(&p->stop_when, when);
+    p->stop_grace_ms = ms;
+    return TCL_OK;
+}
+
 /* The active applications and their processes. */
 static int plan_applications(struct run *run, Tcl_Obj *workload)
 {
@@ -219,6 +296,10 @@ static int plan_applications(struct run *run, Tcl_Obj *workload)
                 Tcl_SetObjResult(interp, Tcl_ObjPrintf("application %s: env \"%s\": expected "
                                                        "NAME VALUE pairs",
                                                        what, Tcl_GetString(p->env)));
+                rc = TCL_ERROR;
+                break;
+            }
+            if (plan_order(interp, app, pd, what, p) != TCL_OK) {
                 rc = TCL_ERROR;
                 break;
             }

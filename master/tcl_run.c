@@ -32,9 +32,11 @@
  *	master halts a private VM (ips2_proto.h IPS2_CONFIG_HALT_ORPHAN).
  *
  *	-progress CMD is called with one more argument, an event dict:
- *	    machine M event spawned|hello|started|exited|stage|problem|
- *	    reductions|done|died  and per event: host; host pid (the slave's);
- *	    app index pid; app index pid status; stage done total; text;
+ *	    machine M event spawned|hello|started|ready|exited|stopping|stage|
+ *	    problem|note|reductions|done|died  and per event: host; host pid (the
+ *	    slave's); app index pid; app index ok text (a -ready check passed,
+ *	    or not and why); app index pid status; app index pid signal grace
+ *	    (a stop condition held); stage done total; text (problem, note);
  *	    bytes; ok; stage text.  And once, machine master event pvm mode
  *	    join|private pid PID (the private pvmd's).
  *
@@ -90,6 +92,9 @@ static void FreeRunProc(char *block)
         Release(&p->cwd);
         Release(&p->env);
         Release(&p->status);
+        Release(&p->after);
+        Release(&p->ready);
+        Release(&p->stop_when);
     }
     for (int i = 0; i < run->nreplays; i++) {
         struct run_replay *r = &run->replays[i];
@@ -188,6 +193,106 @@ static void MachineOver(struct run *run, struct run_machine *m, enum machine_sta
     MaybeFinish(run);
 }
 
+/* --- start order and stop conditions (workload -after, -ready, -stop-when) --- */
+
+/* Whether every process of app is ready: 1; one never will be (or the
+ * application has none): -1; not yet: 0. */
+static int AppReady(struct run *run, const char *app)
+{
+    int n = 0, state = 1;
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay >= 0 || strcmp(Tcl_GetString(p->app), app) != 0)
+            continue;
+        n++;
+        if (p->readiness == RR_NOT)
+            return -1;
+        if (p->readiness == RR_WAIT)
+            state = 0;
+    }
+    return n > 0 ? state : -1;
+}
+
+/* Whether every process of app ended (a dead machine's count as ended). */
+static bool AppEnded(struct run *run, const char *app)
+{
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay < 0 && strcmp(Tcl_GetString(p->app), app) == 0 && p->status == NULL &&
+            run->machines[p->machine].state != M_FAILED)
+            return false;
+    }
+    return true;
+}
+
+static bool StopHolds(struct run *run, const struct run_proc *p)
+{
+    Tcl_Size n = 0;
+    Tcl_Obj **v = NULL;
+    if (p->stop_when == NULL || Tcl_ListObjGetElements(NULL, p->stop_when, &n, &v) != TCL_OK)
+        return false;
+    for (Tcl_Size k = 0; k < n; k++)
+        if (!AppEnded(run, Tcl_GetString(v[k])))
+            return false;
+    return true;
+}
+
+/* Whether the slave of p's machine can be told anything. */
+static bool Reachable(struct run *run, const struct run_proc *p)
+{
+    const struct run_machine *m = &run->machines[p->machine];
+    return m->slave >= 0 && m->state == M_RUNNING;
+}
+
+/* After any process became ready, or not, or ended: RELEASE the held
+ * processes whose -after applications are all ready (or refuse them when
+ * one never will be), STOP those whose stop condition now holds. */
+static void Order(struct run *run)
+{
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay >= 0 || p->after == NULL || p->released || !Reachable(run, p))
+            continue;
+        Tcl_Size n = 0;
+        Tcl_Obj **v = NULL;
+        Tcl_ListObjGetElements(NULL, p->after, &n, &v);
+        int ok = 1;
+        char why[512] = "";
+        for (Tcl_Size k = 0; k < n && ok >= 0; k++) {
+            int r = AppReady(run, Tcl_GetString(v[k]));
+            if (r < 0)
+                snprintf(why, sizeof why, "%s was not ready", Tcl_GetString(v[k]));
+            ok = r < ok ? r : ok;
+        }
+        if (ok == 0 && StopHolds(run, p)) {
+            ok = -1;
+            snprintf(why, sizeof why, "its stop condition held before it could start");
+        }
+        if (ok == 0)
+            continue;
+        p->released = true;
+        ips2_slaves_release(run->slaves, run->machines[p->machine].slave, Tcl_GetString(p->app),
+                            p->index, ok > 0 ? "" : why);
+    }
+    for (int i = 0; i < run->nprocs; i++) {
+        struct run_proc *p = &run->procs[i];
+        if (p->replay >= 0 || p->stop_when == NULL || p->stopped || p->pid <= 0 ||
+            p->status != NULL || !Reachable(run, p) || !StopHolds(run, p))
+            continue;
+        p->stopped = true;
+        ips2_slaves_stop(run->slaves, run->machines[p->machine].slave, Tcl_GetString(p->app),
+                         p->index, p->stop_signal, p->stop_grace_ms);
+        const char *abbrev = sigabbrev_np(p->stop_signal);
+        Tcl_Obj *kv = Tcl_NewDictObj();
+        Ips2Put(kv, "app", Tcl_DuplicateObj(p->app));
+        Ips2Put(kv, "index", Tcl_NewIntObj(p->index));
+        Ips2Put(kv, "pid", Tcl_NewIntObj(p->pid));
+        Ips2Put(kv, "signal", Tcl_ObjPrintf("SIG%s", abbrev ? abbrev : "?"));
+        Ips2Put(kv, "grace", Tcl_NewWideIntObj((Tcl_WideInt)p->stop_grace_ms));
+        Progress(run, run->machines[p->machine].name, "stopping", kv);
+    }
+}
+
 /* --- the slaves' reports ---------------------------------------------------- */
 
 static void OnHello(void *arg, int slave, const char *host, int pid, int64_t offset)
@@ -217,6 +322,48 @@ static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
     Ips2Put(kv, "index", Tcl_NewIntObj(index));
     Ips2Put(kv, "pid", Tcl_NewIntObj(pid));
     Progress(run, m->name, "started", kv);
+    if (p->ready == NULL && p->readiness == RR_WAIT) {
+        p->readiness = RR_READY;
+        Order(run);
+    }
+}
+
+static void OnNote(void *arg, int slave, const char *text)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    Tcl_ListObjAppendElement(NULL, run->notes, Tcl_ObjPrintf("%s: %s", m->name, text));
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Ips2Put(kv, "text", Ips2Str(text));
+    Progress(run, m->name, "note", kv);
+}
+
+static void OnReady(void *arg, int slave, const char *app, int index, int ok, const char *text)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    struct run_proc *p = m ? FindProc(run, m, app, index) : NULL;
+    if (p == NULL)
+        return;
+    if (ok)
+        p->readiness = p->readiness == RR_WAIT ? RR_READY : p->readiness;
+    else {
+        if (p->readiness == RR_WAIT)
+            p->readiness = RR_NOT;
+        if (p->pid > 0)
+            Ips2RunProblem(run, m->name, "%s.%d (pid %d) %s", app, index, p->pid, text);
+        else
+            Ips2RunProblem(run, m->name, "%s.%d %s", app, index, text);
+    }
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Ips2Put(kv, "app", Ips2Str(app));
+    Ips2Put(kv, "index", Tcl_NewIntObj(index));
+    Ips2Put(kv, "ok", Tcl_NewIntObj(ok != 0));
+    Ips2Put(kv, "text", Ips2Str(text));
+    Progress(run, m->name, "ready", kv);
+    Order(run);
 }
 
 static void OnExited(void *arg, int slave, const char *app, int index, int pid, int how, int code,
@@ -239,15 +386,23 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
     case IPS2_PROC_EXITED:
         Tcl_ListObjAppendElement(NULL, status, Ips2Str("exited"));
         Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
-        if (code != 0)
+        /* stopped by its stop condition: ending on it is no problem */
+        if (code != 0 && !(p->stopped && code == 128 + p->stop_signal))
             Ips2RunProblem(run, m->name, "%s exited with status %d", who, code);
         break;
     case IPS2_PROC_SIGNALED: {
         const char *abbrev = sigabbrev_np(code);
         Tcl_ListObjAppendElement(NULL, status, Ips2Str("signal"));
         Tcl_ListObjAppendElement(NULL, status, Tcl_NewIntObj(code));
-        Ips2RunProblem(run, m->name, "%s killed by signal %d (SIG%s)", who, code,
-                       abbrev ? abbrev : "?");
+        if (p->stopped && code == SIGKILL && p->stop_signal != SIGKILL) {
+            const char *first = sigabbrev_np(p->stop_signal);
+            Ips2RunProblem(run, m->name,
+                           "%s did not end within %lld ms of SIG%s (its stop condition): "
+                           "killed by SIGKILL",
+                           who, (long long)p->stop_grace_ms, first ? first : "?");
+        } else if (!(p->stopped && code == p->stop_signal))
+            Ips2RunProblem(run, m->name, "%s killed by signal %d (SIG%s)", who, code,
+                           abbrev ? abbrev : "?");
         break;
     }
     case IPS2_PROC_FAILED:
@@ -271,6 +426,9 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
     Ips2Put(kv, "pid", Tcl_NewIntObj(pid));
     Ips2Put(kv, "status", status);
     Progress(run, m->name, "exited", kv);
+    if (p->readiness == RR_WAIT)
+        p->readiness = RR_NOT;
+    Order(run);
 }
 
 static void OnProgress(void *arg, int slave, const char *stage, int64_t done, int64_t total)
@@ -394,13 +552,21 @@ static void OnDied(void *arg, int slave, const char *why)
     Ips2Put(kv, "stage", Ips2Str(m->stage));
     Ips2Put(kv, "text", Ips2Str(why));
     Progress(run, m->name, "died", kv);
+    int mi = (int)(m - run->machines);
+    for (int i = 0; i < run->nprocs; i++)
+        if (run->procs[i].replay < 0 && run->procs[i].machine == mi &&
+            run->procs[i].readiness == RR_WAIT)
+            run->procs[i].readiness = RR_NOT;
     MachineOver(run, m, M_FAILED);
+    Order(run); /* the other machines' processes waiting for these */
 }
 
 static const struct ips2_slave_events Events = {
     .hello = OnHello,
     .started = OnStarted,
     .exited = OnExited,
+    .ready = OnReady,
+    .note = OnNote,
     .progress = OnProgress,
     .problem = OnProblem,
     .reductions = OnReductions,
@@ -567,9 +733,21 @@ static void SendWork(struct run *run, struct run_machine *m)
             names[k / 2] = Tcl_GetString(env[k]);
             values[k / 2] = Tcl_GetString(env[k + 1]);
         }
+        struct ips2_start_order order = {.hold = p->after != NULL,
+                                         .ready = "",
+                                         .ready_arg = "",
+                                         .spawn_size = p->spawn_size,
+                                         .spawn_rank = p->spawn_rank};
+        Tcl_Obj *kind = NULL, *what = NULL;
+        if (p->ready != NULL && Tcl_ListObjIndex(NULL, p->ready, 0, &kind) == TCL_OK &&
+            Tcl_ListObjIndex(NULL, p->ready, 1, &what) == TCL_OK && kind != NULL && what != NULL) {
+            order.ready = Tcl_GetString(kind);
+            order.ready_arg = Tcl_GetString(what);
+            order.ready_timeout_ms = (int64_t)(p->ready_timeout_s * 1000.0 + 0.5);
+        }
         ips2_slaves_process(s, m->slave, Tcl_GetString(p->app), p->index, Tcl_GetString(p->cwd),
                             (int64_t)(p->timeout_s * 1000.0 + 0.5), (int)argc, a, (int)(nenv / 2),
-                            names, values);
+                            names, values, &order);
         Tcl_Free((char *)a);
         Tcl_Free((char *)names);
         Tcl_Free((char *)values);
@@ -649,12 +827,69 @@ static Tcl_Obj *ReadWorkload(Tcl_Interp *interp, Tcl_Obj *w, Tcl_Obj *vars)
     return Ips2EvalWords(interp, 4, cmd) == TCL_OK ? Tcl_GetObjResult(interp) : NULL;
 }
 
+/* The workload's directories, for a private pvmd's ep= (PVM_PATH): those
+ * of the programs run, their working directories, the workload file's;
+ * each once, joined by ':' (a directory with ':' cannot be in a path). */
+static Tcl_Obj *ExecDirs(struct run *run)
+{
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL), *out = Tcl_NewObj();
+    Tcl_IncrRefCount(list);
+    Tcl_IncrRefCount(out);
+    for (int pass = 0; pass < 3; pass++) {
+        for (int i = 0; i < (pass == 2 ? 1 : run->nprocs); i++) {
+            Tcl_Obj *dir = NULL, *exe = NULL;
+            if (pass == 2) {
+                if (Tcl_GetCharLength(run->workload_file) > 0)
+                    dir = Ips2Str(Tcl_GetString(run->workload_file));
+            } else if (run->procs[i].replay < 0 && pass == 1) {
+                dir = Tcl_DuplicateObj(run->procs[i].cwd);
+            } else if (run->procs[i].replay < 0 &&
+                       Tcl_ListObjIndex(NULL, run->procs[i].command, 0, &exe) == TCL_OK &&
+                       exe != NULL && Tcl_GetString(exe)[0] == '/') {
+                dir = Tcl_DuplicateObj(exe);
+            }
+            if (dir == NULL)
+                continue;
+            Tcl_IncrRefCount(dir);
+            const char *d = Tcl_GetString(dir);
+            const char *slash = pass == 1 ? NULL : strrchr(d, '/');
+            Tcl_Obj *name = slash != NULL ? Tcl_NewStringObj(d, slash == d ? 1 : (int)(slash - d))
+                                          : Tcl_DuplicateObj(dir);
+            Tcl_DecrRefCount(dir);
+            Tcl_IncrRefCount(name);
+            const char *nd = Tcl_GetString(name);
+            Tcl_Size n = 0;
+            Tcl_Obj **v = NULL;
+            Tcl_ListObjGetElements(NULL, list, &n, &v);
+            bool seen = nd[0] != '/' || strchr(nd, ':') != NULL;
+            for (Tcl_Size k = 0; k < n && !seen; k++)
+                seen = strcmp(Tcl_GetString(v[k]), nd) == 0;
+            if (!seen) {
+                Tcl_ListObjAppendElement(NULL, list, name);
+                if (Tcl_GetCharLength(out) > 0)
+                    Tcl_AppendToObj(out, ":", 1);
+                Tcl_AppendObjToObj(out, name);
+            }
+            Tcl_DecrRefCount(name);
+        }
+    }
+    Tcl_DecrRefCount(list);
+    Tcl_Obj *result = Tcl_DuplicateObj(out);
+    Tcl_DecrRefCount(out);
+    Tcl_IncrRefCount(result);
+    return result;
+}
+
 /* Starts the slaves; TCL_ERROR only if no PVM could be had. */
 static int Start(struct run *run)
 {
     Tcl_Interp *interp = run->interp;
     char err[1024];
+    Tcl_Obj *dirs = ExecDirs(run);
+    ips2_vm_exec_path(Tcl_GetString(dirs));
+    Tcl_DecrRefCount(dirs);
     run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    ips2_vm_exec_path(NULL);
     if (run->vm != NULL) {
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
         run->pvmd_pid = run->vm->pvmd_pid;

@@ -4,9 +4,12 @@
 # are Tcl's safe core plus the workload commands:
 #
 #   machine NAME ?-host HOST?
-#   application NAME ?-mode active? { process ... ; ... }
+#   application NAME ?-mode active? ?-after {APP ...}?
+#           ?-stop-when {APP ... ended}? ?-signal NAME? ?-grace MS?
+#           { process ... ; ... }
 #   process MACHINE ?-cwd DIR? ?-env {NAME VALUE ...}? ?-timeout SECONDS?
-#           ?-count N? ?--? COMMAND ?ARG ...?          (inside an application)
+#           ?-count N? ?-spawn N? ?-after {APP ...}? ?-ready {tcp PORT}|{file PATH}?
+#           ?-ready-timeout SECONDS? ?--? COMMAND ?ARG ...?   (inside an application)
 #   replay SESSION-DIR ?-mode replay|comparison? ?-apps {APP ...}? ?-prefix STRING?
 #   collector MACHINE KIND ?-interval MS?             (KIND: os | hw)
 #   option interval MS | option timeout SECONDS
@@ -24,9 +27,21 @@
 #   options       {interval MS timeout SECONDS}
 #   machines      {NAME {host HOST line N} ...}  every machine declared or
 #                 used, in order of first mention; line 0 = not declared
-#   applications  {NAME {mode active line N processes {PROCESS ...}} ...}
+#   applications  {NAME {mode active line N after {APP ...} stop STOP
+#                        processes {PROCESS ...}} ...}
+#   STOP          {} or {when {APP ...} signal NAME grace MS}: once every
+#                 process of those applications ended, the application's
+#                 processes get SIGNAL, and SIGKILL MS later if still there
 #   PROCESS       {index I machine M cwd DIR env {NAME VALUE ...}
-#                  timeout SECONDS command {WORD ...} line N}
+#                  timeout SECONDS command {WORD ...} line N
+#                  after {APP ...} ready READY readytimeout SECONDS
+#                  spawn {} | {size N rank K}}
+#                 after: its application's -after and its own, merged;
+#                 it starts once every process of those applications is
+#                 ready.  READY: {} (ready once started), {tcp PORT} or
+#                 {file ABSOLUTE-PATH} (relative to its cwd).  spawn: one
+#                 of N PVM tasks the slave starts together with pvm_spawn
+#                 (-spawn N: siblings, as pvm_siblings sees them)
 #                 one per process to run (-count N gives N), index 0, 1, ...
 #                 within the application; cwd absolute; a relative command
 #                 path with a "/" resolved against cwd, a bare name left to
@@ -152,6 +167,47 @@ proc ::ips2::workload::Mention {slave machine} {
     }
 }
 
+# Apps: the applications named by OPTION (a list of names, at least one,
+# each once); whether they exist is checked at the end.
+proc ::ips2::workload::Apps {slave option value} {
+    if {[catch {llength $value} n] || $n == 0} {
+        Fail $slave "expected $option {APP ...}, got \"[ips2::dsl::Shown $value]\""
+    }
+    set apps {}
+    foreach app $value {
+        Name $slave "an application name in $option" $app
+        if {$app ni $apps} { lappend apps $app }
+    }
+    return $apps
+}
+
+# Ready: {tcp PORT} (something listens on PORT on the process's machine) or
+# {file PATH} (PATH exists; relative to the process's cwd).
+proc ::ips2::workload::Ready {slave value cwd} {
+    if {[catch {llength $value} n] || $n != 2 || [lindex $value 0] ni {tcp file}} {
+        Fail $slave "expected -ready {tcp PORT} or {file PATH}, got \"[ips2::dsl::Shown $value]\""
+    }
+    lassign $value kind arg
+    if {$kind eq "tcp"} {
+        if {![regexp {^[0-9]{1,5}$} $arg] || [scan $arg %d] < 1 || [scan $arg %d] > 65535} {
+            Fail $slave "expected a TCP port (1 to 65535) in -ready, got \"[ips2::dsl::Shown $arg]\""
+        }
+        return [list tcp [scan $arg %d]]
+    }
+    if {$arg eq ""} { Fail $slave "expected a path in -ready {file PATH}, got \"\"" }
+    return [list file [file normalize [file join $cwd $arg]]]
+}
+
+# Signal: a signal name for -signal, without "SIG".
+proc ::ips2::workload::Signal {slave value} {
+    set name [string toupper [regsub {(?i)^SIG} $value ""]]
+    if {$name ni {TERM INT HUP QUIT KILL USR1 USR2}} {
+        Fail $slave "expected -signal TERM, INT, HUP, QUIT, KILL, USR1 or USR2,\
+            got \"[ips2::dsl::Shown $value]\""
+    }
+    return $name
+}
+
 # --- commands -------------------------------------------------------------------
 
 proc ::ips2::workload::CmdMachine {slave args} {
@@ -183,17 +239,39 @@ proc ::ips2::workload::AppBegin {slave args} {
     if {![llength $args]} { Fail $slave "expected an application name after \"application\"" }
     set args [lassign $args name]
     Name $slave "an application name" $name
-    set opts [Options $slave application $args {-mode "active"}]
+    set opts [Options $slave application $args {-mode "active" -after "a list of applications"
+        -stop-when "{APP ... ended}" -signal "a signal name" -grace "milliseconds"}]
     if {[dict exists $opts -mode] && [dict get $opts -mode] ne "active"} {
         Fail $slave "expected -mode active (old sessions come in with \"replay\"),\
             got \"[dict get $opts -mode]\""
+    }
+    set after {}
+    if {[dict exists $opts -after]} {
+        set after [Apps $slave -after [dict get $opts -after]]
+    }
+    set stop {}
+    if {[dict exists $opts -stop-when]} {
+        set when [dict get $opts -stop-when]
+        if {[catch {llength $when} n] || $n < 2 || [lindex $when end] ne "ended"} {
+            Fail $slave "expected -stop-when {APP ... ended}, got \"[ips2::dsl::Shown $when]\""
+        }
+        set stop [dict create when [Apps $slave -stop-when [lrange $when 0 end-1]] \
+                      signal TERM grace 2000]
+        if {[dict exists $opts -signal]} {
+            dict set stop signal [Signal $slave [dict get $opts -signal]]
+        }
+        if {[dict exists $opts -grace]} {
+            dict set stop grace [Positive $slave "-grace" [dict get $opts -grace] 1]
+        }
+    } elseif {[dict exists $opts -signal] || [dict exists $opts -grace]} {
+        Fail $slave "expected -signal and -grace only with -stop-when"
     }
     if {[dict exists $Reading($slave) applications $name]} {
         Fail $slave "expected application \"$name\" to be declared once\
             (it was at line [dict get $Reading($slave) applications $name line])"
     }
     dict set Reading($slave) applications $name \
-        [dict create mode active line [Line $slave] processes {}]
+        [dict create mode active line [Line $slave] after $after stop $stop processes {}]
     dict set Reading($slave) current $name
     return
 }
@@ -213,7 +291,9 @@ proc ::ips2::workload::CmdProcess {slave args} {
     set args [lassign $args machine]
     Name $slave "a machine name" $machine
     set spec {-cwd "a directory" -env "a list {NAME VALUE ...}" -timeout "seconds"
-              -count "a number of processes"}
+              -count "a number of processes" -spawn "a number of PVM tasks"
+              -after "a list of applications"
+              -ready "{tcp PORT} or {file PATH}" -ready-timeout "seconds"}
     set words {}
     while {[llength $args]} {
         set word [lindex $args 0]
@@ -261,6 +341,27 @@ proc ::ips2::workload::CmdProcess {slave args} {
         set count [Positive $slave "-count" [dict get $opts -count] 1]
         if {$count > 10000} { Fail $slave "expected -count of at most 10000, got $count" }
     }
+    set spawn 0
+    if {[dict exists $opts -spawn]} {
+        set spawn [Positive $slave "-spawn" [dict get $opts -spawn] 1]
+        if {$spawn > 1000} { Fail $slave "expected -spawn of at most 1000, got $spawn" }
+        if {[dict exists $opts -count]} { Fail $slave "expected -spawn or -count, not both" }
+        if {[dict exists $opts -ready]} { Fail $slave "expected -ready without -spawn" }
+        set count $spawn
+    }
+    set after {}
+    if {[dict exists $opts -after]} {
+        set after [Apps $slave -after [dict get $opts -after]]
+    }
+    set ready {}
+    if {[dict exists $opts -ready]} {
+        set ready [Ready $slave [dict get $opts -ready] $cwd]
+    }
+    set readytimeout 60
+    if {[dict exists $opts -ready-timeout]} {
+        if {![llength $ready]} { Fail $slave "expected -ready-timeout only with -ready" }
+        set readytimeout [Positive $slave "-ready-timeout" [dict get $opts -ready-timeout]]
+    }
     set command $args
     set exe [lindex $command 0]
     if {$exe eq ""} { Fail $slave "expected a program to run, got \"\"" }
@@ -271,8 +372,10 @@ proc ::ips2::workload::CmdProcess {slave args} {
     set line [Line $slave]
     set procs [dict get $Reading($slave) applications $app processes]
     for {set i 0} {$i < $count} {incr i} {
+        set group [expr {$spawn ? [list size $spawn rank $i] : {}}]
         lappend procs [dict create index [llength $procs] machine $machine cwd $cwd env $env \
-                           timeout $timeout command $command line $line]
+                           timeout $timeout command $command line $line \
+                           after $after ready $ready readytimeout $readytimeout spawn $group]
     }
     dict set Reading($slave) applications $app processes $procs
     return
@@ -370,6 +473,11 @@ proc ::ips2::workload::Finish {slave file} {
         set procs {}
         foreach p [dict get $app processes] {
             if {[dict get $p timeout] eq ""} { dict set p timeout [dict get $options timeout] }
+            set after [dict get $app after]
+            foreach a [dict get $p after] {
+                if {$a ni $after} { lappend after $a }
+            }
+            dict set p after $after
             lappend procs $p
         }
         dict set app processes $procs
@@ -380,6 +488,7 @@ proc ::ips2::workload::Finish {slave file} {
         if {[dict get $c interval] eq ""} { dict set c interval [dict get $options interval] }
         lappend collectors $c
     }
+    Order $file $apps
     foreach replay [dict get $r replays] {
         foreach app [dict get $replay apps] {
             set name [dict get $replay prefix]$app
@@ -395,6 +504,71 @@ proc ::ips2::workload::Finish {slave file} {
     }
     dict create file [dict get $r file] options $options machines [dict get $r machines] \
         applications $apps replays [dict get $r replays] collectors $collectors
+}
+
+# Order: -after and -stop-when name active applications other than their
+# own, and -after makes no cycle (which would start nothing).
+proc ::ips2::workload::Order {file apps} {
+    dict for {name app} $apps {
+        foreach p [dict get $app processes] {
+            foreach a [dict get $p after] {
+                if {![dict exists $apps $a]} {
+                    ips2::dsl::failat $file [dict get $p line] \
+                        "expected -after to name an application of the workload, got \"$a\""
+                }
+                if {$a eq $name} {
+                    ips2::dsl::failat $file [dict get $p line] \
+                        "expected -after to name another application than \"$name\""
+                }
+            }
+        }
+        if {[dict size [dict get $app stop]]} {
+            foreach a [dict get $app stop when] {
+                if {![dict exists $apps $a] || $a eq $name} {
+                    ips2::dsl::failat $file [dict get $app line] \
+                        "expected -stop-when to name another application of the workload,\
+                         got \"$a\""
+                }
+            }
+        }
+    }
+    # a cycle: take away the applications whose -after are all taken away;
+    # what stays holds a cycle, found by following -after among them
+    set deps {}
+    dict for {name app} $apps {
+        set d {}
+        foreach p [dict get $app processes] {
+            foreach a [dict get $p after] {
+                if {$a ni $d} { lappend d $a }
+            }
+        }
+        dict set deps $name $d
+    }
+    set left $deps
+    set changed 1
+    while {$changed} {
+        set changed 0
+        dict for {name d} $left {
+            set free 1
+            foreach a $d {
+                if {[dict exists $left $a]} { set free 0; break }
+            }
+            if {$free} { dict unset left $name; set changed 1 }
+        }
+    }
+    if {[dict size $left]} {
+        set n [lindex [dict keys $left] 0]
+        set path {}
+        while {$n ni $path} {
+            lappend path $n
+            foreach a [dict get $left $n] {
+                if {[dict exists $left $a]} { set n $a; break }
+            }
+        }
+        set cycle [concat [lrange $path [lsearch $path $n] end] $n]
+        ips2::dsl::failat $file [dict get $apps $n line] \
+            "expected -after without a cycle, got [join $cycle { after }]"
+    }
 }
 
 # LastLine: the number of the file's last line (where "missing" is found).

@@ -26,7 +26,9 @@
  *                                  <---- HELLO
  *   PROCESS* REPLAY* COLLECTOR* GO ----->
  *                                  <---- STARTED / EXITED per process,
+ *                                        READY per process with a check,
  *                                        PROBLEM*, PROGRESS*
+ *   RELEASE* (held processes), STOP* --->
  *                                  <---- REDUCTIONS (query 0)
  *                                  <---- DONE (query 0), after packing
  *   REDUCE (query q) ------------------>
@@ -40,7 +42,7 @@
 #ifndef IPS2_PROTO_H
 #define IPS2_PROTO_H
 
-#define IPS2_PROTO_VERSION  2
+#define IPS2_PROTO_VERSION  3
 #define IPS2_PROTO_STR_MAX  (64 * 1024)
 #define IPS2_PROTO_CHUNK    (1024 * 1024)
 #define IPS2_PROTO_LIST_MAX 100000 /* a list's length, against a garbled count */
@@ -53,7 +55,13 @@ enum ips2_tag {
                                interval ns, i64 kill grace ms (SIGTERM -> SIGKILL),
                                u32 flags (IPS2_CONFIG_*) */
     IPS2_TAG_PROCESS = 101, /* str app, i32 index, str cwd, i64 timeout ms (0: none),
-                               u32 argc, argc x str, u32 nenv, nenv x (str name, str value) */
+                               u32 argc, argc x str, u32 nenv, nenv x (str name, str value),
+                               u32 hold (1: not started at GO but at its RELEASE), str ready
+                               ("" none, "tcp", "file"), str its argument (port, path), i64
+                               ready timeout ms: the slave checks readiness and sends READY;
+                               u32 spawn size (0: a process of its own), u32 rank: one of a
+                               group of PVM tasks the slave starts with one pvm_spawn when
+                               it starts rank 0 (its PROCESSes are sent in rank order) */
     IPS2_TAG_REPLAY = 102,  /* str old session dir, str trace dir to reduce, str prefix,
                                u32 napps, napps x str app (none: all applications),
                                u32 npids, npids x (str app, i32 pid): the processes the
@@ -65,6 +73,12 @@ enum ips2_tag {
                                  (CLOCK_REALTIME ns), i64 start ns, i64 end ns, i64 interval
                                  ns: reduce that one directory (ips2_reduce_dir) for the
                                  phase and send REDUCTIONS, or QUERY_FAILED */
+    IPS2_TAG_RELEASE = 108,   /* str app, i32 index, str why: after GO, start a held process
+                                 (why "") or end it as never started (FAILED, text why):
+                                 the master's start order (-after) across machines */
+    IPS2_TAG_STOP = 109,      /* str app, i32 index, i32 signal, i64 grace ms: send the
+                                 signal to the process's group, SIGKILL after the grace
+                                 (a stop condition, -stop-when) */
     IPS2_TAG_COLLECTOR = 107, /* str kind ("os", "hw"), i64 interval ms: before GO, a
                                  collector to run beside the processes (ips2-collect-KIND,
                                  collectors/collect.h), from just before the first one
@@ -83,6 +97,11 @@ enum ips2_tag {
                                     (slave/ips2_reductions.h) */
     IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
+    IPS2_TAG_NOTE = 209,         /* str text: something the master notes ("MACHINE: text"):
+                                    a process traced through libips2 preloaded */
+    IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
+                                    readiness check passed it (ok 1) or did not (ok 0: text
+                                    says why: its timeout, or it ended first) */
 
     /* 300-399: critical-path diffusion between slaves (cpa/; master/cpa_slaves.c over
        master/pvm_slaves.c, slave/slave_cpa.c; the conversation is described below the
@@ -142,6 +161,8 @@ enum ips2_tag {
     /* 900-999: PVM notifications the master asks for */
     IPS2_TAG_TASK_EXIT = 900,   /* PvmTaskExit: body i32 tid of the exited task */
     IPS2_TAG_HOST_DELETE = 901, /* PvmHostDelete: body i32 tid of the pvmd */
+    IPS2_TAG_SPAWN_EXIT = 902,  /* the slave's PvmTaskExit of the tasks it spawned (-spawn):
+                                   body i32 tid */
 };
 
 /*

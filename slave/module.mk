@@ -57,7 +57,9 @@ LIBRARIES += $(PROTO_LIB)
 # --- ips2slave: the slave analyst program (PVM task, one per machine) -------
 # Runs a machine's processes, reduces its traces with the library above,
 # sends the reductions to the master (slave/ips2_proto.h).
-SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_collect.c slave/slave_proto.c \
+SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_ready.c slave/slave_exe.c \
+                  slave/slave_collect.c \
+                  slave/slave_proto.c \
                   slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c
 # the end of a run: the last writers of its traces (slave_end.h)
 SLAVEPROG_SRCS += slave/slave_end.c

@@ -462,9 +462,17 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
     p->nthreads = (uint32_t)b->r->nthreads - p->first_thread;
     if (p->start_ns > p->end_ns)
         p->start_ns = p->end_ns = 0;
+    /* an image whose pid has a later image in the directory was replaced
+     * by exec (a helper shell's `exec prog`): nobody records that exit */
+    bool replaced = false;
+    for (size_t i = end; i < td->nstreams && td->streams[i].pid == p->pid && !replaced; i++)
+        replaced = td->streams[i].image > p->image;
     if (exit_seen) {
         p->exit_how = how;
         p->exit_status = status;
+    } else if (replaced) {
+        p->exit_how = IPS2_EXIT_EXEC;
+        p->exit_status = 0;
     } else if (have_thread_stream) {
         const char *why = damaged ? "no exit recorded: trace damaged" : "no exit recorded: killed?";
         p->problem = ips2_strtab_intern(&b->strings, why);

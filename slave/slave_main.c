@@ -29,6 +29,7 @@
  * MACHINE.pid there, reports "reducing", and waits (inotify) until
  * MACHINE.go appears.  The tests kill it there.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -52,6 +53,8 @@
 #include "slave_cpa.h"
 #include "slave_end.h"
 #include "slave_proto.h"
+#include "slave_exe.h"
+#include "slave_ready.h"
 #include "slave_run.h"
 
 struct slave {
@@ -62,6 +65,9 @@ struct slave {
     char host[256];
     char *trace_dir, *output_dir;
     struct slave_runner *runner;
+    struct slave_ready *ready; /* readiness checks (-ready), made at the first */
+    int held;                  /* held processes not RELEASEd yet */
+    int spawned;               /* PVM tasks spawned (-spawn) still running */
     struct slave_process *procs;
     size_t nprocs, cap_procs;
     struct slave_replay *replays;
@@ -251,14 +257,14 @@ static void finish_run(struct slave *s)
  * thing ("ips2: cannot create trace files in DIR: No space left on
  * device; running untraced"): that is a problem of the run, naming the
  * real cause, since its trace is missing. */
-static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
+static bool untraced_problem(struct slave *s, const struct slave_proc_end *end)
 {
     static const char said[] = "ips2: cannot ", tail[] = "; running untraced";
     char path[PATH_MAX], head[4096], text[4200];
     snprintf(path, sizeof path, "%s/%s.%d.stderr", s->output_dir, end->app, end->index);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return;
+        return false;
     ssize_t n = read(fd, head, sizeof head - 1);
     close(fd);
     head[n > 0 ? n : 0] = '\0';
@@ -272,16 +278,72 @@ static void untraced_problem(struct slave *s, const struct slave_proc_end *end)
             snprintf(text, sizeof text, "%s.%d (pid %d): not traced: %.*s", end->app, end->index,
                      (int)end->pid, (int)(len - t - 6), line + 6);
             problem(s, text);
-            return;
+            return true;
         }
     }
+    return false;
+}
+
+/* Whether the trace directory holds a stream of process pid (PID.*). */
+static bool has_trace(const struct slave *s, pid_t pid)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "%d.", (int)pid);
+    DIR *d = opendir(s->trace_dir);
+    bool found = false;
+    for (struct dirent *e; d != NULL && !found && (e = readdir(d)) != NULL;)
+        found = strncmp(e->d_name, prefix, (size_t)n) == 0;
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
+/* A process that ran but wrote no trace is a problem, with the reason. */
+static void no_trace_problem(struct slave *s, const struct slave_process *p,
+                             const struct slave_proc_end *end)
+{
+    if (has_trace(s, end->pid))
+        return;
+    const char *why = "it ended before libips2 wrote anything";
+    for (size_t i = 0; p != NULL && p->env != NULL && p->env[i] != NULL; i++)
+        if (strcmp(p->env[i], "IPS2_TRACE=off") == 0)
+            why = "IPS2_TRACE=off in its environment";
+    if (p != NULL && p->exe_kind == SLAVE_EXE_STATIC)
+        why = "a static executable: libips2 can be neither linked nor preloaded";
+    else if (p != NULL && p->exe_kind == SLAVE_EXE_UNKNOWN)
+        why = "not a program libips2 can trace";
+    else if (end->how == IPS2_PROC_SIGNALED || end->how == IPS2_PROC_TIMEOUT)
+        why = "it was killed before libips2 wrote anything";
+    char text[600];
+    snprintf(text, sizeof text, "%s.%d (pid %d) wrote no trace: %s", end->app, end->index,
+             (int)end->pid, why);
+    problem(s, text);
+}
+
+/* The process of (app, index), or NULL. */
+static struct slave_process *find_process(struct slave *s, const char *app, int index)
+{
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].index == index && strcmp(s->procs[i].app, app) == 0)
+            return &s->procs[i];
+    return NULL;
+}
+
+static void on_ready(void *arg, int id, int ok, const char *text)
+{
+    struct slave *s = arg;
+    const struct slave_process *p = &s->procs[id];
+    slave_send_ready(s->master, p->app, p->index, ok, text);
 }
 
 static void on_end(void *arg, const struct slave_proc_end *end)
 {
     struct slave *s = arg;
-    if (end->pid != 0 && end->how != IPS2_PROC_FAILED)
-        untraced_problem(s, end);
+    const struct slave_process *sp = find_process(s, end->app, end->index);
+    if (sp != NULL && s->ready != NULL)
+        slave_ready_ended(s->ready, (int)(sp - s->procs));
+    if (end->pid != 0 && end->how != IPS2_PROC_FAILED && !untraced_problem(s, end))
+        no_trace_problem(s, sp, end);
     slave_send_exited(s->master, end);
     s->ended++;
     progress(s, IPS2_STAGE_RUNNING, s->ended, (int64_t)s->nprocs);
@@ -374,6 +436,262 @@ static void add_collector(struct slave *s)
     free(kind);
 }
 
+/* The value of NAME in a NAME=VALUE list, or NULL. */
+static const char *env_get(char *const *env, const char *name)
+{
+    size_t n = strlen(name);
+    const char *v = NULL;
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+            v = env[i] + n + 1;
+    return v;
+}
+
+/* A program not built with ips2cc (or a script) is traced through libips2
+ * preloaded, as ips2-preload does: its environment with LD_PRELOAD=libips2
+ * first (a new array whose first entry is malloc'd), and a note says so;
+ * NULL when it needs none. */
+static char **with_preload(struct slave *s, struct slave_process *p)
+{
+    const char *path = env_get(p->env, "PATH");
+    char file[PATH_MAX], lib[PATH_MAX];
+    p->exe_kind = slave_exe_kind(p->argv[0], p->cwd, path, file, sizeof file);
+    if (p->exe_kind != SLAVE_EXE_PLAIN && p->exe_kind != SLAVE_EXE_SCRIPT)
+        return NULL;
+    const char *off = env_get(p->env, "IPS2_TRACE");
+    if (off == NULL)
+        off = getenv("IPS2_TRACE");
+    if ((off != NULL && strcmp(off, "off") == 0) || slave_exe_libips2(lib, sizeof lib) != 0)
+        return NULL;
+    const char *old = env_get(p->env, "LD_PRELOAD");
+    if (old == NULL)
+        old = getenv("LD_PRELOAD");
+    size_t n = 0;
+    while (p->env != NULL && p->env[n] != NULL)
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    size_t len = strlen(lib) + (old ? strlen(old) : 0) + sizeof "LD_PRELOAD=:";
+    char *pre = malloc(len);
+    if (env == NULL || pre == NULL) {
+        free(env);
+        free(pre);
+        return NULL;
+    }
+    snprintf(pre, len, "LD_PRELOAD=%s%s%s", lib, old && old[0] ? ":" : "", old ? old : "");
+    env[0] = pre; /* before the workload's: a later LD_PRELOAD would win in child_env */
+    for (size_t i = 0; i < n; i++)
+        env[i + 1] = strncmp(p->env[i], "LD_PRELOAD=", 11) == 0 ? pre : p->env[i];
+    char text[PATH_MAX + 200];
+    snprintf(text, sizeof text,
+             "%s.%d: %s %s: traced through libips2 preloaded (interactions only)", p->app, p->index,
+             file, p->exe_kind == SLAVE_EXE_SCRIPT ? "is a script" : "was not built with ips2cc");
+    slave_send_note(s->master, text);
+    return env;
+}
+
+/* The local pvmd's name in the VM (for PvmTaskHost), or "". */
+static void local_host(char *buf, size_t size)
+{
+    int dtid = pvm_tidtohost(pvm_mytid()), nhost = 0, narch = 0;
+    struct pvmhostinfo *hi = NULL;
+    buf[0] = '\0';
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return;
+    for (int i = 0; i < nhost; i++)
+        if (hi[i].hi_tid == dtid)
+            snprintf(buf, size, "%s", hi[i].hi_name);
+}
+
+/* Sets NAME=VALUE entries in the slave's environment for a pvm_spawn,
+ * keeping the old values in saved (restore_env puts them back). */
+static void set_env(char *const *entries, size_t n, char **saved)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(entries[i], '=');
+        if (eq == NULL) {
+            saved[i] = NULL;
+            continue;
+        }
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - entries[i]), entries[i]);
+        const char *old = getenv(name);
+        size_t len = strlen(name) + (old ? strlen(old) : 0) + 2;
+        saved[i] = malloc(len);
+        if (saved[i] != NULL)
+            snprintf(saved[i], len, "%s=%s", name, old ? old : "\x01");
+        setenv(name, eq + 1, 1);
+    }
+}
+
+static void restore_env(char **saved, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (saved[i] == NULL)
+            continue;
+        char *eq = strchr(saved[i], '=');
+        *eq = '\0';
+        if (strcmp(eq + 1, "\x01") == 0)
+            unsetenv(saved[i]);
+        else
+            setenv(saved[i], eq + 1, 1);
+        free(saved[i]);
+    }
+}
+
+/* -spawn N: the group of processes i .. i+N-1 is one pvm_spawn of N tasks
+ * on this host, so that they are siblings (pvm_siblings).  They get the
+ * tracing variables and the workload's through PVM_EXPORT; the pvmd's
+ * working directory and output (its log) are PVM's.  Each task's exit
+ * comes as SPAWN_EXIT (pvm_notify). */
+static void spawn_group(struct slave *s, size_t i)
+{
+    struct slave_process *p = &s->procs[i];
+    size_t n = p->spawn_size;
+    if (i + n > s->nprocs)
+        n = s->nprocs - i;
+    char **preload = with_preload(s, p);
+    char *const *wenv = preload != NULL ? preload : p->env;
+    size_t nenv = 0;
+    while (wenv != NULL && wenv[nenv] != NULL)
+        nenv++;
+    size_t slen = strlen(s->trace_dir) + sizeof "IPS2_SESSION=";
+    size_t alen = strlen(p->app) + sizeof "IPS2_APP=";
+    char **all = calloc(nenv + 3, sizeof *all), **saved = calloc(nenv + 3, sizeof *saved);
+    char *sess = malloc(slen), *appv = malloc(alen), *exp = NULL;
+    int *tids = calloc(n, sizeof *tids), got = 0;
+    size_t explen = 64;
+    for (size_t k = 0; k < nenv; k++)
+        explen += strlen(wenv[k]) + 1;
+    exp = malloc(explen + (getenv("PVM_EXPORT") ? strlen(getenv("PVM_EXPORT")) : 0));
+    if (all != NULL && saved != NULL && sess != NULL && appv != NULL && tids != NULL &&
+        exp != NULL) {
+        snprintf(sess, slen, "IPS2_SESSION=%s", s->trace_dir);
+        snprintf(appv, alen, "IPS2_APP=%s", p->app);
+        size_t m = 0;
+        for (size_t k = 0; k < nenv; k++)
+            all[m++] = wenv[k];
+        all[m++] = sess;
+        all[m++] = appv;
+        /* PVM_EXPORT: the names of all, then what was exported already */
+        size_t len = 0;
+        for (size_t k = 0; k < m; k++)
+            len += (size_t)sprintf(exp + len, "%s%.*s",
+                                   len ? ":" : "PVM_EXPORT=", (int)strcspn(all[k], "="), all[k]);
+        if (getenv("PVM_EXPORT") != NULL)
+            sprintf(exp + len, ":%s", getenv("PVM_EXPORT"));
+        all[m++] = exp;
+        char host[256];
+        local_host(host, sizeof host);
+        set_env(all, m, saved);
+        got = pvm_spawn(p->argv[0], p->argv[1] != NULL ? p->argv + 1 : NULL,
+                        host[0] ? PvmTaskHost : PvmTaskDefault, host, (int)n, tids);
+        restore_env(saved, m);
+    }
+    char why[256];
+    snprintf(why, sizeof why, "pvm_spawn %s: %s", p->argv[0],
+             got < 0 ? "failed" : "no task (PvmNoFile: not on the pvmd's path?)");
+    for (size_t k = 0; k < n; k++) {
+        struct slave_process *q = &s->procs[i + k];
+        struct slave_proc_spec spec = {.app = q->app, .index = q->index, .argv = q->argv};
+        q->state = 1;
+        if (got > 0 && (int)k < got && tids[k] > 0) {
+            int nt = 0;
+            struct pvmtaskinfo *ti = NULL;
+            q->tid = tids[k];
+            q->pid = pvm_tasks(tids[k], &nt, &ti) >= 0 && nt > 0 ? ti[0].ti_pid : 0;
+            slave_send_started(s->master, q->app, q->index, q->pid);
+            s->spawned++;
+        } else {
+            slave_runner_refuse(s->runner, &spec, why);
+        }
+    }
+    if (got > 0)
+        pvm_notify(PvmTaskExit, IPS2_TAG_SPAWN_EXIT, got, tids);
+    if (preload != NULL) {
+        free(preload[0]);
+        free(preload);
+    }
+    free(all);
+    free(saved);
+    free(sess);
+    free(appv);
+    free(exp);
+    free(tids);
+}
+
+/* SPAWN_EXIT: a task of a -spawn group ended; its trace says how. */
+static void spawn_exit(struct slave *s)
+{
+    int32_t tid = 0;
+    if (ips2_upk_i32(&tid) < 0)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct slave_process *q = &s->procs[i];
+        if (q->tid != tid || q->state != 1)
+            continue;
+        q->state = 2;
+        struct slave_proc_end end = {.app = q->app, .index = q->index, .pid = q->pid};
+        int sig = 0, status = 0;
+        if (q->pid > 0 && slave_exe_traced_exit(s->trace_dir, q->pid, &sig, &status) == 0) {
+            end.how = sig ? IPS2_PROC_SIGNALED : IPS2_PROC_EXITED;
+            end.code = sig ? sig : status;
+        } else {
+            end.how = IPS2_PROC_EXITED;
+            snprintf(end.text, sizeof end.text, "a PVM task: no exit recorded");
+        }
+        s->spawned--;
+        on_end(s, &end);
+        return;
+    }
+}
+
+/* Starts process i (or refuses it, why not NULL), and its readiness
+ * check if it has one. */
+static void start_one(struct slave *s, size_t i, const char *why)
+{
+    struct slave_process *p = &s->procs[i];
+    struct slave_proc_spec spec = {
+        .app = p->app,
+        .index = p->index,
+        .cwd = p->cwd,
+        .argv = p->argv,
+        .env = p->env,
+        .timeout_ms = p->timeout_ms,
+    };
+    p->state = 1;
+    if (why != NULL) {
+        slave_runner_refuse(s->runner, &spec, why);
+        return;
+    }
+    if (p->spawn_size > 0) {
+        if (p->spawn_rank == 0)
+            spawn_group(s, i);
+        return; /* the other ranks: with rank 0 */
+    }
+    char **env = with_preload(s, p);
+    if (env != NULL)
+        spec.env = env;
+    pid_t pid = slave_runner_start(s->runner, &spec);
+    if (env != NULL) {
+        free(env[0]);
+        free(env);
+    }
+    if (pid <= 0)
+        return;
+    slave_send_started(s->master, p->app, p->index, (int)pid);
+    if (p->ready == NULL || p->ready[0] == '\0')
+        return;
+    char err[512];
+    if (s->ready == NULL)
+        s->ready = slave_ready_new(err, sizeof err);
+    if (s->ready == NULL || slave_ready_add(s->ready, (int)i, p->ready, p->ready_arg, pid,
+                                            p->ready_timeout_ms, err, sizeof err) != 0) {
+        char text[600];
+        snprintf(text, sizeof text, "cannot check readiness: %s", err);
+        slave_send_ready(s->master, p->app, p->index, 0, text);
+    }
+}
+
 static void start_all(struct slave *s)
 {
     s->go = true;
@@ -381,19 +699,44 @@ static void start_all(struct slave *s)
         return;
     progress(s, IPS2_STAGE_RUNNING, 0, (int64_t)s->nprocs);
     for (size_t i = 0; i < s->nprocs; i++) {
-        const struct slave_process *p = &s->procs[i];
-        struct slave_proc_spec spec = {
-            .app = p->app,
-            .index = p->index,
-            .cwd = p->cwd,
-            .argv = p->argv,
-            .env = p->env,
-            .timeout_ms = p->timeout_ms,
-        };
-        pid_t pid = slave_runner_start(s->runner, &spec);
-        if (pid > 0)
-            slave_send_started(s->master, p->app, p->index, (int)pid);
+        if (s->procs[i].hold)
+            s->held++;
+        else
+            start_one(s, i, NULL);
     }
+}
+
+/* RELEASE: the master's start order lets a held process start, or not. */
+static void release(struct slave *s)
+{
+    struct slave_release m;
+    if (slave_upk_release(&m) < 0) {
+        problem(s, "bad RELEASE message");
+    } else {
+        struct slave_process *p = find_process(s, m.app, m.index);
+        if (p != NULL && p->hold) {
+            p->hold = 0;
+            s->held--;
+            if (p->state == 0) /* a -spawn group starts with its rank 0 */
+                start_one(s, (size_t)(p - s->procs), m.why[0] ? m.why : NULL);
+        }
+    }
+    free(m.app);
+    free(m.why);
+}
+
+/* STOP: a stop condition holds for a process. */
+static void stop(struct slave *s)
+{
+    struct slave_stop m;
+    if (slave_upk_stop(&m) < 0)
+        problem(s, "bad STOP message");
+    else if (slave_runner_stop(s->runner, m.app, m.index, m.signal, m.grace_ms) != 0) {
+        struct slave_process *p = find_process(s, m.app, m.index);
+        if (p != NULL && p->tid > 0 && p->state == 1) /* a -spawn task: no grace */
+            pvm_sendsig(p->tid, m.signal);
+    }
+    free(m.app);
 }
 
 /* REDUCE: one directory for one phase, as asked (the master's model
@@ -451,6 +794,10 @@ static void handle(struct slave *s, int buf)
             slave_cpa_handle(s->cpa, tag, src);
         return;
     }
+    if (tag == IPS2_TAG_SPAWN_EXIT) { /* from the pvmd: a -spawn task ended */
+        spawn_exit(s);
+        return;
+    }
     if (src != s->master)
         return;
     if (!s->configured && tag != IPS2_TAG_CONFIG && tag != IPS2_TAG_QUIT)
@@ -475,6 +822,14 @@ static void handle(struct slave *s, int buf)
     case IPS2_TAG_GO:
         if (!s->go)
             start_all(s);
+        break;
+    case IPS2_TAG_RELEASE:
+        if (s->go && s->runner != NULL)
+            release(s);
+        break;
+    case IPS2_TAG_STOP:
+        if (s->go && s->runner != NULL)
+            stop(s);
         break;
     case IPS2_TAG_REDUCE:
         reduce_query(s);
@@ -541,17 +896,25 @@ int main(int argc, char **argv)
         if (s.quit)
             break;
         if (s.runner != NULL && s.go) {
+            if (s.ready != NULL)
+                slave_ready_step(s.ready, on_ready, &s);
             int running = slave_runner_step(s.runner, on_end, &s);
-            if (running == 0 && !s.reduced) {
+            if (s.ready != NULL) /* the checks of processes that just ended */
+                slave_ready_step(s.ready, on_ready, &s);
+            if (running == 0 && s.held == 0 && s.spawned == 0 && !s.reduced) {
                 finish_run(&s);
                 continue;
             }
         }
+        /* libpvm may have read a message (a RELEASE, a STOP) into its queue
+         * while this loop sent one: the socket would not say so */
+        if (pvm_probe(-1, -1) > 0)
+            continue;
         /* the pvmd, the runner, and the critical path's direct routes to
          * peer slaves (slave_cpa.c): pvm_getfds's fds after the first,
          * as many as there are (pfd grows with them) */
-        int timeout = -1, npfd = 2, *all = NULL, nall = pvm_getfds(&all);
-        size_t need = 2 + (size_t)(nall > 1 ? nall - 1 : 0);
+        int timeout = -1, npfd = 3, *all = NULL, nall = pvm_getfds(&all);
+        size_t need = 3 + (size_t)(nall > 1 ? nall - 1 : 0);
         if (need > npfd_cap) {
             struct pollfd *np = realloc(pfd, need * sizeof *np);
             if (np == NULL) {
@@ -563,9 +926,16 @@ int main(int argc, char **argv)
         }
         pfd[0] = (struct pollfd){s.pvmfd, POLLIN, 0};
         pfd[1] = (struct pollfd){-1, POLLIN, 0};
+        pfd[2] = (struct pollfd){-1, POLLIN, 0};
         if (s.runner != NULL && s.go) {
             pfd[1].fd = slave_runner_fd(s.runner);
             timeout = slave_runner_wait_ms(s.runner);
+            if (s.ready != NULL && !s.reduced) {
+                int t = slave_ready_wait_ms(s.ready);
+                pfd[2].fd = slave_ready_fd(s.ready);
+                if (t >= 0 && (timeout < 0 || t < timeout))
+                    timeout = t;
+            }
         }
         for (int i = 1; i < nall; i++)
             pfd[npfd++] = (struct pollfd){all[i], POLLIN, 0};
@@ -579,6 +949,7 @@ int main(int argc, char **argv)
 
     free(pfd);
     slave_runner_free(s.runner); /* kills what still runs */
+    slave_ready_free(s.ready);
     slave_cpa_free(s.cpa);
     if (s.orphan && (s.cfg.flags & IPS2_CONFIG_HALT_ORPHAN)) {
         /* the master's own VM would be left with no one to end it; this

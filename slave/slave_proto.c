@@ -79,6 +79,31 @@ int slave_upk_process(struct slave_process *p)
             return rc;
         p->env[i] = both;
     }
+    IPS2_TRY(ips2_upk_u32(&p->hold));
+    IPS2_TRY(ips2_upk_str(&p->ready));
+    IPS2_TRY(ips2_upk_str(&p->ready_arg));
+    IPS2_TRY(ips2_upk_i64(&p->ready_timeout_ms));
+    IPS2_TRY(ips2_upk_u32(&p->spawn_size));
+    IPS2_TRY(ips2_upk_u32(&p->spawn_rank));
+    return 0;
+}
+
+int slave_upk_release(struct slave_release *m)
+{
+    memset(m, 0, sizeof *m);
+    IPS2_TRY(ips2_upk_str(&m->app));
+    IPS2_TRY(ips2_upk_i32(&m->index));
+    IPS2_TRY(ips2_upk_str(&m->why));
+    return 0;
+}
+
+int slave_upk_stop(struct slave_stop *m)
+{
+    memset(m, 0, sizeof *m);
+    IPS2_TRY(ips2_upk_str(&m->app));
+    IPS2_TRY(ips2_upk_i32(&m->index));
+    IPS2_TRY(ips2_upk_i32(&m->signal));
+    IPS2_TRY(ips2_upk_i64(&m->grace_ms));
     return 0;
 }
 
@@ -88,6 +113,8 @@ void slave_process_free(struct slave_process *p)
     free(p->cwd);
     free_strv(p->argv);
     free_strv(p->env);
+    free(p->ready);
+    free(p->ready_arg);
     memset(p, 0, sizeof *p);
 }
 
@@ -170,6 +197,23 @@ int slave_send_started(int master, const char *app, int index, int pid)
     IPS2_TRY(ips2_pk_i32(index));
     IPS2_TRY(ips2_pk_i32(pid));
     return send(master, IPS2_TAG_STARTED);
+}
+
+int slave_send_note(int master, const char *text)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_str(text));
+    return send(master, IPS2_TAG_NOTE);
+}
+
+int slave_send_ready(int master, const char *app, int index, int ok, const char *text)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_str(app));
+    IPS2_TRY(ips2_pk_i32(index));
+    IPS2_TRY(ips2_pk_i32(ok));
+    IPS2_TRY(ips2_pk_str(text));
+    return send(master, IPS2_TAG_READY);
 }
 
 int slave_send_exited(int master, const struct slave_proc_end *end)

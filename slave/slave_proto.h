@@ -26,8 +26,15 @@ struct slave_process {
     int32_t index;
     char *cwd;
     int64_t timeout_ms;
-    char **argv; /* NULL-terminated */
-    char **env;  /* NAME=VALUE, NULL-terminated */
+    char **argv;             /* NULL-terminated */
+    char **env;              /* NAME=VALUE, NULL-terminated */
+    uint32_t hold;           /* 1: waits for its RELEASE */
+    char *ready, *ready_arg; /* "" or "tcp"/"file", and its port or path */
+    int64_t ready_timeout_ms;
+    uint32_t spawn_size, spawn_rank; /* one of a PVM sibling group (size 0: none) */
+    int tid, pid;                    /* the slave's: a spawned task's */
+    int state;                       /* the slave's: 0 not started, 1 started or refused */
+    int exe_kind;                    /* the slave's: enum slave_exe_kind of its program */
 };
 
 struct slave_expected {
@@ -43,6 +50,19 @@ struct slave_replay {
     size_t nexpected;
 };
 
+/* RELEASE: start a held process (why "") or refuse it; STOP: signal it. */
+struct slave_release {
+    char *app;
+    int32_t index;
+    char *why;
+};
+
+struct slave_stop {
+    char *app;
+    int32_t index, signal;
+    int64_t grace_ms;
+};
+
 /* A REDUCE query: one directory for one phase. */
 struct slave_reduce {
     int32_t query;
@@ -55,6 +75,8 @@ int slave_upk_config(struct slave_config *c);
 int slave_upk_process(struct slave_process *p);
 int slave_upk_replay(struct slave_replay *r);
 int slave_upk_reduce(struct slave_reduce *q);
+int slave_upk_release(struct slave_release *m); /* free app and why */
+int slave_upk_stop(struct slave_stop *m);       /* free app */
 
 void slave_config_free(struct slave_config *c);
 void slave_process_free(struct slave_process *p);
@@ -66,6 +88,8 @@ int slave_send_hello(int master, const char *machine, const char *host, int pid,
                      int64_t real_minus_mono);
 int slave_send_started(int master, const char *app, int index, int pid);
 int slave_send_exited(int master, const struct slave_proc_end *end);
+int slave_send_note(int master, const char *text);
+int slave_send_ready(int master, const char *app, int index, int ok, const char *text);
 int slave_send_progress(int master, int stage, int64_t done, int64_t total);
 int slave_send_problem(int master, const char *text);
 int slave_send_reductions(int master, int query, const void *data, size_t size);

@@ -706,3 +706,26 @@ void slave_runner_kill_all(struct slave_runner *r)
         kill(r->adopted[i].pid, SIGKILL);
     }
 }
+
+void slave_runner_refuse(struct slave_runner *r, const struct slave_proc_spec *spec,
+                         const char *why)
+{
+    struct proc *p = add_proc(r, spec);
+    if (p != NULL)
+        fail(p, 0, "%s", why);
+}
+
+int slave_runner_stop(struct slave_runner *r, const char *app, int index, int sig, int64_t grace_ms)
+{
+    for (int i = 0; i < r->nprocs; i++) {
+        struct proc *p = &r->procs[i];
+        if (p->index != index || strcmp(p->app, app) != 0 || p->state != P_RUNNING)
+            continue;
+        if (kill(-p->pid, sig) != 0)
+            return -1;
+        p->state = P_TERMINATING;
+        p->kill_at = mono_ns() + (grace_ms > 0 ? grace_ms : 0) * 1000000;
+        return 0;
+    }
+    return -1;
+}

@@ -1,7 +1,8 @@
 /*
  * slave_run.h - how ips2slave runs a machine's processes: fork/exec with
  * the tracing environment, output kept in the session, per-process
- * timeouts, exit statuses, the collectors beside them.  No PVM here: the
+ * timeouts, stops (a stop condition's signal, then SIGKILL), exit
+ * statuses, the collectors beside them.  No PVM here: the
  * slave's main loop waits on slave_runner_fd() and its own PVM socket and
  * calls slave_runner_step().
  */
@@ -87,6 +88,16 @@ void slave_runner_on_note(struct slave_runner *r, slave_note_fn *fn, void *arg);
  * run waits for too, and to which the run's latest timeout applies. */
 int slave_runner_count(const struct slave_runner *r);
 int slave_runner_running(const struct slave_runner *r);
+
+/* A process that will not start (a held process its master refused,
+ * text why): reported by the next step as IPS2_PROC_FAILED. */
+void slave_runner_refuse(struct slave_runner *r, const struct slave_proc_spec *spec,
+                         const char *why);
+
+/* Sends sig to the group of a running process (a stop condition) and
+ * SIGKILL after grace_ms if it still runs.  0, or -1 if it does not run. */
+int slave_runner_stop(struct slave_runner *r, const char *app, int index, int sig,
+                      int64_t grace_ms);
 
 /* SIGKILL to every process group still running (they are reported by
  * the next steps as signalled) and to the descendants left running. */
