@@ -231,12 +231,12 @@ static void wait_gone(pid_t pid)
     close(fd);
 }
 
-/* Whether a task is PVM's group server, which PVM starts on its own. */
-static bool group_server(const struct pvmtaskinfo *t)
+/* Whether t runs the program called name (PVM's a_out: a path or a name). */
+static bool task_runs(const struct pvmtaskinfo *t, const char *name)
 {
-    const char *name = t->ti_a_out != NULL ? strrchr(t->ti_a_out, '/') : NULL;
-    name = name != NULL ? name + 1 : t->ti_a_out;
-    return name != NULL && strcmp(name, "pvmgs") == 0;
+    const char *base = t->ti_a_out != NULL ? strrchr(t->ti_a_out, '/') : NULL;
+    base = base != NULL ? base + 1 : t->ti_a_out;
+    return base != NULL && strcmp(base, name) == 0;
 }
 
 int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
@@ -258,7 +258,9 @@ int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
         /* a pidfd first: the pid may be reused once pvm_kill has ended it */
         if (t->ti_host == me && t->ti_pid > 0)
             fds[i] = (int)syscall(SYS_pidfd_open, (pid_t)t->ti_pid, 0);
-        if (pvm_kill(t->ti_tid) < 0 || group_server(t))
+        /* not named: PVM's group server, and the run's own slaves, told to
+         * quit, whose exit may not have reached the pvmd yet */
+        if (pvm_kill(t->ti_tid) < 0 || task_runs(t, "pvmgs") || task_runs(t, "ips2slave"))
             continue;
         stopped++;
         if (fn != NULL) {
