@@ -402,6 +402,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
                         p->ppid);
 
     bool exit_seen = im.exit_seen, damaged = false, have_thread_stream = false;
+    bool exec_pending = false; /* its last act an exec that did not fail */
     int32_t how = im.exit_how, status = im.exit_status;
     for (size_t i = first; i < end; i++) {
         const struct ips2_trace_stream *s = &td->streams[i];
@@ -429,6 +430,7 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
             how = r.exit_how;
             status = r.exit_status;
         }
+        exec_pending |= r.exec_pending;
         thread_loss_problem(b, &r, b->r->processes[pidx].pid, app_or(&h, have_h), s->tid);
         if (r.unmatched_exits && r.proc_start_how != IPS2_START_FORK)
             red_build_problem(b, "%s: %llu procedure exits without an entry were ignored", s->path,
@@ -462,9 +464,11 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
     p->nthreads = (uint32_t)b->r->nthreads - p->first_thread;
     if (p->start_ns > p->end_ns)
         p->start_ns = p->end_ns = 0;
-    /* an image whose pid has a later image in the directory was replaced
-     * by exec (a helper shell's `exec prog`): nobody records that exit */
-    bool replaced = false;
+    /* an image whose pid has a later image in the directory, or whose last
+     * act was an exec that did not fail (into a program that does not
+     * trace), was replaced by exec (a helper shell's `exec prog`): nobody
+     * records that exit */
+    bool replaced = exec_pending;
     for (size_t i = end; i < td->nstreams && td->streams[i].pid == p->pid && !replaced; i++)
         replaced = td->streams[i].image > p->image;
     if (exit_seen) {

@@ -232,6 +232,12 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
         r->proc_start_how = (int32_t)ev->payload;
         r->ppid = (uint32_t)extra(ev, IPS2_F_PROC_START_PPID);
         break;
+    case IPS2_EV_EXEC:
+        r->exec_pending = true;
+        break;
+    case IPS2_EV_EXEC_FAILED:
+        r->exec_pending = false;
+        break;
     case IPS2_EV_PROC_EXIT:
         r->proc_exit_seen = true;
         r->exit_how = (int32_t)ev->payload;

@@ -169,6 +169,7 @@ struct rt {
     bool proc_exit_seen;
     int32_t exit_how, exit_status;
     int64_t exit_t;
+    bool exec_pending; /* an exec began and did not fail: the image was replaced */
 
     /* oddities, for the problems list */
     uint64_t unmatched_exits; /* EXIT with no matching frame */
