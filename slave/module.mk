@@ -76,6 +76,7 @@ PROGRAMS += $(B)/bin/ips2slave
 $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/tests/unit/test_slave_merge.o: \
     CFLAGS_COMMON += -Islave
 $(B)/tests/unit/test_slave_run: $(B)/obj/tests/unit/test_slave_run.o $(B)/obj/slave/slave_run.o \
+                               $(B)/obj/slave/slave_end.o \
                                $(B)/obj/slave/slave_collect.o $(filter %.a,$(EXT_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -lcmocka -lz -lm

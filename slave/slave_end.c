@@ -173,7 +173,7 @@ static int wait_writers(struct writer *v, int n, int64_t ms)
     }
 }
 
-static void command_of(pid_t pid, char *buf, size_t size)
+void slave_end_command_of(pid_t pid, char *buf, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
@@ -199,7 +199,7 @@ int slave_end_writers(const char *trace_dir, int64_t grace_ms, const struct slav
             if (v[i].pid <= 0)
                 continue;
             char comm[64], how[256] = "";
-            command_of(v[i].pid, comm, sizeof comm);
+            slave_end_command_of(v[i].pid, comm, sizeof comm);
             if (ops == NULL || ops->stop == NULL ||
                 !ops->stop(ops->arg, v[i].pid, how, sizeof how)) {
                 kill(v[i].pid, SIGTERM);

@@ -32,4 +32,8 @@ struct slave_end_ops {
  * there (and waits at most a second).  Returns how many were stopped. */
 int slave_end_writers(const char *trace_dir, int64_t grace_ms, const struct slave_end_ops *ops);
 
+/* The command name of pid (/proc/PID/comm) into buf, "?" if it is gone:
+ * how a process the run stops is named. */
+void slave_end_command_of(pid_t pid, char *buf, size_t size);
+
 #endif /* IPS2_SLAVE_END_H */

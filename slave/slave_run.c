@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "slave_collect.h"
+#include "slave_end.h"
 #include "slave_run.h"
 
 extern char **environ;
@@ -489,20 +490,6 @@ __attribute__((format(printf, 2, 3))) static void note(struct slave_runner *r, c
         r->note(r->note_arg, text);
 }
 
-/* The command name of pid ("?" if gone). */
-static void comm_of(pid_t pid, char *buf, size_t size)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    snprintf(buf, size, "?");
-    FILE *f = fopen(path, "re");
-    if (f == NULL)
-        return;
-    if (fgets(buf, (int)size, f) != NULL)
-        buf[strcspn(buf, "\n")] = '\0';
-    fclose(f);
-}
-
 static bool known_child(const struct slave_runner *r, pid_t pid)
 {
     for (int i = 0; i < r->nprocs; i++) /* an ended one's pid may be another's now */
@@ -571,7 +558,7 @@ static void step_descendants(struct slave_runner *r, int64_t now)
         }
         if (a->kill_at == 0 && last > 0 && now >= last) {
             char comm[64];
-            comm_of(a->pid, comm, sizeof comm);
+            slave_end_command_of(a->pid, comm, sizeof comm);
             note(r,
                  "process %d (%s), left running by the workload's processes, still ran at "
                  "the run's timeout: stopped with SIGTERM",
