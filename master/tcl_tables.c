@@ -96,6 +96,10 @@ static Tcl_Obj *NodeObj(const struct ips2_model *m, const struct ips2_node *n, i
             Ips2Put(d, "command", Tcl_NewListObj(1, (Tcl_Obj *[]){Tcl_NewStringObj(n->exe, -1)}));
         Ips2Put(d, "status",
                 Tcl_NewStringObj(n->info && n->info->status[0] ? n->info->status : n->status, -1));
+        /* traced, but not one procedure call: libips2 preloaded into a
+         * program not built with ips2cc (its interactions only) */
+        if (n->nthreads > 0 && n->m[IPS2_M_CALLS] == 0)
+            Ips2Put(d, "label", Tcl_NewStringObj("interactions only", -1));
     }
     if (depth > 0)
         for (size_t i = 0; i < n->nchild; i++)
