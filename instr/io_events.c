@@ -210,6 +210,7 @@ void ips2_io_sent(int fd, struct ips2_fd *e, ssize_t result, int err, uint64_t s
         ips2_dgram_endpoint(e, addr, addrlen, &peer);
         io_dgram(fd, e, IPS2_DIR_OUT, &peer, result, err, start, call, b);
     } else {
+        ips2_emit_cancel(b); /* no longer a channel (closed and reused meanwhile) */
         ips2_io_transfer(fd, e, IPS2_DIR_OUT, result, err, start, call, addr, addrlen, flags);
     }
 }
