@@ -530,6 +530,26 @@ static void sync_event(struct pag_builder *b, const struct ips2_event *ev, int64
     }
 }
 
+/* A send's node: at the start of its call (ws), so that its message leaves
+ * the sender when the send began and the call's own time follows on the
+ * thread's next arc; the CPU there is the thread's CPU at its previous node
+ * plus the wall time since (it ran up to the call), at most c. */
+static uint32_t send_node(struct pag_builder *b, const struct ips2_event *ev, int64_t *t,
+                          uint64_t c, int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
+{
+    if (ws != INT64_MIN && ws < *t) {
+        if (b->begun && ws > b->last_t) {
+            uint64_t ran = (uint64_t)(ws - b->last_t), cw = b->last_c + ran;
+            if (cw < c)
+                c = cw;
+        } else if (b->begun) {
+            c = b->last_c;
+        }
+        *t = ws;
+    }
+    return node(b, ev->kind, *t, c, top, shares, arg);
+}
+
 static void message_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
                           int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
 {
@@ -550,7 +570,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
             x(ev, IPS2_F_SEND_ERRNO) != 0 || (x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK))
             return;
         side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
-        n = NODE();
+        n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
         if (b->oom)
             break;
         if (!pag_bytes_add(b->bytes, side, x(ev, IPS2_F_SEND_KEY), x(ev, IPS2_F_SEND_OFFSET),
@@ -564,7 +584,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
             (x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK))
             return;
         side = ev->kind == IPS2_EV_DGRAM_SEND ? PAG_SRC : PAG_DST;
-        n = NODE();
+        n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
         if ((it = ITEM(PC_DGRAM, side, n))) {
             it->k[0] = x(ev, IPS2_F_DGRAM_SEND_KEY);
             it->k[1] = x(ev, IPS2_F_DGRAM_SEND_SEQ);

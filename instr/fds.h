@@ -135,5 +135,14 @@ void ips2_io_file(int fd, struct ips2_fd *e, int dir, uint64_t offset, ssize_t r
                   uint64_t start, unsigned call);
 void ips2_io_transfer(int fd, struct ips2_fd *e, int dir, ssize_t result, int err, uint64_t start,
                       unsigned call, const struct sockaddr *addr, socklen_t addrlen, int flags);
+/* A send (write, send, sendto, ...) on e recorded as it begins: asked is
+ * the bytes asked for, or 0 if unknown without reading the caller's
+ * memory; returns the call's start.  ips2_io_sent completes it with what
+ * the call returned (a file's write is recorded only then). */
+uint64_t ips2_io_send_begin(int fd, struct ips2_fd *e, size_t asked, unsigned call,
+                            struct ips2_begun *b);
+void ips2_io_sent(int fd, struct ips2_fd *e, ssize_t result, int err, uint64_t start, unsigned call,
+                  const struct sockaddr *addr, socklen_t addrlen, int flags,
+                  const struct ips2_begun *b);
 
 #endif /* IPS2_FDS_H */

@@ -10,7 +10,18 @@
  * (or the one datagram) the call moved; nothing for errors, peeks or EOF.
  *
  * Every event carries the timer value taken before the call: the record's
- * own timer is the end, so a wait is one event.  The thread's CPU clock is
+ * own timer is the end, so a wait is one event.
+ *
+ * A send on a byte stream or a datagram socket is recorded when the call
+ * begins (ips2_io_send_begin), so that a sender killed as soon as its data
+ * is out has recorded it: a provisional SEND or DGRAM_SEND whose call word
+ * has IPS2_IO_PENDING, the bytes asked for and the stream's offset (the
+ * datagram's sequence) as the counter reads before the call.  When the call
+ * returns, the record is rewritten in place (ips2_emit_complete) with what
+ * a record made then would say: the offset the counter gave, the bytes
+ * moved, the error; its time becomes the end if no record followed it.
+ * Nothing of the caller's memory is read before the call: a vector's or a
+ * header's byte count is 0 (unknown) in the provisional record.  The thread's CPU clock is
  * read (IPS2_CPU_READ) only when the call took longer than
  * ips2_block_ticks (5 us): a quicker call cannot have blocked long enough
  * for the derived CPU time to be off by more than that, and the common
@@ -50,8 +61,46 @@ static uint64_t advance(_Atomic uint64_t *counter, uint64_t by)
     return atomic_fetch_add_explicit(counter, by, memory_order_relaxed);
 }
 
-void ips2_io_stream(int fd, struct ips2_fd *e, int dir, ssize_t result, int err, uint64_t start,
-                    unsigned call)
+/* The record of the send begun at b if there is one, else a new one. */
+static void put_event(const struct ips2_begun *b, unsigned kind, int fd, const uint64_t *x,
+                      unsigned n, uint64_t start)
+{
+    if (b != NULL && b->at != NULL)
+        ips2_emit_complete(b, x, n, ips2_io_flags(start));
+    else
+        ips2_emit(kind, (uint64_t)fd, x, n, ips2_io_flags(start));
+}
+
+uint64_t ips2_io_send_begin(int fd, struct ips2_fd *e, size_t asked, unsigned call,
+                            struct ips2_begun *b)
+{
+    struct ips2_counter *c = e->out;
+    uint64_t x[9] = {0};
+
+    call |= IPS2_IO_PENDING;
+    if (ips2_fd_is_stream(e)) {
+        x[0] = e->out_key;
+        x[1] = c == NULL ? 0 : atomic_load_explicit(&c->sent, memory_order_relaxed);
+        x[2] = asked;
+        x[5] = call;
+        return ips2_emit_begin(IPS2_EV_SEND, (uint64_t)fd, x, 6, 4, b);
+    }
+    if (ips2_fd_is_dgram(e)) {
+        if (e->flags & FD_CONNECTED) { /* else the call names the peer */
+            x[0] = e->out_key;
+            x[1] = c == NULL ? 0 : atomic_load_explicit(&c->sent, memory_order_relaxed);
+            memcpy(x + 6, e->peer.w, sizeof(e->peer.w));
+        }
+        x[2] = asked;
+        x[5] = call;
+        return ips2_emit_begin(IPS2_EV_DGRAM_SEND, (uint64_t)fd, x, 9, 4, b);
+    }
+    b->at = NULL; /* a file: recorded when the call returns */
+    return ips2_io_start();
+}
+
+static void io_stream(int fd, struct ips2_fd *e, int dir, ssize_t result, int err, uint64_t start,
+                      unsigned call, const struct ips2_begun *b)
 {
     struct ips2_counter *c = dir == IPS2_DIR_OUT ? e->out : e->in;
     uint64_t moved = result > 0 && !(call & IPS2_IO_PEEK) ? (uint64_t)result : 0;
@@ -63,8 +112,13 @@ void ips2_io_stream(int fd, struct ips2_fd *e, int dir, ssize_t result, int err,
     x[3] = result < 0 ? (uint64_t)err : 0;
     x[4] = start;
     x[5] = call;
-    ips2_emit(dir == IPS2_DIR_OUT ? IPS2_EV_SEND : IPS2_EV_RECV, (uint64_t)fd, x, 6,
-              ips2_io_flags(start));
+    put_event(b, dir == IPS2_DIR_OUT ? IPS2_EV_SEND : IPS2_EV_RECV, fd, x, 6, start);
+}
+
+void ips2_io_stream(int fd, struct ips2_fd *e, int dir, ssize_t result, int err, uint64_t start,
+                    unsigned call)
+{
+    io_stream(fd, e, dir, result, err, start, call, NULL);
 }
 
 /* Learns the local address of an IP datagram socket once it is bound
@@ -85,8 +139,9 @@ static void learn_local(int fd, struct ips2_fd *e)
     errno = saved_errno;
 }
 
-void ips2_io_dgram(int fd, struct ips2_fd *e, int dir, const struct ips2_endpoint *peer,
-                   ssize_t result, int err, uint64_t start, unsigned call)
+static void io_dgram(int fd, struct ips2_fd *e, int dir, const struct ips2_endpoint *peer,
+                     ssize_t result, int err, uint64_t start, unsigned call,
+                     const struct ips2_begun *b)
 {
     struct ips2_endpoint self;
     struct ips2_counter *c = NULL;
@@ -113,8 +168,13 @@ void ips2_io_dgram(int fd, struct ips2_fd *e, int dir, const struct ips2_endpoin
     x[4] = start;
     x[5] = call;
     memcpy(x + 6, peer->w, sizeof(peer->w));
-    ips2_emit(dir == IPS2_DIR_OUT ? IPS2_EV_DGRAM_SEND : IPS2_EV_DGRAM_RECV, (uint64_t)fd, x, 9,
-              ips2_io_flags(start));
+    put_event(b, dir == IPS2_DIR_OUT ? IPS2_EV_DGRAM_SEND : IPS2_EV_DGRAM_RECV, fd, x, 9, start);
+}
+
+void ips2_io_dgram(int fd, struct ips2_fd *e, int dir, const struct ips2_endpoint *peer,
+                   ssize_t result, int err, uint64_t start, unsigned call)
+{
+    io_dgram(fd, e, dir, peer, result, err, start, call, NULL);
 }
 
 void ips2_io_file(int fd, struct ips2_fd *e, int dir, uint64_t offset, ssize_t result, int err,
@@ -135,6 +195,26 @@ void ips2_io_file(int fd, struct ips2_fd *e, int dir, uint64_t offset, ssize_t r
 /* The event of a read/write/send/recv-like call on any descriptor.  addr:
  * the datagram's other end as the call named it (send) or returned it
  * (receive), or NULL; flags: the call's MSG_* flags. */
+void ips2_io_sent(int fd, struct ips2_fd *e, ssize_t result, int err, uint64_t start, unsigned call,
+                  const struct sockaddr *addr, socklen_t addrlen, int flags,
+                  const struct ips2_begun *b)
+{
+    if (flags & MSG_PEEK)
+        call |= IPS2_IO_PEEK;
+    if (b->at != NULL && ips2_fd_is_stream(e)) {
+        io_stream(fd, e, IPS2_DIR_OUT, result, err, start, call, b);
+    } else if (b->at != NULL && ips2_fd_is_dgram(e)) {
+        struct ips2_endpoint peer;
+        if (atomic_load_explicit(&e->type, memory_order_relaxed) == IPS2_CHAN_UNIX_SEQPACKET)
+            addr = NULL; /* connected: always the peer */
+        ips2_dgram_endpoint(e, addr, addrlen, &peer);
+        io_dgram(fd, e, IPS2_DIR_OUT, &peer, result, err, start, call, b);
+    } else {
+        ips2_emit_cancel(b); /* no longer a channel (closed and reused meanwhile) */
+        ips2_io_transfer(fd, e, IPS2_DIR_OUT, result, err, start, call, addr, addrlen, flags);
+    }
+}
+
 void ips2_io_transfer(int fd, struct ips2_fd *e, int dir, ssize_t result, int err, uint64_t start,
                       unsigned call, const struct sockaddr *addr, socklen_t addrlen, int flags)
 {

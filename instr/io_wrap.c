@@ -243,10 +243,11 @@ IPS2_EXPORT ssize_t write(int fd, const void *buf, size_t n)
     struct ips2_fd *e = ips2_fd_lookup(fd);
     if (e == NULL)
         return IPS2_REAL(write)(fd, buf, n);
-    uint64_t start = ips2_io_start();
+    struct ips2_begun b;
+    uint64_t start = ips2_io_send_begin(fd, e, n, IPS2_IO_WRITE, &b);
     ssize_t r = IPS2_REAL(write)(fd, buf, n);
     int err = errno;
-    ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, IPS2_IO_WRITE, NULL, 0, 0);
+    ips2_io_sent(fd, e, r, err, start, IPS2_IO_WRITE, NULL, 0, 0, &b);
     errno = err;
     return r;
 }
@@ -303,10 +304,11 @@ IPS2_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
     struct ips2_fd *e = ips2_fd_lookup(fd);
     if (e == NULL)
         return IPS2_REAL(writev)(fd, iov, n);
-    uint64_t start = ips2_io_start();
+    struct ips2_begun b;
+    uint64_t start = ips2_io_send_begin(fd, e, 0, IPS2_IO_WRITEV, &b);
     ssize_t r = IPS2_REAL(writev)(fd, iov, n);
     int err = errno;
-    ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, IPS2_IO_WRITEV, NULL, 0, 0);
+    ips2_io_sent(fd, e, r, err, start, IPS2_IO_WRITEV, NULL, 0, 0, &b);
     errno = err;
     return r;
 }

@@ -162,6 +162,28 @@ void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, un
 void ips2_placed_patch(const struct ips2_placed *where, unsigned i, uint64_t value);
 void ips2_placed_payload(const struct ips2_placed *where, uint64_t payload);
 void ips2_placed_erase(const struct ips2_placed *where);
+/* A record written when a call began (ips2_emit_begin), to be completed
+ * when it returns (ips2_emit_complete): in the thread's window while that
+ * is still mapped, else in the file. */
+struct ips2_begun {
+    uint64_t *at; /* NULL: the record was not written */
+    uint64_t *window;
+    off_t offset; /* the record's file offset */
+    uint64_t word0;
+    int fd;
+};
+
+/* Returns the record's time (the timer now, if it was not written), which
+ * also goes into extra word start_word (the call's start). */
+uint64_t ips2_emit_begin(unsigned kind, uint64_t payload, uint64_t *extra, unsigned nextra,
+                         unsigned start_word, struct ips2_begun *b);
+/* Rewrites the begun record's nextra extra words (the same count), then
+ * moves its time (and CPU reading) to now if nothing was written after it
+ * in the stream; flags IPS2_CPU_READ: an exact CPU reading follows. */
+void ips2_emit_complete(const struct ips2_begun *b, const uint64_t *extra, unsigned nextra,
+                        unsigned flags);
+/* Makes the begun record padding (the call turned out to send nothing). */
+void ips2_emit_cancel(const struct ips2_begun *b);
 void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *extra,
                     unsigned nextra, unsigned flags);
 void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, const uint64_t *pre,

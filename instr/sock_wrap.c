@@ -186,33 +186,36 @@ IPS2_EXPORT int shutdown(int fd, int how)
 
 /* ---- sending ----------------------------------------------------------- */
 
-#define SEND_WRAPPER(call, callid, addr, alen)                                                     \
+/* Every send is recorded as it begins and completed when it returns
+ * (io_events.c): a sender killed as soon as its data is out keeps it. */
+#define SEND_WRAPPER(call, callid, asked, addr, alen)                                              \
     do {                                                                                           \
         if (ips2_passthrough())                                                                    \
             return call;                                                                           \
         struct ips2_fd *e = ips2_fd_lookup(fd);                                                    \
         if (e == NULL)                                                                             \
             return call;                                                                           \
-        uint64_t start = ips2_io_start();                                                          \
+        struct ips2_begun b;                                                                       \
+        uint64_t start = ips2_io_send_begin(fd, e, (asked), (callid), &b);                         \
         ssize_t r = call;                                                                          \
         int err = errno;                                                                           \
         struct sockaddr_storage copy;                                                              \
         socklen_t len = (alen);                                                                    \
         const struct sockaddr *to = sent_to(r, (addr), &len, &copy);                               \
-        ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, callid, to, len, flags);              \
+        ips2_io_sent(fd, e, r, err, start, callid, to, len, flags, &b);                            \
         errno = err;                                                                               \
         return r;                                                                                  \
     } while (0)
 
 IPS2_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    SEND_WRAPPER(IPS2_REAL(send)(fd, buf, n, flags), IPS2_IO_SEND, NULL, 0);
+    SEND_WRAPPER(IPS2_REAL(send)(fd, buf, n, flags), IPS2_IO_SEND, n, NULL, 0);
 }
 
 IPS2_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, __CONST_SOCKADDR_ARG addr,
                            socklen_t alen)
 {
-    SEND_WRAPPER(IPS2_REAL(sendto)(fd, buf, n, flags, addr, alen), IPS2_IO_SENDTO,
+    SEND_WRAPPER(IPS2_REAL(sendto)(fd, buf, n, flags, addr, alen), IPS2_IO_SENDTO, n,
                  addr.__sockaddr__, alen);
 }
 
@@ -223,7 +226,8 @@ IPS2_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
     struct ips2_fd *e = ips2_fd_lookup(fd);
     if (e == NULL)
         return IPS2_REAL(sendmsg)(fd, msg, flags);
-    uint64_t start = ips2_io_start();
+    struct ips2_begun b;
+    uint64_t start = ips2_io_send_begin(fd, e, 0, IPS2_IO_SENDMSG, &b);
     ssize_t r = IPS2_REAL(sendmsg)(fd, msg, flags);
     int err = errno;
     struct msghdr m = {0};
@@ -235,7 +239,7 @@ IPS2_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
         memset(&m, 0, sizeof(m));
     socklen_t len = m.msg_namelen;
     const struct sockaddr *to = sent_to(r, m.msg_name, &len, &copy);
-    ips2_io_transfer(fd, e, IPS2_DIR_OUT, r, err, start, IPS2_IO_SENDMSG, to, len, flags);
+    ips2_io_sent(fd, e, r, err, start, IPS2_IO_SENDMSG, to, len, flags, &b);
     errno = err;
     return r;
 }
@@ -247,14 +251,22 @@ IPS2_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned vlen, int flags)
     struct ips2_fd *e = ips2_fd_lookup(fd);
     if (e == NULL)
         return IPS2_REAL(sendmmsg)(fd, vec, vlen, flags);
-    uint64_t start = ips2_io_start();
+    /* The first message's record begins with the call; the others are
+     * recorded when it returns (it says only then how many went). */
+    struct ips2_begun b;
+    uint64_t start = ips2_io_send_begin(fd, e, 0, IPS2_IO_SENDMMSG, &b);
     int r = IPS2_REAL(sendmmsg)(fd, vec, vlen, flags);
     int err = errno;
     if (r < 0)
-        ips2_io_transfer(fd, e, IPS2_DIR_OUT, -1, err, start, IPS2_IO_SENDMMSG, NULL, 0, flags);
-    for (int i = 0; i < r; i++)
-        ips2_io_transfer(fd, e, IPS2_DIR_OUT, (ssize_t)vec[i].msg_len, 0, start, IPS2_IO_SENDMMSG,
-                         vec[i].msg_hdr.msg_name, vec[i].msg_hdr.msg_namelen, flags);
+        ips2_io_sent(fd, e, -1, err, start, IPS2_IO_SENDMMSG, NULL, 0, flags, &b);
+    else if (r == 0)
+        ips2_emit_cancel(&b); /* no message (vlen 0): no event, as before */
+    for (int i = 0; i < r; i++) {
+        struct ips2_begun none = {.at = NULL};
+        ips2_io_sent(fd, e, (ssize_t)vec[i].msg_len, 0, start, IPS2_IO_SENDMMSG,
+                     vec[i].msg_hdr.msg_name, vec[i].msg_hdr.msg_namelen, flags,
+                     i == 0 ? &b : &none);
+    }
     errno = err;
     return r;
 }

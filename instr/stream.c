@@ -330,6 +330,19 @@ static void set_limit(struct ips2_thread *t)
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
+/* The thread's CPU time as records carry it (rounded to the tick method's
+ * period). */
+static uint64_t cpu_now(void)
+{
+    uint64_t cpu = ips2_thread_cpu_ns();
+
+    if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
+        uint64_t tick = (uint64_t)ips2_proc.cpu_param * 1000000u;
+        cpu -= cpu % tick;
+    }
+    return cpu;
+}
+
 static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
                              const uint64_t *extra, unsigned nextra, unsigned flags)
 {
@@ -347,11 +360,7 @@ static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payl
     }
     if (ips2_proc.cpu_method != IPS2_CPU_INTERP || (flags & IPS2_CPU_READ)) {
         has_cpu = 1;
-        cpu = ips2_thread_cpu_ns();
-        if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
-            uint64_t tick = (uint64_t)ips2_proc.cpu_param * 1000000u;
-            cpu -= cpu % tick;
-        }
+        cpu = cpu_now();
     }
     if (ips2_lock_kind(kind) && !t->short_locks) {
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
@@ -420,6 +429,107 @@ void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, un
         where->offset = stream_offset(t->stream, (uintptr_t)at);
         where->word0 = *at;
     }
+}
+
+uint64_t ips2_emit_begin(unsigned kind, uint64_t payload, uint64_t *extra, unsigned nextra,
+                         unsigned start_word, struct ips2_begun *b)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t now = ips2_timer_now();
+    size_t bytes = 8 * ips2_record_words(0, nextra);
+    uintptr_t p = t->cur;
+    uint64_t *at;
+
+    extra[start_word] = now;
+    if (likely(p + bytes <= t->limit && now - t->last_sync < ips2_proc.hot_ticks)) {
+        t->cur = p + bytes;
+        ips2_compiler_barrier();
+        ips2_record_put((uint64_t *)p, kind, now, 0, 0, payload, extra, nextra);
+        at = (uint64_t *)p;
+    } else {
+        at = emit(t, kind, payload, extra, nextra, IPS2_CPU_DERIVED);
+    }
+    b->at = NULL;
+    if (at == NULL || t->stream == NULL)
+        return now;
+    b->at = at;
+    b->window = t->stream->window;
+    b->offset = stream_offset(t->stream, (uintptr_t)at);
+    b->word0 = at[0];
+    b->fd = t->stream->fd;
+    if (at[1] != now) /* the slow path took its own time (after a sync point) */
+        at[2 + IPS2_RAW_HAS_CPU(at[0]) + start_word] = at[1];
+    return at[1];
+}
+
+/* A sync point after a call that may have blocked: the exact CPU reading
+ * that a record of the call's end would have carried. */
+static void cpu_reading(struct ips2_thread *t)
+{
+    int saved_errno = errno;
+
+    if (t->busy || t->state != IPS2_THREAD_TRACING)
+        return;
+    t->busy = 1;
+    t->limit = 0;
+    sync_point(t);
+    set_limit(t);
+    t->busy = 0;
+    errno = saved_errno;
+}
+
+/* Whether the begun record is still in the thread's mapped window. */
+static int begun_mapped(const struct ips2_thread *t, const struct ips2_begun *b)
+{
+    const struct ips2_stream *s = t->stream;
+
+    return s != NULL && s->fd == b->fd && s->window == b->window &&
+           stream_offset(s, (uintptr_t)b->at) == b->offset;
+}
+
+void ips2_emit_cancel(const struct ips2_begun *b)
+{
+    uint64_t pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, 8 * (2 + (uint64_t)IPS2_RAW_NEXTRA(b->word0)));
+    int saved_errno = errno;
+
+    if (b->at == NULL)
+        return;
+    if (begun_mapped(&ips2_self, b))
+        b->at[0] = pad;
+    else if (pwrite(b->fd, &pad, sizeof(pad), b->offset) < 0)
+        (void)0; /* the record stays pending */
+    errno = saved_errno;
+}
+
+void ips2_emit_complete(const struct ips2_begun *b, const uint64_t *extra, unsigned nextra,
+                        unsigned flags)
+{
+    struct ips2_thread *t = &ips2_self;
+    unsigned has_cpu = IPS2_RAW_HAS_CPU(b->word0);
+
+    if (b->at == NULL)
+        return;
+    if (begun_mapped(t, b)) {
+        uint64_t *x = b->at + 2 + has_cpu;
+        for (unsigned i = 0; i < nextra; i++)
+            x[i] = extra[i];
+        if ((uintptr_t)(x + nextra) == t->cur) { /* the stream's last record: now ends it */
+            ips2_compiler_barrier();
+            if (has_cpu) {
+                b->at[2] = cpu_now();
+                flags &= ~(unsigned)IPS2_CPU_READ;
+            }
+            b->at[1] = ips2_timer_now();
+        }
+    } else {
+        int saved_errno = errno;
+        off_t at = b->offset + 8 * (off_t)(2 + has_cpu);
+        if (pwrite(b->fd, extra, 8 * (size_t)nextra, at) < 0)
+            (void)0; /* the record keeps what it said when the call began */
+        errno = saved_errno;
+    }
+    if (flags & IPS2_CPU_READ)
+        cpu_reading(t);
 }
 
 static void placed_write(const struct ips2_placed *where, unsigned word, uint64_t value)

@@ -249,6 +249,23 @@ static void pag_counts(const struct ips2_pag *g, size_t file_bytes)
            g->nnodes ? (double)(g->narcs * sizeof(*g->arcs)) / (double)g->nnodes : 0.0);
     for (unsigned t = 1; t <= 4; t++)
         printf("arcs %s %zu\n", types[t], arcs[t]);
+    /* message arcs (of this part) whose source node is later than their
+     * destination: a receive that ended before its send began */
+    size_t late = 0;
+    int64_t worst = 0;
+    for (size_t i = 0; i < g->narcs; i++) {
+        const struct ips2_pag_arc *a = &g->arcs[i];
+        uint32_t f = IPS2_PAG_GID_NODE(a->from);
+        if (a->type != IPS2_PAG_ARC_MESSAGE || IPS2_PAG_GID_PART(a->from) != 0 || f >= g->nnodes ||
+            a->to >= g->nnodes)
+            continue;
+        int64_t d = g->nodes[f].wall - g->nodes[a->to].wall;
+        if (d > 0) {
+            late++;
+            worst = d > worst ? d : worst;
+        }
+    }
+    printf("late messages %zu, by up to %" PRId64 " ns\n", late, worst);
     for (unsigned k = 0; k <= 0x101; k++)
         if (kinds[k])
             printf("nodes %s %zu\n",

@@ -604,9 +604,11 @@ static void put_value(FILE *out, const struct ips2_event *ev, const struct ips2_
             put_duration(out, ev->cpu_ns - v);
         break;
     case F_IO_CALL:
-        put_name(out, &io_calls, v & ~(uint64_t)IPS2_IO_PEEK);
+        put_name(out, &io_calls, v & ~(uint64_t)(IPS2_IO_PEEK | IPS2_IO_PENDING));
         if (v & IPS2_IO_PEEK)
             fputs(" peek", out);
+        if (v & IPS2_IO_PENDING)
+            fputs(" pending", out);
         break;
     case F_NAME:
         put_name(out, f->names, v);

@@ -129,6 +129,9 @@ enum ips2_field_role {
     X(k, IN_KEY, "in_key", 2, 1, KEY)                                                              \
     X(k, SELF, "self", 3, 3, SELF)                                                                 \
     X(k, PEER, "peer", 6, 3, PEER)
+/* send and dgram-send are written when the call begins (call has
+ * IPS2_IO_PENDING, start = the record's own time, bytes = those asked for)
+ * and rewritten in place when it returns (FORMAT.md 9.2). */
 #define IPS2_FIELDS_STREAM_IO(X, k)                                                                \
     X(k, KEY, "key", 0, 1, KEY)                                                                    \
     X(k, OFFSET, "offset", 1, 1, OFFSET)                                                           \

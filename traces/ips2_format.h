@@ -259,7 +259,8 @@ enum ips2_io_call {
     IPS2_IO_EPOLL_PWAIT2 = 23,
     IPS2_IO_FSYNC = 24,
     IPS2_IO_FDATASYNC = 25,
-    IPS2_IO_PEEK = 0x100, /* flag: MSG_PEEK, the data stays queued */
+    IPS2_IO_PEEK = 0x100,    /* flag: MSG_PEEK, the data stays queued */
+    IPS2_IO_PENDING = 0x200, /* flag: a send recorded when it began, never completed */
 };
 
 /* Processes and PVM (kinds 70-89): what started a child (SPAWN "how"),

@@ -194,10 +194,13 @@ static void test_bytes(void **state)
     long s0 = node_of(g, 10, 10, IPS2_EV_SEND, 0), s1 = node_of(g, 10, 10, IPS2_EV_SEND, 1);
     long r0 = node_of(g, 20, 20, IPS2_EV_RECV, 0), r1 = node_of(g, 20, 20, IPS2_EV_RECV, 1),
          r2 = node_of(g, 20, 20, IPS2_EV_RECV, 2);
-    /* wall(to) - max(wall(from), start of to's call) */
-    assert_int_equal(arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE), 1500 - 1000);
+    /* wall(to) - max(wall(from), start of to's call); a send's node is at
+     * its call's start */
+    assert_int_equal(g->nodes[s0].wall, 900);
+    assert_int_equal(g->nodes[s1].wall, 1900);
+    assert_int_equal(arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE), 1500 - 900);
     assert_int_equal(arc_weight(g, s0, r1, IPS2_PAG_ARC_MESSAGE), 2500 - 1550);
-    assert_int_equal(arc_weight(g, s1, r1, IPS2_PAG_ARC_MESSAGE), 2500 - 2000);
+    assert_int_equal(arc_weight(g, s1, r1, IPS2_PAG_ARC_MESSAGE), 2500 - 1900);
     assert_int_equal(arc_weight(g, s1, r2, IPS2_PAG_ARC_MESSAGE), 2600 - 2550);
     /* CPU arcs: min(CPU, wall) between a thread's nodes */
     assert_int_equal(g->nodes[r1].cpu, (2500 - 1500) / 2);
@@ -221,10 +224,11 @@ static void one_message(uint64_t release, uint64_t send, uint64_t send_ws, uint6
     done(b);
 }
 
-/* A send that returned after its reader got the bytes: the arc still
- * leaves the send (the writer's CPU up to the call stays on the path) and
- * weighs 0; one whose call cannot have begun before the receive ended is
- * dropped with a warning. */
+/* A send that returned after its reader got the bytes (blocked on a full
+ * buffer): the arc leaves the send's node at the call's start, before the
+ * receive ended, and weighs the time from there (or from the receive's
+ * start); the writer's CPU up to the call is on the arc to that node, and
+ * the call's own time on the arc after it. */
 static void test_send_ends_late(void **state)
 {
     (void)state;
@@ -233,7 +237,9 @@ static void test_send_ends_late(void **state)
     struct ips2_pag *g = reduce();
     no_warnings(g);
     long s0 = node_of(g, 10, 10, IPS2_EV_SEND, 0), r0 = node_of(g, 20, 20, IPS2_EV_RECV, 0);
-    assert_int_equal(arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE), 0);
+    assert_int_equal(g->nodes[s0].wall, 900);
+    assert_true(g->nodes[s0].wall <= g->nodes[r0].wall);
+    assert_int_equal(arc_weight(g, s0, r0, IPS2_PAG_ARC_MESSAGE), 1500 - 900);
     assert_int_equal(g->narcs, 1);
     ips2_pag_free(g);
 }
