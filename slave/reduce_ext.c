@@ -174,7 +174,8 @@ static bool assign_processes(const struct ips2_reductions *r, struct ips2_red_ex
         }
     }
     if (ok) {
-        qsort(pairs, np, sizeof *pairs, cmp_pair);
+        if (np > 0)
+            qsort(pairs, np, sizeof *pairs, cmp_pair);
         for (size_t q = 0; q < np; q++) {
             const struct ips2_red_process *p = &r->processes[pairs[q].i];
             if (owner[pairs[q].u] != IPS2_RED_NONE || taken[pairs[q].i])
