@@ -326,7 +326,8 @@ static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *
     }
     uint32_t collector = ips2_strtab_intern(&b->strings, d->collector);
     struct ext_keys keys = {0};
-    qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
+    if (d->nsamples > 0)
+        qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
     for (size_t i = 0; i < d->nsamples;) {
         size_t j = i + 1;
         while (j < d->nsamples && d->samples[j].metric == d->samples[i].metric &&
