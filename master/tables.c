@@ -614,7 +614,8 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
             goto nomem;
     if (t == NULL || l.oom)
         goto nomem;
-    qsort(l.r, l.n, sizeof(*l.r), cmp_orow);
+    if (l.n > 0)
+        qsort(l.r, l.n, sizeof(*l.r), cmp_orow);
     for (size_t i = 0; i < l.n; i++)
         total += (double)l.r[i].wait_ns;
     for (size_t i = 0; i < l.n; i++) {
