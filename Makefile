@@ -10,6 +10,12 @@ CC      ?= cc
 CLANG   ?= clang
 B       := build
 OPT     ?= -O2
+# Sanitizer flags for every compile and link (`make check-asan` sets them
+# for its own build directory; see there).
+SANITIZE ?=
+ifneq ($(strip $(SANITIZE)),)
+CC := $(CC) $(SANITIZE)
+endif
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 # Parts see each other only through the public headers their module.mk
@@ -26,7 +32,7 @@ CLEAN_EXTRA:=
 
 SETUP_STAMP := $(B)/.setup-done
 
-.PHONY: all setup check demo bench fuzz install clean format
+.PHONY: all setup check check-asan demo bench fuzz install clean format
 all:
 
 # The parts in the order of their dependencies: each module.mk owns its
@@ -64,6 +70,43 @@ $(B)/lib/%.a:
 $(B)/obj/%.o: %.c | $(SETUP_STAMP) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS_$(dir $<)) -MMD -MP -c -o $@ $<
+
+# make check-asan: everything built again into $(ASAN_B) with AddressSanitizer
+# and UndefinedBehaviorSanitizer, then `make check`'s tests (unit,
+# integration, GUI) run on that build and end with the same "N passed, N
+# failed" line.  Any report fails: UBSan does not recover, ASan and UBSan
+# abort (a tool that dies of SIGABRT is never taken for one that refused
+# its input with exit status 1).  How each kind of process runs:
+#  - the tools (ips2slave, ips2-dump, -pack, -reduce, -cpa, the collectors)
+#    and the unit tests are built with both sanitizers; the unit tests run
+#    with LeakSanitizer on, the Tcl suites with detect_leaks=0 (tclsh and
+#    the tools exit without freeing);
+#  - the Tcl extension is built with both, but tclsh is not: the Tcl suites
+#    run a tclsh that preloads the ASan runtime (tests/make-asan-tclsh,
+#    first in PATH) without putting it in LD_PRELOAD, so that no other
+#    program inherits it;
+#  - the runtime, libips2, is built with UBSan only.  Traced programs are
+#    the user's, not built with ASan; an ASan runtime must come first in a
+#    process, which a program linked with ips2cc or run by ips2-preload
+#    does not give, and a preloaded one changes what the tests look at
+#    (its dlopen interceptor loses the caller's RUNPATH).  UBSan has no such
+#    order; its deadly-signal handlers are off (handle_segv=0 ...) so that
+#    a traced program dies of a signal as untraced (faults.test) and the
+#    runtime's own handlers see the default disposition.
+ASAN_B := build-asan
+CLEAN_EXTRA += $(ASAN_B)
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_SIGNALS := handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
+check-asan:
+	@sh tests/make-asan-tclsh $(abspath $(ASAN_B))/asan-tclsh/bin "$(CC)"
+	@ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+	UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1:$(SAN_SIGNALS) \
+	IPS2_SANITIZER_TCLSH=$(abspath $(ASAN_B))/asan-tclsh/bin IPS2_SANITIZE="$(ASAN_FLAGS)" \
+	    $(MAKE) --no-print-directory B=$(ASAN_B) SANITIZE="$(ASAN_FLAGS)" check
+
+ifneq ($(strip $(SANITIZE)),)
+$(RUNTIME_OBJS) $(RUNTIME_LIB): private CC += -fno-sanitize=address
+endif
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

@@ -78,11 +78,14 @@ int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **ou
             goto oom;
         m->nstrings = i + 1;
     }
-    memcpy(m->apps, pag->apps, pag->napps * sizeof *m->apps);
+    if (pag->napps > 0)
+        memcpy(m->apps, pag->apps, pag->napps * sizeof *m->apps);
     m->napps = pag->napps;
-    memcpy(m->processes, pag->processes, pag->nprocesses * sizeof *m->processes);
+    if (pag->nprocesses > 0)
+        memcpy(m->processes, pag->processes, pag->nprocesses * sizeof *m->processes);
     m->nprocesses = pag->nprocesses;
-    memcpy(m->threads, pag->threads, pag->nthreads * sizeof *m->threads);
+    if (pag->nthreads > 0)
+        memcpy(m->threads, pag->threads, pag->nthreads * sizeof *m->threads);
     m->nthreads = pag->nthreads;
     for (size_t t = 0; t < pag->nthreads; t++) {
         const struct ips2_pag_thread *th = &pag->threads[t];

@@ -1176,7 +1176,7 @@ static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, stru
 static void ip_flags(const struct pag_builder *b, struct pag_item *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if ((v[i].cls == PC_BYTES || v[i].cls == PC_CONN) &&
+        if ((v[i].cls == PC_BYTES || v[i].cls == PC_CONN) && b->nipkeys > 0 &&
             bsearch(&v[i].k[0], b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64))
             v[i].flags |= PI_IP;
 }
@@ -1232,7 +1232,8 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     p->strings = ips2_strtab_release(&b->strings, &p->nstrings);
     if (!expand_lites(b) || !generations(b))
         b->oom = true;
-    qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
+    if (b->nipkeys > 0)
+        qsort(b->ipkeys, b->nipkeys, sizeof(*b->ipkeys), cmp_u64);
     ip_flags(b, b->items, b->nitems);
     if (!pag_match_items(b->items, b->nitems, false, &pairs))
         b->oom = true;

@@ -337,7 +337,8 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
         pb->slot = NULL;
         pb->mask = 0;
         pb->last_key[0] = pb->last_key[1] = 0;
-        qsort(pb->v, pb->n, sizeof(*pb->v), cmp_key);
+        if (pb->n > 0)
+            qsort(pb->v, pb->n, sizeof(*pb->v), cmp_key);
     }
     for (size_t i = 0; i < pb->n && ok; i++) {
         struct pb_stream *s = &pb->v[i];

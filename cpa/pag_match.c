@@ -323,7 +323,8 @@ bool pag_match_items(struct pag_item *items, size_t n, bool final, struct pag_pa
     struct sides sd = {0};
     bool ok = true;
 
-    qsort(items, n, sizeof(*items), pag_item_cmp);
+    if (n > 0)
+        qsort(items, n, sizeof(*items), pag_item_cmp);
     for (size_t i = 0; i < n && ok;) {
         size_t j = i + 1;
         while (j < n && same_group(&items[i], &items[j]))

@@ -361,7 +361,8 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
         a.e[k++] = a.e[i];
     }
     ips2_strtab_free(&a.keys);
-    qsort(a.e, k, sizeof *a.e, cmp_entry);
+    if (k > 0)
+        qsort(a.e, k, sizeof *a.e, cmp_entry);
     out->entries = a.e;
     out->n = k;
     return 0;

@@ -581,7 +581,8 @@ void ips2_emit_string(struct ips2_thread *t, unsigned kind, uint64_t payload, co
     uint64_t words[IPS2_RAW_MAX_EXTRA - 1];
     unsigned max = (unsigned)(sizeof(words) / sizeof(words[0]));
 
-    memcpy(words, pre, npre * sizeof(uint64_t));
+    if (npre > 0)
+        memcpy(words, pre, npre * sizeof(uint64_t));
     unsigned n = ips2_string_words(words + npre, max - npre, s);
     ips2_emit_slow(t, kind, payload, words, npre + n, IPS2_CPU_READ);
 }

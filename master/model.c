@@ -980,7 +980,8 @@ static int cmp_node(const void *a, const void *b)
 
 static void sort_tree(struct ips2_node *n)
 {
-    qsort(n->child, n->nchild, sizeof(*n->child), cmp_node);
+    if (n->nchild > 0)
+        qsort(n->child, n->nchild, sizeof(*n->child), cmp_node);
     for (size_t i = 0; i < n->nchild; i++)
         sort_tree(n->child[i]);
 }

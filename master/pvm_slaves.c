@@ -99,14 +99,21 @@ extern char **environ;
 /* pvm_export (or unexport) the master's IPS2_* variables but IPS2_SESSION
  * and IPS2_APP (which the slave sets per process), so the traced processes
  * get the user's runtime settings (IPS2_CPUCLOCK, ...) on every host, and
- * IPS2SLAVE_* (the slave's test hooks). */
+ * IPS2SLAVE_* (the slave's test hooks).  pvm_export sets PVM_EXPORT,
+ * which may move environ: the names are collected first. */
 static void export_all(int on)
 {
+    size_t count = 0, k = 0;
+    for (char **e = environ; *e != NULL; e++)
+        count++;
+    char(*names)[128] = malloc((count ? count : 1) * sizeof *names);
+    if (names == NULL)
+        return;
     for (char **e = environ; *e != NULL; e++) {
         const char *eq = strchr(*e, '=');
-        char name[128];
+        char *name = names[k];
         size_t n = eq ? (size_t)(eq - *e) : 0;
-        if (n == 0 || n >= sizeof name)
+        if (n == 0 || n >= sizeof names[k])
             continue;
         memcpy(name, *e, n);
         name[n] = '\0';
@@ -114,11 +121,15 @@ static void export_all(int on)
             (strncmp(name, "IPS2_", 5) != 0 || strcmp(name, "IPS2_SESSION") == 0 ||
              strcmp(name, "IPS2_APP") == 0))
             continue;
-        if (on)
-            pvm_export(name);
-        else
-            pvm_unexport(name);
+        k++;
     }
+    for (size_t i = 0; i < k; i++) {
+        if (on)
+            pvm_export(names[i]);
+        else
+            pvm_unexport(names[i]);
+    }
+    free(names);
 }
 
 struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,

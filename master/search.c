@@ -935,6 +935,8 @@ static int add_node(struct engine *e, int hyp, const struct sp_focus *f, int par
                     size_t b0, size_t b1, int refined)
 {
     char key[256], fk[128];
+    const struct sp_focus focus = *f; /* f may be a node's: e->n moves below */
+    f = &focus;
     sp_focus_key(f, fk, sizeof(fk));
     snprintf(key, sizeof(key), "%d|%s|%zu|%zu", hyp, fk, b0, b1);
     if (smap_get(&e->nodemap, key) >= 0)

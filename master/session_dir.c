@@ -217,7 +217,8 @@ static void load_reductions(struct ips2_model *m, const char *dir, int *found)
             n++;
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), cmp_str);
+    if (n > 0)
+        qsort(names, n, sizeof(*names), cmp_str);
     for (size_t i = 0; i < n; i++) {
         struct ips2_reductions *r;
         size_t size;

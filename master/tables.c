@@ -399,6 +399,8 @@ static void merge_by_name(struct plist *l)
 {
     size_t out = 0;
 
+    if (l->n == 0)
+        return;
     qsort(l->r, l->n, sizeof(*l->r), cmp_name);
     for (size_t i = 0; i < l->n; i++) {
         if (out && strcmp(l->r[out - 1].name, l->r[i].name) == 0) {
@@ -444,7 +446,8 @@ static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cp
 
     if (by_name)
         merge_by_name(l);
-    qsort(l->r, l->n, sizeof(*l->r), cmp_prow);
+    if (l->n > 0)
+        qsort(l->r, l->n, sizeof(*l->r), cmp_prow);
     for (size_t i = 0; i < l->n; i++)
         total += l->r[i].value;
     if (t == NULL || ips2_table_column(t, 0, "name", "") ||
@@ -611,7 +614,8 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
             goto nomem;
     if (t == NULL || l.oom)
         goto nomem;
-    qsort(l.r, l.n, sizeof(*l.r), cmp_orow);
+    if (l.n > 0)
+        qsort(l.r, l.n, sizeof(*l.r), cmp_orow);
     for (size_t i = 0; i < l.n; i++)
         total += (double)l.r[i].wait_ns;
     for (size_t i = 0; i < l.n; i++) {

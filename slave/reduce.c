@@ -273,7 +273,8 @@ static void add_types(struct image *im, const struct rt *r)
         im->types = v;
         im->cap_types = cap;
     }
-    memcpy(im->types + im->ntypes, r->types, r->ntypes * sizeof(*r->types));
+    if (r->ntypes > 0)
+        memcpy(im->types + im->ntypes, r->types, r->ntypes * sizeof(*r->types));
     im->ntypes += r->ntypes;
 }
 

@@ -174,7 +174,8 @@ static bool assign_processes(const struct ips2_reductions *r, struct ips2_red_ex
         }
     }
     if (ok) {
-        qsort(pairs, np, sizeof *pairs, cmp_pair);
+        if (np > 0)
+            qsort(pairs, np, sizeof *pairs, cmp_pair);
         for (size_t q = 0; q < np; q++) {
             const struct ips2_red_process *p = &r->processes[pairs[q].i];
             if (owner[pairs[q].u] != IPS2_RED_NONE || taken[pairs[q].i])
@@ -325,7 +326,8 @@ static void reduce_file(struct red_build *b, struct ext_rows *rows, const char *
     }
     uint32_t collector = ips2_strtab_intern(&b->strings, d->collector);
     struct ext_keys keys = {0};
-    qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
+    if (d->nsamples > 0)
+        qsort(d->samples, d->nsamples, sizeof *d->samples, cmp_sample);
     for (size_t i = 0; i < d->nsamples;) {
         size_t j = i + 1;
         while (j < d->nsamples && d->samples[j].metric == d->samples[i].metric &&

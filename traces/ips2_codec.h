@@ -195,7 +195,7 @@ static inline void ips2_put_f64(struct ips2_out *o, double v)
 static inline void ips2_put_8s(struct ips2_out *o, const void *v, size_t n)
 {
     uint8_t *q = ips2_out_room(o, 8 * n);
-    if (q) {
+    if (q && n > 0) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(q, v, 8 * n);
 #else
@@ -323,7 +323,8 @@ static inline bool ips2_get_8s(struct ips2_in *in, void *v, size_t n)
     if (!q)
         return false;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(v, q, 8 * n);
+    if (n > 0)
+        memcpy(v, q, 8 * n);
 #else
     for (size_t i = 0; i < n; i++) {
         uint64_t bits = ips2_le64_load(q + 8 * i);

@@ -11,7 +11,7 @@
 # ips2-dump and build/lib/libips2.so.  Anything missing makes the tests that
 # need it fail with the tool's own message; `make check` builds it all first.
 #
-# Variables:  root build bindir libdir progs ips2cc ips2cxx dump
+# Variables:  root build bindir libdir progs ips2cc ips2cxx dump cc
 # Procedures: tmpdir build run streams dump summary events grep readfile writefile
 
 package require Tcl 8.6
@@ -28,6 +28,9 @@ namespace eval ::ips2test {
     variable ips2cc  [file join $bindir ips2cc]
     variable ips2cxx [file join $bindir ips2c++]
     variable dump    [file join $bindir ips2-dump]
+    # the C compiler for programs that link the build's static libraries:
+    # built by `make check-asan`, they need its sanitizers (IPS2_SANITIZE)
+    variable cc [list cc {*}[expr {[info exists ::env(IPS2_SANITIZE)] ? $::env(IPS2_SANITIZE) : ""}]]
     namespace export tmpdir build run streams dump summary events grep readfile writefile
     variable tmpdirs {}
     variable serial  0
