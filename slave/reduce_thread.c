@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ips2_format.h"
 #include "pag_build.h"
 #include "reduce_thread.h"
 
@@ -84,8 +85,10 @@ void rt_free(struct rt *r)
                 red_hist_free(&p->mhist[k]);
             free(p->mhist);
         }
-    for (uint32_t i = 0; i < r->nobjects; i++)
+    for (uint32_t i = 0; i < r->nobjects; i++) {
         red_hist_free(&r->objects[i].hist);
+        free(r->objects[i].holds);
+    }
     red_hist_free(&r->cpu_hist);
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         red_hist_free(&r->mhist[m]);
@@ -515,34 +518,95 @@ void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
         rt_spread(r, metric, t0, t1, (uint64_t)(t1 - t0));
 }
 
+/* The thread's row of an object, made if it has none; NULL on OOM. */
+static struct rt_object *object_row(struct rt *r, uint32_t kind, uint64_t id)
+{
+    for (uint32_t i = r->nobjects; i-- > 0;) /* few objects per thread, recent ones first */
+        if (r->objects[i].kind == kind && r->objects[i].id == id)
+            return &r->objects[i];
+    if (r->nobjects == r->cap_objects &&
+        !grow((void **)&r->objects, &r->cap_objects, sizeof(*r->objects))) {
+        r->oom = true;
+        return NULL;
+    }
+    struct rt_object *o = &r->objects[r->nobjects++];
+    memset(o, 0, sizeof(*o));
+    o->kind = kind;
+    o->id = id;
+    return o;
+}
+
 void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
                     uint64_t spin_ns)
 {
     int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
-    struct rt_object *o = NULL;
 
     if (b < a || (b == a && !in_phase(r, t1)))
         return;
-    for (uint32_t i = r->nobjects; i-- > 0;) /* few objects per thread, recent ones first */
-        if (r->objects[i].kind == kind && r->objects[i].id == id) {
-            o = &r->objects[i];
-            break;
-        }
-    if (!o) {
-        if (r->nobjects == r->cap_objects &&
-            !grow((void **)&r->objects, &r->cap_objects, sizeof(*r->objects))) {
-            r->oom = true;
-            return;
-        }
-        o = &r->objects[r->nobjects++];
-        memset(o, 0, sizeof(*o));
-        o->kind = kind;
-        o->id = id;
-    }
+    struct rt_object *o = object_row(r, kind, id);
+    if (!o)
+        return;
     o->waits++;
     o->wait_ns += (uint64_t)(b - a);
     o->spin_ns += clip_share(spin_ns, t0, t1, a, b);
     spread_ns(r, &o->hist, a, b);
+}
+
+/* Exclusive holds are a mutex's row (the type fixed later from the
+ * image's sync-object, as for waits), shared ones an rwlock's. */
+static uint32_t lock_kind(bool shared)
+{
+    return shared ? IPS2_SYNC_RWLOCK : IPS2_SYNC_MUTEX;
+}
+
+void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t)
+{
+    struct rt_object *o = object_row(r, lock_kind(shared), id);
+
+    if (!o || o->open++ > 0)
+        return; /* an inner hold (an rwlock read again) is part of the outer one */
+    uint32_t proc = r->h.top, h = o->nholds;
+    while (h-- > 0 && o->holds[h].proc != proc)
+        ;
+    if (h == UINT32_MAX) {
+        if (o->nholds == o->cap_holds &&
+            !grow((void **)&o->holds, &o->cap_holds, sizeof(*o->holds))) {
+            r->oom = true;
+            o->open = 0;
+            return;
+        }
+        h = o->nholds++;
+        o->holds[h] = (struct rt_hold){.proc = proc};
+    }
+    o->open_h = h;
+    o->open_t = t;
+    if (in_phase(r, t))
+        o->holds[h].acquisitions++;
+}
+
+/* Ends the open hold of o at t. */
+static void hold_end(struct rt *r, struct rt_object *o, int64_t t)
+{
+    int64_t a = max64(o->open_t, r->ps), b = min64(t, r->pe);
+
+    if (b > a)
+        o->holds[o->open_h].hold_ns += (uint64_t)(b - a);
+    o->open = 0;
+}
+
+void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t)
+{
+    uint32_t kind = lock_kind(shared);
+
+    for (uint32_t i = r->nobjects; i-- > 0;)
+        if (r->objects[i].kind == kind && r->objects[i].id == id) {
+            struct rt_object *o = &r->objects[i];
+            if (o->open > 1)
+                o->open--;
+            else if (o->open == 1)
+                hold_end(r, o, t);
+            return; /* a release of a hold acquired before the stream: nothing known */
+        }
 }
 
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
@@ -629,6 +693,9 @@ void rt_finish(struct rt *r)
     if (!r->started)
         return;
     r->open_at_end = r->h.depth;
+    for (uint32_t i = 0; i < r->nobjects; i++)
+        if (r->objects[i].open)
+            hold_end(r, &r->objects[i], r->h.last_t);
     while (r->h.depth)
         rt_pop(r, &r->h);
     flush_bucket(r);
