@@ -393,7 +393,7 @@ static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const str
         const struct ips2_red_object *o = &r->objects[i];
         char name[128], kb[32];
         const char *kind = kind_name(o->kind, kb, sizeof(kb));
-        if (o->thread != ref->row)
+        if (o->thread != ref->row || o->waits == 0) /* waits 0: a row only held */
             continue;
         int named = (o->id & IPS2_SYNC_KEY_SHARED) ? shared_name(sp, r, o) : -1;
         if (named >= 0) /* named in the process that made it: that name in all */

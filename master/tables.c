@@ -545,7 +545,7 @@ static void objects_of_thread(void *arg, const struct ips2_node *thread, const s
         const struct ips2_red_object *o = &r->objects[i];
         uint32_t opid = (o->id & IPS2_SYNC_KEY_SHARED) ? 0 : pid;
         size_t k;
-        if (o->thread != ref->row)
+        if (o->thread != ref->row || o->waits == 0) /* waits 0: a row only held */
             continue;
         for (k = 0; k < l->n; k++)
             if (l->r[k].kind == o->kind && l->r[k].id == o->id && l->r[k].pid == opid)

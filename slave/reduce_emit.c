@@ -286,7 +286,10 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
         o->wait_ns = r->objects[i].wait_ns;
         o->spin_ns = r->objects[i].spin_ns;
         o->name = IPS2_RED_NONE;
-        uint32_t h = emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, &r->objects[i].hist);
+        /* a row only held (no waits) has no histogram */
+        uint32_t h =
+            o->waits ? emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, &r->objects[i].hist)
+                     : IPS2_RED_NONE;
         if (h != IPS2_RED_NONE)
             b->r->hists[h].object = row;
         emit_holds(b, &r->objects[i], row, map);
