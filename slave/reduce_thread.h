@@ -155,6 +155,9 @@ struct rt {
     /* objects, and the types this stream gave object keys */
     struct rt_object *objects;
     uint32_t nobjects, cap_objects;
+    uint64_t *omap_key; /* (key << 4 | kind) + 1 -> objects[] index (0 = empty slot) */
+    uint32_t *omap_val;
+    uint32_t omap_mask;
     struct rt_type *types;
     uint32_t ntypes, cap_types;
     /* facts for naming objects, found by (key, init) through fact_map */
