@@ -5,7 +5,8 @@
  *
  *   offset  size
  *   0       8    magic "IPS2PAG\0"
- *   8       2    version (2; 1, without the ports, is read too)
+ *   8       2    version (2 for a part with ports; 1: a part without,
+ *                its ends and the matching's arcs, as before)
  *   10      2    what: 1 part, 2 ends, 3 cross
  *   12      4    part number
  *   16      80   counts (u64): strings, apps, processes, threads, nodes,
@@ -111,7 +112,7 @@ static void write_header(struct ips2_out *o, const struct ips2_pag *g, enum what
 {
     ips2_out_crc_begin(o);
     ips2_put_bytes(o, MAGIC, 8);
-    ips2_put_u16(o, VERSION);
+    ips2_put_u16(o, w == W_PART && g->nports ? VERSION : VERSION_NO_PORTS);
     ips2_put_u16(o, (uint16_t)w);
     ips2_put_u32(o, g->part);
     for (unsigned i = 0; i < C_N; i++)
@@ -153,8 +154,8 @@ static void write_warnings(struct ips2_out *o, const struct ips2_pag *g, const u
 /* A part's ports (after the warnings: older readers never see them). */
 static void write_ports(struct ips2_out *o, const struct ips2_pag *g, enum what w)
 {
-    if (w != W_PART)
-        return;
+    if (w != W_PART || g->nports == 0)
+        return; /* version 1: the same bytes as before */
     ips2_put_u64(o, g->nports);
     ips2_put_bytes(o, g->ports, g->nports * sizeof(*g->ports));
 }
@@ -473,12 +474,16 @@ static bool read_ports(struct dec *d)
 {
     struct ips2_pag *g = d->g;
 
-    if (d->version == VERSION_NO_PORTS || d->w != W_PART)
+    if (d->version == VERSION_NO_PORTS)
         return true;
+    if (d->w != W_PART)
+        return bad(d, 8, "version %d of a part only, found it in a message", VERSION);
     if (!need(d, 8, "the ports' count"))
         return false;
     uint64_t n = ips2_get_u64(&d->in);
     size_t at = d->in.pos;
+    if (n == 0) /* a part without ports is written as version 1 */
+        return bad(d, at - 8, "at least one port in a version %d part, found 0", VERSION);
     g->ports = read_array(d, n, sizeof(*g->ports), "ports");
     if (d->in.failed)
         return false;
