@@ -93,6 +93,21 @@ struct ips2_pag_arc { /* 24 bytes */
     int64_t weight;
 };
 
+/* The TCP port of a connection, seen from one of its processes: the
+ * accepting side's local port (the server's listening port), as accept
+ * gave it to the server (role SERVER) and connect to the client (role
+ * CLIENT, its peer's port).  key is the client-to-server stream key
+ * (traces/FORMAT.md "Keys"), the same in both parts: matched across parts
+ * it names the two processes of a connection and its port. */
+struct ips2_pag_port { /* 16 bytes */
+    uint64_t key;
+    uint32_t process; /* index in processes */
+    uint16_t port;
+    uint16_t role; /* IPS2_PAG_PORT_SERVER or IPS2_PAG_PORT_CLIENT */
+};
+
+enum { IPS2_PAG_PORT_SERVER = 1, IPS2_PAG_PORT_CLIENT = 2 };
+
 struct ips2_pag_out { /* an arc from this part to another one (the other keeps it in arcs) */
     uint32_t from;    /* node index in this part */
     uint32_t reserved;
@@ -156,6 +171,8 @@ struct ips2_pag {
     size_t nends;
     char **warnings; /* unmatched ends and other notes, one line each, naming process and event */
     size_t nwarnings;
+    struct ips2_pag_port *ports; /* TCP connections' ports, by key (a part's only) */
+    size_t nports;
 };
 
 /* Frees pag and everything in it: every array, every string (strings[i],

@@ -30,6 +30,7 @@ void ips2_pag_free(struct ips2_pag *pag)
     free(pag->arcs);
     free(pag->outs);
     free(pag->ends);
+    free(pag->ports);
     free(pag);
 }
 

@@ -44,7 +44,7 @@ struct pag_lite {
 
 struct pag_builder {
     struct ips2_pag *p;
-    size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares;
+    size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares, cap_ports;
     struct ips2_strtab strings;
     struct pag_item *items;
     size_t nitems, cap_items;
@@ -71,7 +71,7 @@ struct pag_builder {
     /* the current thread */
     bool in_thread;
     uint32_t thread;
-    size_t node_mark, share_mark, item_mark, lite_mark, ipkey_mark;
+    size_t node_mark, share_mark, item_mark, lite_mark, ipkey_mark, port_mark;
     bool begun;
     uint32_t last; /* its latest node */
     int64_t last_t;
@@ -245,6 +245,7 @@ void pag_thread_begin(struct pag_builder *b, int32_t tid)
     b->item_mark = b->nitems;
     b->lite_mark = b->nlites;
     b->ipkey_mark = b->nipkeys;
+    b->port_mark = p->nports;
     b->begun = false;
     b->has_before = false;
     b->create_seq = 0;
@@ -267,6 +268,7 @@ void pag_thread_drop(struct pag_builder *b)
     b->nitems = b->item_mark;
     b->nlites = b->lite_mark;
     b->nipkeys = b->ipkey_mark;
+    p->nports = b->port_mark;
     pag_bytes_truncate(b->bytes, (uint32_t)b->node_mark);
     p->nthreads = b->thread;
     b->in_thread = false;
@@ -389,6 +391,25 @@ static uint64_t string_hash(const struct ips2_event *ev, unsigned skip)
 static bool ip_family(uint64_t w0)
 {
     return (w0 & 0xffff) == 10; /* AF_INET6: every IP endpoint */
+}
+
+/* The port of a TCP connection (key: client to server) the current
+ * process made or accepted; endpoint word 0 has it in bits 32-47. */
+static void port_of(struct pag_builder *b, uint64_t key, uint64_t w0, uint16_t role)
+{
+    struct ips2_pag *p = b->p;
+    uint16_t port = (uint16_t)(w0 >> 32);
+    struct ips2_pag_port *r;
+
+    if (key == 0 || !ip_family(w0) || port == 0)
+        return;
+    for (size_t i = p->nports; i-- > 0;)
+        if (p->ports[i].key == key && p->ports[i].process == b->process && p->ports[i].role == role)
+            return;
+    if (!(r = PAG_PUSH(p->ports, p->nports, b->cap_ports)))
+        b->oom = true;
+    else
+        *r = (struct ips2_pag_port){key, b->process, port, role};
 }
 
 static void ipkey(struct pag_builder *b, uint64_t key)
@@ -603,6 +624,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
             if (ip_family(x(ev, IPS2_F_CONNECT_SELF)))
                 it->flags |= PI_IP;
         }
+        port_of(b, x(ev, IPS2_F_CONNECT_KEY), x(ev, IPS2_F_CONNECT_PEER), IPS2_PAG_PORT_CLIENT);
         break;
     case IPS2_EV_ACCEPT:
         if (x(ev, IPS2_F_ACCEPT_KEY) == 0 || x(ev, IPS2_F_ACCEPT_ERRNO) != 0 ||
@@ -615,6 +637,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
             if (ip_family(x(ev, IPS2_F_ACCEPT_SELF)))
                 it->flags |= PI_IP;
         }
+        port_of(b, x(ev, IPS2_F_ACCEPT_KEY), x(ev, IPS2_F_ACCEPT_SELF), IPS2_PAG_PORT_SERVER);
         break;
     default:
         break;

@@ -5,7 +5,8 @@
  *
  *   offset  size
  *   0       8    magic "IPS2PAG\0"
- *   8       2    version (1)
+ *   8       2    version (2 for a part with ports; 1: a part without,
+ *                its ends and the matching's arcs, as before)
  *   10      2    what: 1 part, 2 ends, 3 cross
  *   12      4    part number
  *   16      80   counts (u64): strings, apps, processes, threads, nodes,
@@ -16,6 +17,8 @@
  *                shares 16 B, arcs 24 B, outs 16 B, ends 48 B: the
  *                structs of ips2_pag.h, little-endian, no padding
  *                warnings: u32 length + bytes each
+ *                (version 2, a part only) ports: u64 count, 16 B each
+ *                (struct ips2_pag_port: the TCP connections' ports)
  *   end-4   4    crc32 (zlib) of every byte before it
  *
  * The writer and the reader go through the buffer codec (traces/
@@ -57,11 +60,13 @@ _Static_assert(sizeof(struct ips2_pag_share) == 16, "share layout");
 _Static_assert(sizeof(struct ips2_pag_arc) == 24, "arc layout");
 _Static_assert(sizeof(struct ips2_pag_out) == 16, "out layout");
 _Static_assert(sizeof(struct ips2_pag_end) == 48, "end layout");
+_Static_assert(sizeof(struct ips2_pag_port) == 16, "port layout");
 
-#define MAGIC   "IPS2PAG"
-#define VERSION 1
-#define HEAD    96
-#define WBUF    (64u << 10) /* the write buffer of a part file */
+#define MAGIC            "IPS2PAG"
+#define VERSION          2
+#define VERSION_NO_PORTS 1
+#define HEAD             96
+#define WBUF             (64u << 10) /* the write buffer of a part file */
 
 enum what { W_PART = 1, W_ENDS = 2, W_CROSS = 3 };
 enum {
@@ -107,7 +112,7 @@ static void write_header(struct ips2_out *o, const struct ips2_pag *g, enum what
 {
     ips2_out_crc_begin(o);
     ips2_put_bytes(o, MAGIC, 8);
-    ips2_put_u16(o, VERSION);
+    ips2_put_u16(o, w == W_PART && g->nports ? VERSION : VERSION_NO_PORTS);
     ips2_put_u16(o, (uint16_t)w);
     ips2_put_u32(o, g->part);
     for (unsigned i = 0; i < C_N; i++)
@@ -146,6 +151,15 @@ static void write_warnings(struct ips2_out *o, const struct ips2_pag *g, const u
         ips2_put_str32(o, g->warnings[i]);
 }
 
+/* A part's ports (after the warnings: older readers never see them). */
+static void write_ports(struct ips2_out *o, const struct ips2_pag *g, enum what w)
+{
+    if (w != W_PART || g->nports == 0)
+        return; /* version 1: the same bytes as before */
+    ips2_put_u64(o, g->nports);
+    ips2_put_bytes(o, g->ports, g->nports * sizeof(*g->ports));
+}
+
 /* The crc32 of every byte before it. */
 static void write_crc(struct ips2_out *o)
 {
@@ -162,6 +176,7 @@ static void write_pag(struct ips2_out *o, const struct ips2_pag *g, enum what w)
     write_strings(o, g, c);
     write_tables(o, g, c);
     write_warnings(o, g, c);
+    write_ports(o, g, w);
     write_crc(o);
 }
 
@@ -230,6 +245,7 @@ struct dec {
     struct ips2_in in;
     struct ips2_pag *g;
     enum what w;
+    uint16_t version;
     uint64_t c[C_N];
     size_t at[C_N]; /* where each table starts, for check() */
 };
@@ -343,12 +359,13 @@ static bool read_header(struct dec *d)
     if (!need(d, 4, "version"))
         return false;
     uint16_t version = ips2_get_u16(in), what = ips2_get_u16(in);
-    if (version != VERSION || what != d->w)
+    if ((version != VERSION && version != VERSION_NO_PORTS) || what != d->w)
         return bad(d, 8, "version %d of a %s, found version %u of kind %u", VERSION,
                    d->w == W_PART   ? "part"
                    : d->w == W_ENDS ? "part's ends"
                                     : "matching's arcs",
                    version, what);
+    d->version = version;
     if (!read_crc(d) || !need(d, 4, "the part number"))
         return false;
     d->g->part = ips2_get_u32(in);
@@ -418,6 +435,12 @@ static bool read_warnings(struct dec *d)
     for (; g->nwarnings < n; g->nwarnings++)
         if (!(g->warnings[g->nwarnings] = read_str(d, "a warning")))
             return false;
+    return true;
+}
+
+/* Nothing but the crc after the data. */
+static bool read_end(struct dec *d)
+{
     if (left(d))
         return bad(d, d->in.pos, "the crc32 at byte %zu, found %zu more bytes", d->in.size,
                    left(d));
@@ -443,6 +466,38 @@ static bool role_known(uint16_t role)
     default:
         return false;
     }
+}
+
+/* Version 2, a part: the ports, each of a process of the part, with a
+ * port and a known role. */
+static bool read_ports(struct dec *d)
+{
+    struct ips2_pag *g = d->g;
+
+    if (d->version == VERSION_NO_PORTS)
+        return true;
+    if (d->w != W_PART)
+        return bad(d, 8, "version %d of a part only, found it in a message", VERSION);
+    if (!need(d, 8, "the ports' count"))
+        return false;
+    uint64_t n = ips2_get_u64(&d->in);
+    size_t at = d->in.pos;
+    if (n == 0) /* a part without ports is written as version 1 */
+        return bad(d, at - 8, "at least one port in a version %d part, found 0", VERSION);
+    g->ports = read_array(d, n, sizeof(*g->ports), "ports");
+    if (d->in.failed)
+        return false;
+    g->nports = (size_t)n;
+    for (size_t i = 0; i < g->nports; i++) {
+        const struct ips2_pag_port *r = &g->ports[i];
+        if (r->process >= g->nprocesses || r->port == 0 ||
+            (r->role != IPS2_PAG_PORT_SERVER && r->role != IPS2_PAG_PORT_CLIENT))
+            return bad(d, at + 16 * i,
+                       "a port of a process < %zu, not 0, role 1 or 2, found process %u port %u "
+                       "role %u",
+                       g->nprocesses, r->process, r->port, r->role);
+    }
+    return true;
 }
 
 #define STR_OK(i) ((i) < g->nstrings || (i) == IPS2_PAG_NONE)
@@ -542,7 +597,7 @@ static int decode(const void *data, size_t size, const char *name, enum what w,
         return -1;
     }
     if (!read_header(&d) || !read_names(&d) || !read_strings(&d) || !read_tables(&d) ||
-        !read_warnings(&d) || !check(&d, d.g, w, d.at)) {
+        !read_warnings(&d) || !read_ports(&d) || !read_end(&d) || !check(&d, d.g, w, d.at)) {
         ips2_pag_free(d.g);
         return -1;
     }

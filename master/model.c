@@ -568,6 +568,17 @@ static int validate(const struct ips2_reductions *r, char *err)
             return -1;
         }
     }
+    if (r->nholds && !r->holds)
+        goto bad_arrays;
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        if (h->object >= r->nobjects ||
+            (h->proc != IPS2_RED_NONE &&
+             (h->proc >= r->nprocs || r->procs[h->proc].thread != r->objects[h->object].thread))) {
+            ips2_set_error(err, "hold %zu: bad object or procedure", i);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < r->nproblems; i++)
         if (!STR_OK(r, r->problems[i])) {
             ips2_set_error(err, "problem %zu: not a string of the table", i);

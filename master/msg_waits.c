@@ -178,13 +178,37 @@ static char *thread_path(const struct ips2_pag *p, uint32_t thread)
     return rc < 0 ? NULL : s;
 }
 
+/* The TCP port of a connection between process a of part pa and process
+ * b of part pb: a connection key one of them accepted and the other made
+ * (cpa/ips2_pag.h's ports), the listening port; 0 if none is known. */
+static unsigned tcp_port(const struct ips2_pag *pa, uint32_t a, const struct ips2_pag *pb,
+                         uint32_t b)
+{
+    for (size_t i = 0; i < pa->nports; i++) {
+        const struct ips2_pag_port *x = &pa->ports[i];
+        if (x->process != a)
+            continue;
+        for (size_t j = 0; j < pb->nports; j++) {
+            const struct ips2_pag_port *y = &pb->ports[j];
+            if (y->process == b && y->key == x->key && y->role != x->role)
+                return x->port;
+        }
+    }
+    return 0;
+}
+
 static int name_channel(struct scan *sc, struct msg_channel *c, const struct channel_key *k)
 {
     const struct ips2_pag *sp = sc->parts[k->send_part], *rp = sc->parts[k->recv_part];
     char *from = end_name(sp, k->send_thread), *to = end_name(rp, k->recv_thread);
+    unsigned port = strcmp(k->transport, "stream") == 0
+                        ? tcp_port(sp, sp->threads[k->send_thread].process, rp,
+                                   rp->threads[k->recv_thread].process)
+                        : 0;
     int rc = from == NULL || to == NULL ? -1
              : k->label > 0 ? asprintf(&c->name, "channel:%s->%s %s tag %d", from, to, k->transport,
                                        k->label - 1)
+             : port > 0     ? asprintf(&c->name, "channel:%s->%s tcp port %u", from, to, port)
                             : asprintf(&c->name, "channel:%s->%s %s", from, to, k->transport);
     if (rc < 0)
         c->name = NULL;

@@ -75,6 +75,8 @@ enum msg_wait_kind {
 
 struct msg_channel {
     /* "channel:alpha/1234->beta/5678 stream" (machine/pid, transport),
+     * "channel:alpha/1234->beta/5678 tcp port 7350" (a TCP stream whose
+     * connection both parts saw: the server's listening port),
      * "channel:alpha/1234->beta/5678 pvm tag 7" */
     char *name;
     const char *transport;  /* "stream", "datagram", "pvm" */

@@ -3,8 +3,9 @@
  * thesis §3.8, notes §2.8): one per hypothesis, a sentence naming the
  * cause, where and when, and what to try, with its evidence table (the
  * session's tables, as `$s table` returns them): cpuBound a gprof-style
- * flat profile of the focus; hotSync the object's waits by thread and
- * procedure; lateSender and lateReceiver the message channels;
+ * flat profile of the focus; hotSync the object's waits and holds by
+ * thread and procedure (the sentence names the procedure that held it
+ * longest and the one that waited most); lateSender and lateReceiver the message channels;
  * limitedByApplication the inter-application critical-path profile at the
  * process level; instBottleneck the procedures by calls; the others a
  * profile of their metric by procedure, or the objects table.
@@ -74,23 +75,59 @@ static struct ips2_table *objects(const struct ex_context *c)
     return n ? ips2_objects_table(c->sp->m, n, err) : NULL;
 }
 
-/* hotSync: the object's waits by thread and procedure (a procedure's
- * share of its thread's waits on the object, [DERIVED] as the series). */
-static struct ips2_table *object_waits(const struct ex_context *c)
+/* hotSync: the object's waits and holds by thread and procedure. */
+struct ow_row {
+    const char *object, *thread, *proc;
+    int64_t waits, wait, acquisitions, hold;
+};
+
+struct ow_list {
+    struct ow_row *r;
+    size_t n, cap;
+};
+
+/* The row of (object, thread, procedure), made if new; NULL on OOM. */
+static struct ow_row *ow_row(struct ow_list *l, const char *object, const char *thread,
+                             const char *proc)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->r[i].object, object) == 0 && l->r[i].thread == thread &&
+            strcmp(l->r[i].proc, proc) == 0)
+            return &l->r[i];
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 16;
+        void *p = realloc(l->r, ncap * sizeof(*l->r));
+        if (p == NULL)
+            return NULL;
+        l->r = p;
+        l->cap = ncap;
+    }
+    l->r[l->n] = (struct ow_row){object, thread, proc, 0, 0, 0, 0};
+    return &l->r[l->n++];
+}
+
+/* The object resource the explanation is about: the focus's, or (a kind
+ * or none) the object the test found. */
+static int focus_object(const struct ex_context *c)
 {
     const struct sp_space *sp = c->sp;
     int obj = c->focus->at[IPS2_H_SYNC];
-    struct ips2_table *t = ips2_table_new(5);
-    if (t == NULL)
-        return NULL;
-    if (ips2_table_column(t, 0, "object", "") || ips2_table_column(t, 1, "thread", "") ||
-        ips2_table_column(t, 2, "procedure", "") || ips2_table_column(t, 3, "waits", "") ||
-        ips2_table_column(t, 4, "wait", "ns"))
-        goto oom;
-    if (obj < 0 || sp->res[obj].parent < 0) /* a kind or none: the object the test found */
+    if (obj < 0 || sp->res[obj].parent < 0)
         for (size_t r = 0; r < sp->nres && c->detail; r++)
             if (sp->res[r].hier == IPS2_H_SYNC && strcmp(sp->res[r].name, c->detail) == 0)
                 obj = (int)r;
+    return obj;
+}
+
+/* The waits (a procedure's share of its thread's waits on the object,
+ * [DERIVED] as the series) and the holds (as the reductions have them:
+ * from each acquisition to its release, by the procedure that acquired
+ * it) of the focus's object by thread and procedure, in l. */
+static int object_rows(const struct ex_context *c, struct ow_list *l)
+{
+    const struct sp_space *sp = c->sp;
+    int obj = focus_object(c);
+    bool is_object = obj >= 0 && sp->res[obj].parent >= 0;
     for (size_t i = 0; i < sp->nthreads; i++) {
         const struct sp_thread *th = &sp->threads[i];
         const struct ips2_reductions *r = sp->m->slots[th->slot].r;
@@ -103,20 +140,122 @@ static struct ips2_table *object_waits(const struct ex_context *c)
                 double pw = (double)r->procs[th->procs[p].row].m[IPS2_M_SYNC_WAIT];
                 if (pw <= 0 || tw <= 0)
                     continue;
-                long row = ips2_table_row(t);
-                if (row < 0 || ips2_table_str(t, (size_t)row, 0, sp->res[th->objs[k].res].name) ||
-                    ips2_table_str(t, (size_t)row, 1, th->node->path) ||
-                    ips2_table_str(t, (size_t)row, 2, sp->res[th->procs[p].res].name))
-                    goto oom;
-                ips2_table_int(t, (size_t)row, 3, (int64_t)((double)o->waits * pw / tw + 0.5));
-                ips2_table_int(t, (size_t)row, 4, (int64_t)((double)o->wait_ns * pw / tw + 0.5));
+                struct ow_row *w = ow_row(l, sp->res[th->objs[k].res].name, th->node->path,
+                                          sp->res[th->procs[p].res].name);
+                if (w == NULL)
+                    return -1;
+                w->waits += (int64_t)((double)o->waits * pw / tw + 0.5);
+                w->wait += (int64_t)((double)o->wait_ns * pw / tw + 0.5);
             }
         }
+        if (!is_object)
+            continue; /* holds only of one lock */
+        for (size_t k = 0; k < r->nholds; k++) {
+            const struct ips2_red_hold *h = &r->holds[k];
+            const struct ips2_red_object *o = &r->objects[h->object];
+            char name[128];
+            if (o->thread != th->row || (h->acquisitions == 0 && h->hold_ns == 0))
+                continue;
+            sp_object_name(sp, r, o, name, sizeof(name));
+            if (strcmp(name, sp->res[obj].name) != 0)
+                continue;
+            const char *proc = "<none>";
+            for (size_t p = 0; p < th->nprocs && h->proc != IPS2_RED_NONE; p++)
+                if (th->procs[p].row == h->proc)
+                    proc = sp->res[th->procs[p].res].name;
+            if (h->proc != IPS2_RED_NONE && strcmp(proc, "<none>") == 0)
+                proc = r->strings[r->procs[h->proc].name];
+            struct ow_row *w = ow_row(l, sp->res[obj].name, th->node->path, proc);
+            if (w == NULL)
+                return -1;
+            w->acquisitions += (int64_t)h->acquisitions;
+            w->hold += (int64_t)h->hold_ns;
+        }
     }
+    return 0;
+}
+
+static struct ips2_table *object_waits(const struct ex_context *c)
+{
+    static const char *const names[] = {"object", "thread",       "procedure", "waits",
+                                        "wait",   "acquisitions", "hold"};
+    static const char *const units[] = {"", "", "", "", "ns", "", "ns"};
+    struct ow_list l = {0};
+    struct ips2_table *t = ips2_table_new(7);
+    if (t == NULL)
+        return NULL;
+    for (size_t k = 0; k < 7; k++)
+        if (ips2_table_column(t, k, names[k], units[k]))
+            goto oom;
+    if (object_rows(c, &l) != 0)
+        goto oom;
+    for (size_t i = 0; i < l.n; i++) {
+        const struct ow_row *w = &l.r[i];
+        long row = ips2_table_row(t);
+        if (row < 0 || ips2_table_str(t, (size_t)row, 0, w->object) ||
+            ips2_table_str(t, (size_t)row, 1, w->thread) ||
+            ips2_table_str(t, (size_t)row, 2, w->proc))
+            goto oom;
+        ips2_table_int(t, (size_t)row, 3, w->waits);
+        ips2_table_int(t, (size_t)row, 4, w->wait);
+        ips2_table_int(t, (size_t)row, 5, w->acquisitions);
+        ips2_table_int(t, (size_t)row, 6, w->hold);
+    }
+    free(l.r);
     return t;
 oom:
+    free(l.r);
     ips2_table_free(t);
     return NULL;
+}
+
+/* hotSync's sentence about the lock's holders and waiters: the procedure
+ * that held it longest (summed over threads) and the one that waited for
+ * it longest, into buf (empty when the reductions have neither). */
+static void holders_text(const struct ex_context *c, char *buf, size_t size)
+{
+    struct ow_list l = {0};
+    const char *holder = NULL, *waiter = NULL;
+    int64_t hold = 0, all_hold = 0, acq = 0, wait = 0;
+
+    buf[0] = 0;
+    if (object_rows(c, &l) != 0) {
+        free(l.r);
+        return;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        int64_t h = 0, a = 0, w = 0;
+        all_hold += l.r[i].hold;
+        for (size_t k = 0; k < l.n; k++)
+            if (strcmp(l.r[k].proc, l.r[i].proc) == 0) {
+                h += l.r[k].hold;
+                a += l.r[k].acquisitions;
+                w += l.r[k].wait;
+            }
+        if (h > hold) {
+            hold = h, acq = a;
+            holder = l.r[i].proc;
+        }
+        if (w > wait) {
+            wait = w;
+            waiter = l.r[i].proc;
+        }
+    }
+    size_t n = 0;
+    if (holder)
+        n += (size_t)snprintf(buf, size,
+                              " It is held longest in %s (%.0f%% of its hold time, %.1f us a "
+                              "hold over %lld acquisitions)",
+                              holder, all_hold > 0 ? 100.0 * (double)hold / (double)all_hold : 0,
+                              acq > 0 ? (double)hold / (double)acq / 1e3 : 0, (long long)acq);
+    if (waiter && n < size)
+        snprintf(buf + n, size - n, "%s waited for most in %s", holder ? " and" : " It is", waiter);
+    if (holder || waiter) {
+        n = strlen(buf);
+        if (n < size)
+            snprintf(buf + n, size - n, ".");
+    }
+    free(l.r);
 }
 
 static struct ips2_table *cp_profile(const struct ex_context *c)
@@ -211,11 +350,14 @@ int ex_explain(const struct ex_context *c, char **text, struct ips2_table **evid
                  where, from, to, pct, tpct);
         *evidence = objects(c);
     } else if (strcmp(h, "hotSync") == 0) {
+        char who[600];
+        holders_text(c, who, sizeof(who));
         snprintf(buf, sizeof(buf),
                  "A hot synchronisation object at %s%s%s from %.2f to %.2f s: it has %.0f%% of "
-                 "the synchronisation waiting there (threshold %.0f%%). Split it into finer "
-                 "locks, shorten its critical sections, or give each thread its own copy.",
-                 where, *d ? ": " : "", d, from, to, pct, tpct);
+                 "the synchronisation waiting there (threshold %.0f%%).%s Split it into finer "
+                 "locks, shorten its critical sections (in the procedures that hold it), or "
+                 "give each thread its own copy.",
+                 where, *d ? ": " : "", d, from, to, pct, tpct, who);
         *evidence = object_waits(c);
     } else if (strcmp(h, "excessiveSyncRates") == 0) {
         snprintf(buf, sizeof(buf),

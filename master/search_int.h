@@ -132,6 +132,10 @@ int sp_resource(struct sp_space *sp, int hier, const char *name, int parent); /*
 bool sp_within(const struct sp_space *sp, int r, int a);
 /* Whether thread t is in the focus's place (process, machine, app). */
 bool sp_thread_in(const struct sp_space *sp, const struct sp_thread *t, const struct sp_focus *f);
+/* The name of an object row as its Sync resource has it (the name its
+ * process gave a shared object, the reduction's, or KIND:ID[@PID]). */
+void sp_object_name(const struct sp_space *sp, const struct ips2_reductions *r,
+                    const struct ips2_red_object *o, char *name, size_t size);
 /* The thread set of a focus's place as a bitset (sp->words words). */
 void sp_threads_of(const struct sp_space *sp, const struct sp_focus *f, uint64_t *bits);
 /* Whether the focus selects any data: a thread of its place having its

@@ -335,6 +335,24 @@ static int shared_name(const struct sp_space *sp, const struct ips2_reductions *
     return smap_get(&sp->shared, key);
 }
 
+void sp_object_name(const struct sp_space *sp, const struct ips2_reductions *r,
+                    const struct ips2_red_object *o, char *name, size_t size)
+{
+    char kb[32];
+    const char *kind = kind_name(o->kind, kb, sizeof(kb));
+    int named = (o->id & IPS2_SYNC_KEY_SHARED) ? shared_name(sp, r, o) : -1;
+
+    if (named >= 0) /* named in the process that made it: that name in all */
+        snprintf(name, size, "%s", sp->names[named]);
+    else if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
+        snprintf(name, size, "%s", r->strings[o->name]);
+    else if (o->id & IPS2_SYNC_KEY_SHARED)
+        snprintf(name, size, "%s:0x%llx", kind, (unsigned long long)o->id);
+    else
+        snprintf(name, size, "%s:0x%llx@%u", kind, (unsigned long long)o->id,
+                 r->processes[r->threads[o->thread].process].pid);
+}
+
 static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const struct ips2_ref *ref,
                       char *err)
 {
@@ -393,18 +411,9 @@ static int add_thread(struct sp_space *sp, const struct ips2_node *tn, const str
         const struct ips2_red_object *o = &r->objects[i];
         char name[128], kb[32];
         const char *kind = kind_name(o->kind, kb, sizeof(kb));
-        if (o->thread != ref->row)
+        if (o->thread != ref->row || o->waits == 0) /* waits 0: a row only held */
             continue;
-        int named = (o->id & IPS2_SYNC_KEY_SHARED) ? shared_name(sp, r, o) : -1;
-        if (named >= 0) /* named in the process that made it: that name in all */
-            snprintf(name, sizeof(name), "%s", sp->names[named]);
-        else if (o->name != IPS2_RED_NONE && o->name < r->nstrings)
-            snprintf(name, sizeof(name), "%s", r->strings[o->name]);
-        else if (o->id & IPS2_SYNC_KEY_SHARED)
-            snprintf(name, sizeof(name), "%s:0x%llx", kind, (unsigned long long)o->id);
-        else
-            snprintf(name, sizeof(name), "%s:0x%llx@%u", kind, (unsigned long long)o->id,
-                     r->processes[rt->process].pid);
+        sp_object_name(sp, r, o, name, sizeof(name));
         int kr = sp_resource(sp, IPS2_H_SYNC, kind, -1);
         int orr = kr < 0 ? -1 : sp_resource(sp, IPS2_H_SYNC, name, kr);
         if (orr < 0)

@@ -548,7 +548,7 @@ static void objects_of_thread(void *arg, const struct ips2_node *thread, const s
         const struct ips2_red_object *o = &r->objects[i];
         uint32_t opid = (o->id & IPS2_SYNC_KEY_SHARED) ? 0 : pid;
         size_t k;
-        if (o->thread != ref->row)
+        if (o->thread != ref->row || o->waits == 0) /* waits 0: a row only held */
             continue;
         for (k = 0; k < l->n; k++)
             if (l->r[k].kind == o->kind && l->r[k].id == o->id && l->r[k].pid == opid)
@@ -637,6 +637,136 @@ struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_no
         ips2_table_int(t, (size_t)row, 5, (int64_t)o->wait_ns);
         ips2_table_int(t, (size_t)row, 6, (int64_t)o->spin_ns);
         ips2_table_real(t, (size_t)row, 7, total > 0 ? 100.0 * (double)o->wait_ns / total : 0.0);
+    }
+    free(l.r);
+    return t;
+nomem:
+    free(l.r);
+    return oom(t, err);
+}
+
+/* -------------------------------------------------------------- holders --- */
+
+struct hrow {
+    uint32_t kind, pid;
+    uint64_t id, acquisitions, hold_ns;
+    const char *name, *proc; /* the object's name (or NULL), the procedure's */
+};
+
+struct hlist {
+    struct ips2_model *m;
+    struct hrow *r;
+    size_t n, cap;
+    int oom;
+};
+
+static void holders_of_thread(void *arg, const struct ips2_node *thread, const struct ips2_ref *ref)
+{
+    struct hlist *l = arg;
+    const struct ips2_reductions *r = l->m->slots[ref->slot].r;
+    uint32_t pid = r->processes[r->threads[ref->row].process].pid;
+
+    (void)thread;
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        const struct ips2_red_object *o = &r->objects[h->object];
+        uint32_t opid = (o->id & IPS2_SYNC_KEY_SHARED) ? 0 : pid;
+        const char *proc = h->proc == IPS2_RED_NONE ? "<none>" : r->strings[r->procs[h->proc].name];
+        size_t k;
+        if (o->thread != ref->row)
+            continue;
+        for (k = 0; k < l->n; k++)
+            if (l->r[k].kind == o->kind && l->r[k].id == o->id && l->r[k].pid == opid &&
+                strcmp(l->r[k].proc, proc) == 0)
+                break;
+        if (k == l->n) {
+            if (l->n == l->cap) {
+                size_t ncap = l->cap ? 2 * l->cap : 16;
+                void *p = realloc(l->r, ncap * sizeof(*l->r));
+                if (p == NULL) {
+                    l->oom = 1;
+                    return;
+                }
+                l->r = p;
+                l->cap = ncap;
+            }
+            memset(&l->r[l->n++], 0, sizeof(l->r[0]));
+            l->r[k].kind = o->kind;
+            l->r[k].id = o->id;
+            l->r[k].pid = opid;
+            l->r[k].proc = proc;
+        }
+        l->r[k].acquisitions += h->acquisitions;
+        l->r[k].hold_ns += h->hold_ns;
+        if (!l->r[k].name && o->name < r->nstrings)
+            l->r[k].name = r->strings[o->name];
+    }
+}
+
+static int cmp_hrow(const void *a, const void *b)
+{
+    const struct hrow *x = a, *y = b;
+
+    if (x->hold_ns != y->hold_ns)
+        return x->hold_ns > y->hold_ns ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return strcmp(x->proc, y->proc);
+}
+
+struct ips2_table *ips2_holders_table(struct ips2_model *m, const struct ips2_node *n, char *err)
+{
+    static const char *const kinds[] = {"any",       "mutex",       "rwlock",  "rwlock_write",
+                                        "spin",      "cond",        "barrier", "sem",
+                                        "user_lock", "user_barrier"};
+    static const char *const names[] = {"kind",         "object", "name", "pid",    "procedure",
+                                        "acquisitions", "hold",   "mean", "percent"};
+    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "%"};
+    enum { NCOLS = sizeof(names) / sizeof(names[0]) };
+    struct hlist l = {.m = m};
+    struct ips2_table *t;
+
+    if (n->kind == IPS2_NODE_PROC) {
+        ips2_set_error(err, "no synchronisation objects of a procedure node (%s)", n->path);
+        return NULL;
+    }
+    ips2_node_threads(n, holders_of_thread, &l);
+    t = ips2_table_new(NCOLS);
+    for (size_t c = 0; t && c < NCOLS; c++)
+        if (ips2_table_column(t, c, names[c], units[c]))
+            goto nomem;
+    if (t == NULL || l.oom)
+        goto nomem;
+    qsort(l.r, l.n, sizeof(*l.r), cmp_hrow);
+    for (size_t i = 0; i < l.n; i++) {
+        const struct hrow *o = &l.r[i];
+        char kind[32], id[32], name[80];
+        double total = 0;
+        long row = ips2_table_row(t);
+        for (size_t k = 0; k < l.n; k++)
+            if (l.r[k].kind == o->kind && l.r[k].id == o->id && l.r[k].pid == o->pid)
+                total += (double)l.r[k].hold_ns;
+        if (o->kind < sizeof(kinds) / sizeof(kinds[0]))
+            snprintf(kind, sizeof(kind), "%s", kinds[o->kind]);
+        else
+            snprintf(kind, sizeof(kind), "%u", o->kind);
+        snprintf(id, sizeof(id), "0x%llx", (unsigned long long)o->id);
+        snprintf(name, sizeof(name), "%s:%s", kind, id);
+        if (row < 0 || ips2_table_str(t, (size_t)row, 0, kind) ||
+            ips2_table_str(t, (size_t)row, 1, id) ||
+            ips2_table_str(t, (size_t)row, 2, o->name ? o->name : name) ||
+            ips2_table_str(t, (size_t)row, 4, o->proc))
+            goto nomem;
+        ips2_table_int(t, (size_t)row, 3, o->pid);
+        ips2_table_int(t, (size_t)row, 5, (int64_t)o->acquisitions);
+        ips2_table_int(t, (size_t)row, 6, (int64_t)o->hold_ns);
+        ips2_table_int(t, (size_t)row, 7,
+                       o->acquisitions ? (int64_t)(o->hold_ns / o->acquisitions) : 0);
+        ips2_table_real(t, (size_t)row, 8, total > 0 ? 100.0 * (double)o->hold_ns / total : 0.0);
     }
     free(l.r);
     return t;

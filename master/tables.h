@@ -127,6 +127,13 @@ struct ips2_table *ips2_npt_table(struct ips2_model *m, const struct ips2_node *
  * user_lock, user_barrier). */
 struct ips2_table *ips2_objects_table(struct ips2_model *m, const struct ips2_node *n, char *err);
 
+/* Who held the locks under n (not a procedure): one row per lock (as in
+ * the objects table) and procedure that acquired it, columns kind, object,
+ * name, pid, procedure ("<none>" outside every procedure), acquisitions,
+ * hold (ns from acquisition to release), mean (hold per acquisition, ns),
+ * percent (of that lock's hold time), sorted by hold. */
+struct ips2_table *ips2_holders_table(struct ips2_model *m, const struct ips2_node *n, char *err);
+
 /* ----------------------------------------------------------- histograms --- */
 
 /* Bucket i covers [origin + i * width, origin + (i + 1) * width). */

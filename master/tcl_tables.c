@@ -7,7 +7,7 @@
  *   $s profile NODE -level L -metric M ?-phase P? ?-by node|name?
  *   $s npt NODE ?-level L? ?-phase P? ?-by node|name?
  *   $s gprof NODE ?-phase P? ?-format dict|text?
- *   $s objects NODE ?-phase P?
+ *   $s objects NODE ?-phase P? ?-holders?
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
  *   $s metric-list
  *   $s table processes|phases|problems ?-columns {NAME ...}?
@@ -396,11 +396,26 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     static const char *const allowed[] = {"-phase", NULL};
     char err[IPS2_ERR_MAX];
     struct target tg;
-    Tcl_Obj *o[O_COUNT];
+    Tcl_Obj *o[O_COUNT], *args[8];
+    int holders = 0, n = 0;
 
-    if (NodeOptions(interp, objc, objv, "node ?-phase phase?", allowed, o) != TCL_OK ||
-        Resolve(s, interp, objv[2], o[O_PHASE], &tg) != TCL_OK)
+    /* -holders, a flag anywhere after the node: who held the locks */
+    for (int i = 0; i < objc; i++) {
+        if (i >= 3 && strcmp(Tcl_GetString(objv[i]), "-holders") == 0) {
+            holders = 1;
+            continue;
+        }
+        if (n == (int)(sizeof(args) / sizeof(args[0]))) {
+            Tcl_WrongNumArgs(interp, 2, objv, "node ?-phase phase? ?-holders?");
+            return TCL_ERROR;
+        }
+        args[n++] = objv[i];
+    }
+    if (NodeOptions(interp, n, args, "node ?-phase phase? ?-holders?", allowed, o) != TCL_OK ||
+        Resolve(s, interp, args[2], o[O_PHASE], &tg) != TCL_OK)
         return TCL_ERROR;
+    if (holders)
+        return TableResult(interp, ips2_holders_table(tg.m, tg.n, err), err, "objects");
     return TableResult(interp, ips2_objects_table(tg.m, tg.n, err), err, "objects");
 }
 

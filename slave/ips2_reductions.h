@@ -123,6 +123,19 @@ struct ips2_red_object {
                       or IPS2_RED_NONE */
 };
 
+/* Holding a lock (mutex, spin lock, user lock, rwlock in either mode), per
+ * thread, object and procedure: the procedure on top of the stack when the
+ * thread acquired it; hold_ns runs from the acquisition to its release,
+ * clipped to the phase (a hold still open at the thread's end ends at its
+ * last event).  object is the objects[] row (its thread is the holder; a
+ * row that only held has waits 0), proc the procs[] row of that thread, or
+ * IPS2_RED_NONE when no procedure was active. */
+struct ips2_red_hold {
+    uint32_t object; /* index into objects[] */
+    uint32_t proc;   /* index into procs[], or IPS2_RED_NONE */
+    uint64_t acquisitions, hold_ns;
+};
+
 /* External data (collectors/ips2_external.h): what one collector measured
  * of one focus, one metric.  value: for a counter its increase within the
  * reduction's time span (a process counts from its start, the machine from
@@ -172,6 +185,8 @@ struct ips2_reductions {
     size_t nhists;
     struct ips2_red_object *objects;
     size_t nobjects;
+    struct ips2_red_hold *holds; /* by object row, then procedure */
+    size_t nholds;
     uint32_t *problems; /* strings: what went wrong on this machine */
     size_t nproblems;
     struct ips2_red_ext *exts; /* external data, by collector, pid, process, metric */

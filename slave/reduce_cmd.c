@@ -109,6 +109,16 @@ static void print_summary(const struct ips2_reductions *r)
             }
         }
     }
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        const struct ips2_red_object *o = &r->objects[h->object];
+        const struct ips2_red_thread *t = &r->threads[o->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("hold\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
+               p->image, t->tid, o->kind, o->id,
+               h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name), h->acquisitions,
+               h->hold_ns, o->name == IPS2_RED_NONE ? "" : str(r, o->name));
+    }
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem: %s\n", str(r, r->problems[i]));
 }
@@ -129,6 +139,7 @@ static void print_tsv(const struct ips2_reductions *r)
     printf("# hist\tPID\tIMAGE\tTID\tPROC\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
     printf("# object\tPID\tIMAGE\tTID\tKIND\tID\tWAITS\tWAIT_NS\tSPIN_NS\tNAME\n");
     printf("# ohist\tPID\tIMAGE\tTID\tKIND\tID\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
+    printf("# hold\tPID\tIMAGE\tTID\tKIND\tID\tPROC\tACQUISITIONS\tHOLD_NS\tNAME\n");
     printf("# problem\tTEXT\n");
     printf("machine\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\n",
            str(r, r->machine), str(r, r->host), r->events, r->trace_bytes, r->phase_start_ns,
@@ -189,9 +200,21 @@ static void print_tsv(const struct ips2_reductions *r)
         const struct ips2_red_object *o = &r->objects[i];
         const struct ips2_red_thread *t = &r->threads[o->thread];
         const struct ips2_red_process *p = &r->processes[t->process];
+        if (o->waits == 0)
+            continue; /* a row only held: its hold lines name it */
         printf("object\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
                p->pid, p->image, t->tid, o->kind, o->id, o->waits, o->wait_ns, o->spin_ns,
                o->name == IPS2_RED_NONE ? "" : str(r, o->name));
+    }
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        const struct ips2_red_object *o = &r->objects[h->object];
+        const struct ips2_red_thread *t = &r->threads[o->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("hold\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
+               p->image, t->tid, o->kind, o->id,
+               h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name), h->acquisitions,
+               h->hold_ns, o->name == IPS2_RED_NONE ? "" : str(r, o->name));
     }
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem\t%s\n", str(r, r->problems[i]));

@@ -217,6 +217,30 @@ static void emit_hists(struct red_build *b, const struct rt *r, uint32_t thread,
     free(row_of);
 }
 
+/* The holds of object row `row` by procedure: rows of one procedure name
+ * (map[] gives one row to several) summed into one. */
+static void emit_holds(struct red_build *b, const struct rt_object *o, uint32_t row,
+                       const uint32_t *map)
+{
+    size_t first = b->r->nholds;
+
+    for (uint32_t i = 0; i < o->nholds && !b->oom; i++) {
+        const struct rt_hold *h = &o->holds[i];
+        uint32_t proc = h->proc ? map[h->proc] : IPS2_RED_NONE;
+        struct ips2_red_hold *out = NULL;
+        for (size_t j = first; j < b->r->nholds; j++)
+            if (b->r->holds[j].proc == proc)
+                out = &b->r->holds[j];
+        if (!out) {
+            if (!(out = RED_PUSH(b, holds)))
+                return;
+            *out = (struct ips2_red_hold){.object = row, .proc = proc};
+        }
+        out->acquisitions += h->acquisitions;
+        out->hold_ns += h->hold_ns;
+    }
+}
+
 void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, uint32_t tid,
                      red_name_fn name, void *name_arg)
 {
@@ -248,7 +272,6 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
         emit_arcs(b, r, thread, map);
         emit_hists(b, r, thread, map, th->first_proc);
     }
-    free(map);
 
     /* each object with its SYNC_WAIT histogram */
     for (uint32_t i = 0; i < r->nobjects; i++) {
@@ -263,8 +286,13 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
         o->wait_ns = r->objects[i].wait_ns;
         o->spin_ns = r->objects[i].spin_ns;
         o->name = IPS2_RED_NONE;
-        uint32_t h = emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, &r->objects[i].hist);
+        /* a row only held (no waits) has no histogram */
+        uint32_t h =
+            o->waits ? emit_hist(b, r, thread, IPS2_RED_NONE, IPS2_M_SYNC_WAIT, &r->objects[i].hist)
+                     : IPS2_RED_NONE;
         if (h != IPS2_RED_NONE)
             b->r->hists[h].object = row;
+        emit_holds(b, &r->objects[i], row, map);
     }
+    free(map);
 }

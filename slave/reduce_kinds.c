@@ -274,6 +274,15 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
             rt_note_type(r, ev->payload, (uint32_t)ev->extra[IPS2_F_SYNC_OBJECT_TYPE]);
         note_fact(r, ev, t);
         break;
+    case IPS2_EV_LOCK_RELEASE:
+    case IPS2_EV_LOCK_RELEASE_SHARED:
+        rt_lock_released(r, ev->kind == IPS2_EV_LOCK_RELEASE_SHARED, ev->payload, t);
+        break;
+    case IPS2_EV_LOCK_ACQUIRED:
+    case IPS2_EV_LOCK_ACQUIRED_SHARED:
+        rt_lock_acquired(r, ev->kind == IPS2_EV_LOCK_ACQUIRED_SHARED, ev->payload, t);
+        interaction(r, &kinds[ev->kind], c, ev, t);
+        break;
     default:
         if (ev->kind <= IPS2_EV_KIND_MAX && kinds[ev->kind].used)
             interaction(r, &kinds[ev->kind], c, ev, t);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ips2_format.h"
 #include "pag_build.h"
 #include "reduce_thread.h"
 
@@ -84,8 +85,10 @@ void rt_free(struct rt *r)
                 red_hist_free(&p->mhist[k]);
             free(p->mhist);
         }
-    for (uint32_t i = 0; i < r->nobjects; i++)
+    for (uint32_t i = 0; i < r->nobjects; i++) {
         red_hist_free(&r->objects[i].hist);
+        free(r->objects[i].holds);
+    }
     red_hist_free(&r->cpu_hist);
     for (unsigned m = 0; m < IPS2_M_COUNT; m++)
         red_hist_free(&r->mhist[m]);
@@ -97,6 +100,8 @@ void rt_free(struct rt *r)
     free(r->amap_val);
     free(r->stack);
     free(r->objects);
+    free(r->omap_key);
+    free(r->omap_val);
     free(r->types);
     for (uint32_t i = 0; i < r->nfacts; i++)
         free(r->facts[i].name);
@@ -515,34 +520,157 @@ void rt_wait(struct rt *r, unsigned metric, int64_t t0, int64_t t1)
         rt_spread(r, metric, t0, t1, (uint64_t)(t1 - t0));
 }
 
+/* Objects by (kind, key): an open-addressing table of (key << 4 | kind)
+ * + 1 -> objects[] index (0 = an empty slot); keys are 48 bits, kinds
+ * below 16.  A thread may lock thousands of objects (a hash table's
+ * bucket locks): every lock event looks its object up here. */
+static uint64_t omap_k(uint32_t kind, uint64_t id)
+{
+    return (id << 4 | (kind & 15)) + 1;
+}
+
+static uint32_t omap_slot(uint64_t k, uint32_t mask)
+{
+    return (uint32_t)((k * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+/* Rebuilds the table with twice the slots (64 at first). */
+static bool omap_grow(struct rt *r)
+{
+    uint32_t mask = r->omap_mask ? r->omap_mask * 2 + 1 : 63;
+    uint64_t *key = calloc((size_t)mask + 1, sizeof(*key));
+    uint32_t *val = calloc((size_t)mask + 1, sizeof(*val));
+
+    if (!key || !val || mask < r->omap_mask) {
+        free(key);
+        free(val);
+        return false;
+    }
+    for (uint32_t i = 0; i < r->nobjects; i++) {
+        uint64_t k = omap_k(r->objects[i].kind, r->objects[i].id);
+        uint32_t j = omap_slot(k, mask);
+        while (key[j])
+            j = (j + 1) & mask;
+        key[j] = k;
+        val[j] = i;
+    }
+    free(r->omap_key);
+    free(r->omap_val);
+    r->omap_key = key;
+    r->omap_val = val;
+    r->omap_mask = mask;
+    return true;
+}
+
+/* The thread's row of an object; made if it has none and make is set
+ * (NULL: none, or OOM with r->oom set). */
+static struct rt_object *object_find(struct rt *r, uint32_t kind, uint64_t id, bool make)
+{
+    uint64_t k = omap_k(kind, id);
+    uint32_t j = 0;
+
+    if (r->omap_mask) {
+        for (j = omap_slot(k, r->omap_mask); r->omap_key[j]; j = (j + 1) & r->omap_mask)
+            if (r->omap_key[j] == k)
+                return &r->objects[r->omap_val[j]];
+    }
+    if (!make)
+        return NULL;
+    if (2 * ((size_t)r->nobjects + 1) > (size_t)r->omap_mask + 1) {
+        if (!omap_grow(r)) {
+            r->oom = true;
+            return NULL;
+        }
+        for (j = omap_slot(k, r->omap_mask); r->omap_key[j]; j = (j + 1) & r->omap_mask)
+            ;
+    }
+    if (r->nobjects == r->cap_objects &&
+        !grow((void **)&r->objects, &r->cap_objects, sizeof(*r->objects))) {
+        r->oom = true;
+        return NULL;
+    }
+    struct rt_object *o = &r->objects[r->nobjects];
+    memset(o, 0, sizeof(*o));
+    o->kind = kind;
+    o->id = id;
+    r->omap_key[j] = k;
+    r->omap_val[j] = r->nobjects++;
+    return o;
+}
+
+static struct rt_object *object_row(struct rt *r, uint32_t kind, uint64_t id)
+{
+    return object_find(r, kind, id, true);
+}
+
 void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
                     uint64_t spin_ns)
 {
     int64_t a = max64(t0, r->ps), b = min64(t1, r->pe);
-    struct rt_object *o = NULL;
 
     if (b < a || (b == a && !in_phase(r, t1)))
         return;
-    for (uint32_t i = r->nobjects; i-- > 0;) /* few objects per thread, recent ones first */
-        if (r->objects[i].kind == kind && r->objects[i].id == id) {
-            o = &r->objects[i];
-            break;
-        }
-    if (!o) {
-        if (r->nobjects == r->cap_objects &&
-            !grow((void **)&r->objects, &r->cap_objects, sizeof(*r->objects))) {
-            r->oom = true;
-            return;
-        }
-        o = &r->objects[r->nobjects++];
-        memset(o, 0, sizeof(*o));
-        o->kind = kind;
-        o->id = id;
-    }
+    struct rt_object *o = object_row(r, kind, id);
+    if (!o)
+        return;
     o->waits++;
     o->wait_ns += (uint64_t)(b - a);
     o->spin_ns += clip_share(spin_ns, t0, t1, a, b);
     spread_ns(r, &o->hist, a, b);
+}
+
+/* Exclusive holds are a mutex's row (the type fixed later from the
+ * image's sync-object, as for waits), shared ones an rwlock's. */
+static uint32_t lock_kind(bool shared)
+{
+    return shared ? IPS2_SYNC_RWLOCK : IPS2_SYNC_MUTEX;
+}
+
+void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t)
+{
+    struct rt_object *o = object_row(r, lock_kind(shared), id);
+
+    if (!o || o->open++ > 0)
+        return; /* an inner hold (an rwlock read again) is part of the outer one */
+    uint32_t proc = r->h.top, h = o->nholds;
+    while (h-- > 0 && o->holds[h].proc != proc)
+        ;
+    if (h == UINT32_MAX) {
+        if (o->nholds == o->cap_holds &&
+            !grow((void **)&o->holds, &o->cap_holds, sizeof(*o->holds))) {
+            r->oom = true;
+            o->open = 0;
+            return;
+        }
+        h = o->nholds++;
+        o->holds[h] = (struct rt_hold){.proc = proc};
+    }
+    o->open_h = h;
+    o->open_t = t;
+    if (in_phase(r, t))
+        o->holds[h].acquisitions++;
+}
+
+/* Ends the open hold of o at t. */
+static void hold_end(struct rt *r, struct rt_object *o, int64_t t)
+{
+    int64_t a = max64(o->open_t, r->ps), b = min64(t, r->pe);
+
+    if (b > a)
+        o->holds[o->open_h].hold_ns += (uint64_t)(b - a);
+    o->open = 0;
+}
+
+void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t)
+{
+    struct rt_object *o = object_find(r, lock_kind(shared), id, false);
+
+    if (!o)
+        return; /* a release of a hold acquired before the stream: nothing known */
+    if (o->open > 1)
+        o->open--;
+    else if (o->open == 1)
+        hold_end(r, o, t);
 }
 
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type)
@@ -629,6 +757,9 @@ void rt_finish(struct rt *r)
     if (!r->started)
         return;
     r->open_at_end = r->h.depth;
+    for (uint32_t i = 0; i < r->nobjects; i++)
+        if (r->objects[i].open)
+            hold_end(r, &r->objects[i], r->h.last_t);
     while (r->h.depth)
         rt_pop(r, &r->h);
     flush_bucket(r);

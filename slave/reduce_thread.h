@@ -66,12 +66,23 @@ struct rt_frame {
     uint32_t outer; /* first activation of proc on the stack */
 };
 
-/* Waiting per synchronisation object. */
+/* Holding a lock, by the procedure that acquired it. */
+struct rt_hold {
+    uint32_t proc; /* proc index (0: none) */
+    uint64_t acquisitions, hold_ns;
+};
+
+/* Waiting per synchronisation object, and holding it. */
 struct rt_object {
     uint32_t kind;
     uint64_t id;
     uint64_t waits, wait_ns, spin_ns;
     struct red_hist hist; /* wait_ns per bucket */
+    struct rt_hold *holds;
+    uint32_t nholds, cap_holds;
+    uint32_t open;   /* acquisitions not yet released (an rwlock read twice: 2) */
+    uint32_t open_h; /* holds[] row of the outermost open one */
+    int64_t open_t;  /* its time */
 };
 
 /* What type a sync-object or sync-init event gave an object key. */
@@ -144,6 +155,9 @@ struct rt {
     /* objects, and the types this stream gave object keys */
     struct rt_object *objects;
     uint32_t nobjects, cap_objects;
+    uint64_t *omap_key; /* (key << 4 | kind) + 1 -> objects[] index (0 = empty slot) */
+    uint32_t *omap_val;
+    uint32_t omap_mask;
     struct rt_type *types;
     uint32_t ntypes, cap_types;
     /* facts for naming objects, found by (key, init) through fact_map */
@@ -216,6 +230,11 @@ void rt_spread(struct rt *r, unsigned metric, int64_t t0, int64_t t1, uint64_t v
 /* Charges a wait (and the spin CPU within it) to a synchronisation object. */
 void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_t t1,
                     uint64_t spin_ns);
+/* A lock acquired (or released) at t, exclusively or shared: the hold
+ * from the acquisition to the release goes to the procedure on top of the
+ * stack at the acquisition. */
+void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t);
+void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t);
 /* Notes the type an event gave an object key. */
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type);
 /* Notes a fact for naming an object (f->name becomes r's): the first of

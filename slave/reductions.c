@@ -5,8 +5,9 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (4, or 3 when no object has a name and no histogram
- *       an object, so that such a file is the same bytes as before; 2, whose
+ *   8   u32 version (5; 4 when no thread held a lock, 3 when moreover no
+ *       object has a name and no histogram an object, so that such a file is
+ *       the same bytes as before; 2, whose
  *       external rows name no process row, and 1, without the external
  *       data, are read too)
  *   12  u32 crc32 (zlib) of every byte from offset 16 to the end, checked
@@ -39,6 +40,9 @@
  *                            the object is the histogram's thread's, the
  *                            histogram a SYNC_WAIT one of no procedure
  *       (older versions: every name and every object none)
+ *   then (version 5) the holds of locks: u32 count, and per row
+ *       hold    u32 object proc, u64 acquisitions hold_ns
+ *       (the procedure, if any, of the object's thread; older: none)
  *
  * The writer and the reader mirror each other as Lua's ldump.c and
  * lundump.c do: a write_X for every read_X, called in the same order, one
@@ -58,7 +62,8 @@
 #include "ips2_reductions.h"
 
 #define RED_MAGIC           "IPS2RED"
-#define RED_VERSION         4
+#define RED_VERSION         5
+#define RED_VERSION_NO_HOLD 4
 #define RED_VERSION_NO_LINK 3
 #define RED_VERSION_NO_PROC 2
 #define RED_VERSION_NO_EXT  1
@@ -73,6 +78,7 @@
 #define OBJECT_SIZE  (8 + 32)
 #define EXT_SIZE     (20 + 8 + 16 + 4)
 #define EXT_SIZE_V2  (EXT_SIZE - 4)
+#define HOLD_SIZE    (8 + 16)
 #define HEAD_SIZE    100
 
 /* ---- writing --------------------------------------------------------- */
@@ -244,6 +250,18 @@ static void write_links(struct ips2_out *o, const struct ips2_reductions *r)
         ips2_put_u32(o, r->hists[i].object);
 }
 
+static void write_holds(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    ips2_put_u32(o, (uint32_t)r->nholds);
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        ips2_put_u32(o, h->object);
+        ips2_put_u32(o, h->proc);
+        ips2_put_u64(o, h->acquisitions);
+        ips2_put_u64(o, h->hold_ns);
+    }
+}
+
 /* The crc of bytes 16 to the end, into the header. */
 static void write_crc(struct ips2_out *o)
 {
@@ -253,7 +271,9 @@ static void write_crc(struct ips2_out *o)
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
-    uint32_t version = has_links(r) ? RED_VERSION : RED_VERSION_NO_LINK;
+    uint32_t version = r->nholds      ? RED_VERSION
+                       : has_links(r) ? RED_VERSION_NO_HOLD
+                                      : RED_VERSION_NO_LINK;
 
     ips2_out_init(&o);
     write_header(&o, r, version);
@@ -266,8 +286,10 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     write_objects(&o, r);
     write_problems(&o, r);
     write_exts(&o, r);
-    if (version == RED_VERSION)
+    if (version >= RED_VERSION_NO_HOLD)
         write_links(&o, r);
+    if (version == RED_VERSION)
+        write_holds(&o, r);
     write_crc(&o);
     return ips2_out_take(&o, size);
 }
@@ -362,10 +384,9 @@ static int read_header(struct reader *rd)
         return bad(rd, in->size, "expected a %d-byte header, found end of data", HEAD_SIZE);
     ips2_get_bytes(in, 8);
     uint32_t version = ips2_get_u32(in);
-    if (version != RED_VERSION && version != RED_VERSION_NO_LINK &&
-        version != RED_VERSION_NO_PROC && version != RED_VERSION_NO_EXT)
-        return bad(rd, 8, "expected version %d, %d, %d or %d, found %u", RED_VERSION_NO_EXT,
-                   RED_VERSION_NO_PROC, RED_VERSION_NO_LINK, RED_VERSION, version);
+    if (version < RED_VERSION_NO_EXT || version > RED_VERSION)
+        return bad(rd, 8, "expected version %d to %d, found %u", RED_VERSION_NO_EXT, RED_VERSION,
+                   version);
     rd->version = version;
     ips2_get_u32(in); /* the crc: read_crc */
     rd->mcount = ips2_get_u32(in);
@@ -722,12 +743,12 @@ static int read_exts(struct reader *rd)
     return 0;
 }
 
-/* Version 4: the objects' names, then the histograms' objects. */
+/* Versions 4, 5: the objects' names, then the histograms' objects. */
 static int read_links(struct reader *rd)
 {
     struct ips2_reductions *r = rd->r;
 
-    if (rd->version != RED_VERSION)
+    if (rd->version < RED_VERSION_NO_HOLD)
         return 0;
     if (room(rd, r->nobjects + r->nhists, 4, "object names and histogram objects") < 0)
         return -1;
@@ -750,6 +771,36 @@ static int read_links(struct reader *rd)
                        "expected histogram %zu of object %u to be a sync_wait one of no "
                        "procedure, found metric %u of procedure %u",
                        i, h->object, h->metric, h->proc);
+    }
+    return 0;
+}
+
+/* Version 5: the holds, each of an object row and a procedure of the
+ * object's thread (or none). */
+static int read_holds(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    if (rd->version < RED_VERSION)
+        return 0;
+    if (room(rd, 1, 4, "the holds' count") < 0)
+        return -1;
+    uint32_t n = ips2_get_u32(in);
+    if (room(rd, n, HOLD_SIZE, "holds") < 0)
+        return -1;
+    ALLOC(holds, n);
+    for (uint32_t i = 0; i < n; i++) {
+        struct ips2_red_hold *h = &r->holds[i];
+        size_t at = pos(rd);
+        if (read_idx(rd, &h->object, r->nobjects, false, "an object index") < 0 ||
+            read_idx(rd, &h->proc, r->nprocs, true, "a procedure index") < 0)
+            return -1;
+        if (h->proc != IPS2_RED_NONE && r->procs[h->proc].thread != r->objects[h->object].thread)
+            return bad(rd, at, "expected hold %u's procedure %u to belong to thread %u, found %u",
+                       i, h->proc, r->objects[h->object].thread, r->procs[h->proc].thread);
+        h->acquisitions = ips2_get_u64(in);
+        h->hold_ns = ips2_get_u64(in);
     }
     return 0;
 }
@@ -785,7 +836,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
     if (read_header(&rd) < 0 || read_strings(&rd) < 0 || read_processes(&rd) < 0 ||
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
-        read_links(&rd) < 0 || read_crc(&rd) < 0) {
+        read_links(&rd) < 0 || read_holds(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }
@@ -809,6 +860,7 @@ void ips2_reductions_free(struct ips2_reductions *r)
             free(r->hists[i].v);
     free(r->hists);
     free(r->objects);
+    free(r->holds);
     free(r->problems);
     if (r->exts)
         for (size_t i = 0; i < r->nexts; i++)

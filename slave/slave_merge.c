@@ -42,7 +42,7 @@ struct merged {
 struct build {
     struct merged *m;
     size_t cap_strings, cap_owned, cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists,
-        cap_objects, cap_problems, cap_exts;
+        cap_objects, cap_holds, cap_problems, cap_exts;
 };
 
 /* Appends a copy of s as a new string; returns its index or IPS2_RED_NONE. */
@@ -179,6 +179,16 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         GROW(out->objects, out->nobjects, b->cap_objects);
         out->objects[out->nobjects++] = o;
     }
+    for (size_t i = 0; i < in->nholds; i++) {
+        struct ips2_red_hold h = in->holds[i];
+        if (h.object >= in->nobjects || omap[h.object] == IPS2_RED_NONE)
+            continue;
+        h.object = omap[h.object];
+        if (h.proc != IPS2_RED_NONE)
+            h.proc = h.proc < in->nprocs ? pmap[h.proc] : IPS2_RED_NONE;
+        GROW(out->holds, out->nholds, b->cap_holds);
+        out->holds[out->nholds++] = h;
+    }
     for (size_t i = 0; i < in->nhists; i++) {
         struct ips2_red_hist h = in->hists[i];
         if (h.thread >= in->nthreads || tmap[h.thread] == IPS2_RED_NONE)
@@ -283,6 +293,7 @@ void slave_merge_free(struct ips2_reductions *r)
     free(r->arcs);
     free(r->hists);
     free(r->objects);
+    free(r->holds);
     free(r->problems);
     free(r->exts);
     free(m);

@@ -467,6 +467,70 @@ static void test_preempted_sender(void **state)
     ips2_pag_free(p);
 }
 
+/* A port row of part p's process. */
+static void port(struct ips2_pag *p, uint64_t key, uint32_t process, uint16_t number, uint16_t role)
+{
+    p->ports = grow(p->ports, p->nports, sizeof *p->ports);
+    p->ports[p->nports++] = (struct ips2_pag_port){key, process, number, role};
+}
+
+/* A TCP stream from a client (part 0) to its server (part 1) is named by
+ * the server's listening port when both parts saw the connection (the
+ * connect's and the accept's key), also after the server's part went
+ * through its file's bytes; a port of another connection, or one side
+ * alone, names nothing. */
+static void test_tcp_port_names(void **state)
+{
+    (void)state;
+    struct ips2_pag *pp[2] = {part_new(0, "client"), part_new(1, "server")};
+    uint32_t c = process_new(pp[0], "cs", 80), sv = process_new(pp[1], "cs", 90);
+    thread_new(pp[0], c, 80);
+    node(pp[0], IPS2_PAG_BEGIN, 0, 0);
+    uint32_t send = node(pp[0], IPS2_EV_SEND, 10 * MS, 10 * MS);
+    node(pp[0], IPS2_PAG_END, 11 * MS, 0);
+    thread_new(pp[1], sv, 90);
+    node(pp[1], IPS2_PAG_BEGIN, 0, 0);
+    uint32_t recv = node(pp[1], IPS2_EV_RECV, 10 * MS + 100 * US, 0);
+    node(pp[1], IPS2_PAG_END, 11 * MS, 0);
+    message(pp[1], 0, 10 * MS, send, recv, 0);
+    part_done(pp[0]);
+    part_done(pp[1]);
+    pp[0]->outs = grow(pp[0]->outs, 0, sizeof *pp[0]->outs);
+    pp[0]->outs[pp[0]->nouts++] = (struct ips2_pag_out){.from = send, .to = IPS2_PAG_GID(1, recv)};
+
+    struct msg_waits_request r;
+    struct msg_waits *w = NULL;
+    char err[256];
+    msg_waits_request_init(&r);
+    port(pp[1], 0xabc, sv, 9999, IPS2_PAG_PORT_SERVER); /* another client's */
+    port(pp[0], 0x123, c, 8888, IPS2_PAG_PORT_CLIENT);  /* another server's */
+    assert_int_equal(msg_waits_from_parts(pp, 2, &r, &w, err, sizeof err), 0);
+    assert_int_equal(w->nchannels, 1);
+    assert_string_equal(w->channels[0].name, "channel:client/80->server/90 stream");
+    msg_waits_free(w);
+
+    port(pp[1], 0x5eed, sv, 7350, IPS2_PAG_PORT_SERVER);
+    port(pp[0], 0x5eed, c, 7350, IPS2_PAG_PORT_CLIENT);
+    size_t size;
+    void *bytes = ips2_pag_encode(pp[1], &size);
+    assert_non_null(bytes);
+    struct ips2_pag *copy = NULL;
+    if (ips2_pag_decode(bytes, size, "server.pag", &copy, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    free(bytes);
+    assert_int_equal(copy->nports, 2);
+    assert_int_equal(copy->ports[1].port, 7350);
+    ips2_pag_free(pp[1]);
+    pp[1] = copy;
+    assert_int_equal(msg_waits_from_parts(pp, 2, &r, &w, err, sizeof err), 0);
+    assert_int_equal(w->nchannels, 1);
+    assert_string_equal(w->channels[0].name, "channel:client/80->server/90 tcp port 7350");
+    assert_string_equal(w->channels[0].transport, "stream");
+    msg_waits_free(w);
+    ips2_pag_free(pp[0]);
+    ips2_pag_free(pp[1]);
+}
+
 static void test_bad_requests(void **state)
 {
     (void)state;
@@ -583,9 +647,9 @@ int main(void)
         cmocka_unit_test(test_late_sender),      cmocka_unit_test(test_late_receiver),
         cmocka_unit_test(test_master_workers),   cmocka_unit_test(test_histogram_and_window),
         cmocka_unit_test(test_app_filter),       cmocka_unit_test(test_all_to_all),
-        cmocka_unit_test(test_preempted_sender), cmocka_unit_test(test_bad_requests),
-        cmocka_unit_test(test_tables),           cmocka_unit_test(test_session),
-        cmocka_unit_test(test_no_parts),
+        cmocka_unit_test(test_preempted_sender), cmocka_unit_test(test_tcp_port_names),
+        cmocka_unit_test(test_bad_requests),     cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_session),          cmocka_unit_test(test_no_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

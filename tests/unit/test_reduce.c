@@ -912,7 +912,11 @@ static void test_sync(void **state)
     assert_int_equal(o->kind, IPS2_SYNC_MUTEX);
     assert_int_equal(o->waits, 1);
     assert_int_equal(o->wait_ns, 800);
-    assert_int_equal(r->nobjects, 5);
+    /* thread 961 held the spin lock (20 to 500, in no procedure): a row of
+     * its own that waited for nothing */
+    o = object_of(r, 961, spin);
+    assert_int_equal(o->waits, 0);
+    assert_int_equal(r->nobjects, 6);
     ips2_reductions_free(r);
 
     /* a phase clips waits and spin alike */
@@ -921,6 +925,96 @@ static void test_sync(void **state)
     assert_int_equal(m->m[IPS2_M_SYNC_WAIT], 200 + 200);
     assert_int_equal(m->m[IPS2_M_SPIN], 150);
     assert_int_equal(object_of(r, 960, spin)->spin_ns, 150);
+    ips2_reductions_free(r);
+}
+
+/* The hold of object id by procedure proc (NULL: none) of thread tid, or
+ * NULL if there is none. */
+static const struct ips2_red_hold *hold_of(const struct ips2_reductions *r, uint32_t tid,
+                                           uint64_t id, const char *proc)
+{
+    uint32_t t = tindex(r, thread_of(r, tid));
+    uint32_t p = proc ? (uint32_t)(proc_of(r, tid, proc) - r->procs) : IPS2_RED_NONE;
+
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_object *o = &r->objects[r->holds[i].object];
+        if (o->thread == t && o->id == id && r->holds[i].proc == p)
+            return &r->holds[i];
+    }
+    return NULL;
+}
+
+/* Holds: from each acquisition to its release, charged to the procedure on
+ * top at the acquisition (not the one at the release); an rwlock read
+ * twice is one hold; a hold still open ends with the thread; a phase clips
+ * hold times and counts the acquisitions inside it. */
+static void test_holds(void **state)
+{
+    const char *d = new_dir("holds");
+    const uint64_t x = 0x9000, rw = 0xa000;
+    struct ips2_writer *w = stream(d, "980.0.980.raw", IPS2_STREAM_THREAD, 980, 980, &MONO_EXACT);
+
+    ev1(w, IPS2_EV_SYNC, 0, 0, 0, 0);
+    ev(w, IPS2_EV_ENTER, 0, 0, A_MAIN);
+    ev1(w, IPS2_EV_LOCK_ACQUIRED, 100, 10, x, 0);
+    ev(w, IPS2_EV_ENTER, 200, 20, A_A);
+    ev1(w, IPS2_EV_LOCK_RELEASE, 300, 30, x, 1); /* main held it 200 */
+    evx(w, IPS2_EV_LOCK_ACQUIRED, 400, 40, x, (uint64_t[]){1, 350, 40}, 3);
+    ev1(w, IPS2_EV_LOCK_RELEASE, 1000, 50, x, 2); /* proc_a: 600 */
+    ev1(w, IPS2_EV_LOCK_ACQUIRED, 1100, 60, x, 2);
+    ev1(w, IPS2_EV_LOCK_RELEASE, 1200, 70, x, 3); /* proc_a: 100 */
+    ev1(w, IPS2_EV_LOCK_ACQUIRED_SHARED, 1300, 80, rw, 0);
+    ev1(w, IPS2_EV_LOCK_ACQUIRED_SHARED, 1350, 90, rw, 0);
+    ev1(w, IPS2_EV_LOCK_RELEASE_SHARED, 1400, 100, rw, 1);
+    ev1(w, IPS2_EV_LOCK_RELEASE_SHARED, 1500, 110, rw, 2); /* proc_a: 200, once */
+    ev(w, IPS2_EV_EXIT, 1600, 120, A_A);
+    ev1(w, IPS2_EV_LOCK_ACQUIRED, 1700, 130, x, 3); /* main: open to 2000 */
+    ev(w, IPS2_EV_EXIT, 2000, 140, A_MAIN);
+    ev1(w, IPS2_EV_PROC_EXIT, 2000, 140, IPS2_EXIT_RETURN, 0);
+    done(w);
+    module_map(d, 980, &MONO_EXACT);
+
+    struct ips2_reductions *r = reduce(d);
+    const struct ips2_red_hold *h = hold_of(r, 980, x, "proc_main");
+    assert_non_null(h);
+    assert_int_equal(h->acquisitions, 2);
+    assert_int_equal(h->hold_ns, 200 + 300);
+    h = hold_of(r, 980, x, "proc_a");
+    assert_non_null(h);
+    assert_int_equal(h->acquisitions, 2);
+    assert_int_equal(h->hold_ns, 600 + 100);
+    h = hold_of(r, 980, rw, "proc_a");
+    assert_non_null(h);
+    assert_int_equal(h->acquisitions, 1);
+    assert_int_equal(h->hold_ns, 200);
+    assert_int_equal(r->objects[h->object].kind, IPS2_SYNC_RWLOCK);
+    assert_null(hold_of(r, 980, rw, "proc_main"));
+    assert_int_equal(r->nholds, 3);
+    const struct ips2_red_object *o = object_of(r, 980, x);
+    assert_int_equal(o->waits, 1);
+    assert_int_equal(o->wait_ns, 50);
+
+    /* the holds survive the file */
+    size_t size;
+    char err[IPS2_ERR_MAX] = "";
+    void *buf = ips2_reductions_encode(r, &size);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "holds.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->nholds, 3);
+    assert_int_equal(hold_of(b, 980, x, "proc_a")->hold_ns, 700);
+    ips2_reductions_free(b);
+    free(buf);
+    ips2_reductions_free(r);
+
+    /* phase [250, 1150): main 250..300, proc_a 400..1000 and 1100..1150 */
+    r = reduce_opts(d, 250, 1150, 0);
+    h = hold_of(r, 980, x, "proc_main");
+    assert_int_equal(h->acquisitions, 0);
+    assert_int_equal(h->hold_ns, 50);
+    h = hold_of(r, 980, x, "proc_a");
+    assert_int_equal(h->acquisitions, 2);
+    assert_int_equal(h->hold_ns, 650);
     ips2_reductions_free(r);
 }
 
@@ -1419,6 +1513,7 @@ int main(void)
         cmocka_unit_test(test_sync),
         cmocka_unit_test(test_proc_object_histograms),
         cmocka_unit_test(test_object_names),
+        cmocka_unit_test(test_holds),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_empty_stream),
         cmocka_unit_test(test_no_dir),

@@ -278,8 +278,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 5);
-    refused(c, size, 8, "version 1, 2, 3 or 4, found 5");
+    put32(c + 8, 6);
+    refused(c, size, 8, "version 1 to 5, found 6");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -500,6 +500,54 @@ static void test_links(void **state)
     free(buf);
 }
 
+/* Version 5: the holds of locks by procedure, each checked against the
+ * objects and the procedures of the object's thread; a file without holds
+ * is written as version 4 or 3, as before. */
+static void test_holds(void **state)
+{
+    struct ips2_reductions r = *sample();
+    /* object 0 is thread 1's; procedure 2 is thread 1's */
+    struct ips2_red_hold holds[2] = {{0, 2, 7, 7000}, {0, IPS2_RED_NONE, 1, 50}};
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, plain;
+
+    free(ips2_reductions_encode(&r, &plain));
+    r.holds = holds;
+    r.nholds = 2;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(buf[8], 5);
+    assert_int_equal(size, plain + 4 * (1 + 2) + 4 + 2 * 24);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "h.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->nholds, 2);
+    assert_int_equal(b->holds[0].object, 0);
+    assert_int_equal(b->holds[0].proc, 2);
+    assert_int_equal(b->holds[0].acquisitions, 7);
+    assert_int_equal(b->holds[0].hold_ns, 7000);
+    assert_int_equal(b->holds[1].proc, IPS2_RED_NONE);
+    assert_int_equal(b->holds[1].hold_ns, 50);
+    ips2_reductions_free(b);
+
+    const size_t at_holds = size - 4 - 2 * 24;
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + at_holds + 4, 1);
+    refused(c, size, at_holds + 4, "an object index below 1, found 1");
+    memcpy(c, buf, size);
+    put32(c + at_holds + 8, 4);
+    refused(c, size, at_holds + 8, "a procedure index below 4 or none, found 4");
+    memcpy(c, buf, size);
+    put32(c + at_holds + 8, 0); /* procedure 0 is thread 0's */
+    refused(c, size, at_holds + 4, "hold 0's procedure 0 to belong to thread 1, found 0");
+    memcpy(c, buf, size);
+    put32(c + at_holds, 3);
+    refused(c, size, at_holds + 4, "3 holds of at least 24 bytes");
+    free(c);
+    free(buf);
+}
+
 static void test_metric_names(void **state)
 {
     assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
@@ -527,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_version_1),
         cmocka_unit_test(test_version_2),
         cmocka_unit_test(test_links),
+        cmocka_unit_test(test_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

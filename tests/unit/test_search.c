@@ -395,6 +395,18 @@ static void test_thresholds(void **state)
  * four: hotSync names it; the quiet ones are not reported. */
 /* Four threads, each half waiting, 91% of it on hot_lock and 3% on each
  * of three quiet locks, for nb buckets. */
+/* hot_lock_run with holds: procedure update_shared of thread t holds
+ * mutex:hot_lock 100 times for (t + 1) ms in all, worker 10 times for
+ * 0.1 ms; a quiet lock is held by worker only. */
+static bool with_holds;
+
+static void add_hold(struct ips2_reductions *r, uint32_t object, uint32_t proc, uint64_t n,
+                     uint64_t ns)
+{
+    r->holds = rb_grow(r->holds, r->nholds, sizeof(*r->holds));
+    r->holds[r->nholds++] = (struct ips2_red_hold){object, proc, n, ns};
+}
+
 static struct ips2_reductions *hot_lock_run(int nb)
 {
     struct ips2_reductions *r = rb_new("m", W);
@@ -413,6 +425,8 @@ static struct ips2_reductions *hot_lock_run(int nb)
         uint32_t p =
             rb_proc(r, "worker", (uint64_t)sum(cpu, (size_t)nb), 0, (uint64_t)sum(cpu, (size_t)nb));
         r->procs[p].m[IPS2_M_SYNC_WAIT] = (uint64_t)sum(wait, (size_t)nb);
+        uint32_t u = with_holds ? rb_proc(r, "update_shared", 0, 100, 0) : 0;
+        uint32_t first = (uint32_t)r->nobjects;
         for (int k = 0; k < 4; k++) {
             r->objects = rb_grow(r->objects, r->nobjects, sizeof(*r->objects));
             struct ips2_red_object *o = &r->objects[r->nobjects];
@@ -426,6 +440,11 @@ static struct ips2_reductions *hot_lock_run(int nb)
                 ow[i] = wait[i] * share[k];
             hist_of(r, IPS2_RED_NONE, (uint32_t)r->nobjects, IPS2_M_SYNC_WAIT, ow, (uint32_t)nb);
             r->nobjects++;
+        }
+        if (with_holds) {
+            add_hold(r, first, u, 100, 1000000 * (uint64_t)(t + 1));
+            add_hold(r, first, p, 10, 100000);
+            add_hold(r, first + 1, p, 50, 5000000);
         }
     }
     return r;
@@ -447,6 +466,57 @@ static void test_hot_lock(void **state)
         assert_true(s == NULL || strstr(s, "quiet") == NULL);
     }
     assert_null(find_bottleneck(res, "cpuBound"));
+    ips2_search_result_free(res);
+    ips2_model_free(m);
+}
+
+/* The column of a table by name. */
+static size_t column(const struct ips2_table *t, const char *name)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        if (strcmp(t->col_name[c], name) == 0)
+            return c;
+    fail_msg("no column %s", name);
+    return 0;
+}
+
+/* hotSync's evidence: the hot lock's holds by procedure beside its waits
+ * (only that lock's), and the sentence names the procedure that held it
+ * longest and the one that waited for it most. */
+static void test_hot_lock_holders(void **state)
+{
+    with_holds = true;
+    struct ips2_reductions *r = hot_lock_run(NB);
+    with_holds = false;
+    struct ips2_model *m = model_of(r);
+    struct ips2_search_result *res = search_default(m);
+    const struct ips2_bottleneck *b = find_bottleneck(res, "hotSync");
+    assert_non_null(b);
+    assert_string_equal(b->focus.at[IPS2_H_SYNC], "mutex:hot_lock");
+    const struct ips2_table *t = b->evidence;
+    assert_non_null(t);
+    size_t co = column(t, "object"), cp = column(t, "procedure"), ca = column(t, "acquisitions"),
+           ch = column(t, "hold"), cw = column(t, "wait");
+    int64_t acq[2] = {0}, hold[2] = {0}, wait[2] = {0};
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct ips2_cell *row = &t->cell[i * t->ncols];
+        assert_string_equal(row[co].u.s, "mutex:hot_lock");
+        int k = strcmp(row[cp].u.s, "update_shared") == 0 ? 0 : 1;
+        if (k == 1)
+            assert_string_equal(row[cp].u.s, "worker");
+        acq[k] += row[ca].u.i;
+        hold[k] += row[ch].u.i;
+        wait[k] += row[cw].u.i;
+    }
+    assert_int_equal(acq[0], 400);
+    assert_int_equal(hold[0], 10000000); /* 1 + 2 + 3 + 4 ms */
+    assert_int_equal(acq[1], 40);
+    assert_int_equal(hold[1], 400000);
+    assert_int_equal(wait[0], 0);
+    assert_true(wait[1] > 0);
+    assert_non_null(strstr(b->explanation, "held longest in update_shared (96% of its hold time, "
+                                           "25.0 us a hold over 400 acquisitions)"));
+    assert_non_null(strstr(b->explanation, "waited for most in worker"));
     ips2_search_result_free(res);
     ips2_model_free(m);
 }
@@ -1004,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_reverification_and_when),
         cmocka_unit_test(test_thresholds),
         cmocka_unit_test(test_hot_lock),
+        cmocka_unit_test(test_hot_lock_holders),
         cmocka_unit_test(test_short_run_post_mortem),
         cmocka_unit_test(test_small_io),
         cmocka_unit_test(test_page_fault_burst),

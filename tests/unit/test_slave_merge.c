@@ -282,12 +282,46 @@ static void merge_object_names_and_links(void **state)
     slave_merge_free(m);
 }
 
+/* Holds follow their objects and procedures into the merge; those of an
+ * application left out go with it. */
+static void merge_holds(void **state)
+{
+    (void)state;
+    static const char *const old_apps[] = {"B", "C", "D"};
+    static const char *const keep[] = {"C", "D"};
+    struct src a, o;
+    static const char *const active_apps[] = {"A"};
+    make_src(&a, active_apps, 1, 100);
+    make_src(&o, old_apps, 3, 200);
+    struct ips2_red_hold holds[3];
+    for (uint32_t i = 0; i < 3; i++) /* thread i's "work" holds its object 10 * (i + 1) ns */
+        holds[i] = (struct ips2_red_hold){i, 2 * i + 1, i + 1, 10 * (i + 1)};
+    o.r.holds = holds;
+    o.r.nholds = 3;
+    struct slave_merge_src srcs[] = {{.r = &a.r}, {.r = &o.r, .apps = keep, .napps = 2}};
+    struct ips2_reductions *m = slave_merge(srcs, 2, "alpha", "localhost", NULL, 0);
+    assert_non_null(m);
+    assert_int_equal(m->nholds, 2); /* C's and D's */
+    for (size_t i = 0; i < m->nholds; i++) {
+        const struct ips2_red_hold *h = &m->holds[i];
+        const struct ips2_red_object *ob = &m->objects[h->object];
+        uint32_t tid = m->threads[ob->thread].tid;
+        assert_int_equal(ob->id, tid);
+        assert_int_equal(m->procs[h->proc].thread, ob->thread);
+        assert_string_equal(STR(m, m->procs[h->proc].name), "work");
+        assert_int_equal(h->acquisitions, tid - 200 + 1);
+        assert_int_equal(h->hold_ns, 10 * (tid - 200 + 1));
+    }
+    slave_merge_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(merge_filters_and_renames),
         cmocka_unit_test(merge_ext_rows_follow_their_process),
         cmocka_unit_test(merge_object_names_and_links),
+        cmocka_unit_test(merge_holds),
         cmocka_unit_test(merge_of_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
