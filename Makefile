@@ -9,6 +9,11 @@ DESTDIR ?=
 CC      ?= cc
 CLANG   ?= clang
 B       := build
+# A build directory named by its absolute path inside the tree (the tests
+# run `make B=$IPS2_BUILD ...`) is the same one named relatively: objects
+# and their dependency files must keep one name, or the dependencies
+# written by one make are not seen by the other.
+override B := $(patsubst $(CURDIR)/%,%,$(B))
 OPT     ?= -O2
 # Sanitizer flags for every compile and link (`make check-asan` sets them
 # for its own build directory; see there).
