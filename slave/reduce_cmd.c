@@ -75,6 +75,23 @@ static const char *str(const struct ips2_reductions *r, uint32_t i)
     return i < r->nstrings ? r->strings[i] : "-";
 }
 
+/* One line per lock hold row (thread, object, procedure), in both
+ * outputs: pid, image, tid, kind, object, procedure, acquisitions, hold
+ * ns, name. */
+static void print_holds(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nholds; i++) {
+        const struct ips2_red_hold *h = &r->holds[i];
+        const struct ips2_red_object *o = &r->objects[h->object];
+        const struct ips2_red_thread *t = &r->threads[o->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        printf("hold\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
+               p->image, t->tid, o->kind, o->id,
+               h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name), h->acquisitions,
+               h->hold_ns, o->name == IPS2_RED_NONE ? "" : str(r, o->name));
+    }
+}
+
 static void print_summary(const struct ips2_reductions *r)
 {
     printf("machine %s host %s: %zu processes, %zu threads, %zu procedures, %zu arcs, %zu "
@@ -109,16 +126,7 @@ static void print_summary(const struct ips2_reductions *r)
             }
         }
     }
-    for (size_t i = 0; i < r->nholds; i++) {
-        const struct ips2_red_hold *h = &r->holds[i];
-        const struct ips2_red_object *o = &r->objects[h->object];
-        const struct ips2_red_thread *t = &r->threads[o->thread];
-        const struct ips2_red_process *p = &r->processes[t->process];
-        printf("hold\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
-               p->image, t->tid, o->kind, o->id,
-               h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name), h->acquisitions,
-               h->hold_ns, o->name == IPS2_RED_NONE ? "" : str(r, o->name));
-    }
+    print_holds(r);
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem: %s\n", str(r, r->problems[i]));
 }
@@ -206,16 +214,7 @@ static void print_tsv(const struct ips2_reductions *r)
                p->pid, p->image, t->tid, o->kind, o->id, o->waits, o->wait_ns, o->spin_ns,
                o->name == IPS2_RED_NONE ? "" : str(r, o->name));
     }
-    for (size_t i = 0; i < r->nholds; i++) {
-        const struct ips2_red_hold *h = &r->holds[i];
-        const struct ips2_red_object *o = &r->objects[h->object];
-        const struct ips2_red_thread *t = &r->threads[o->thread];
-        const struct ips2_red_process *p = &r->processes[t->process];
-        printf("hold\t%u\t%u\t%u\t%u\t0x%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%s\n", p->pid,
-               p->image, t->tid, o->kind, o->id,
-               h->proc == IPS2_RED_NONE ? "-" : str(r, r->procs[h->proc].name), h->acquisitions,
-               h->hold_ns, o->name == IPS2_RED_NONE ? "" : str(r, o->name));
-    }
+    print_holds(r);
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem\t%s\n", str(r, r->problems[i]));
 }
