@@ -24,13 +24,6 @@
 
 static double deadline;
 
-__attribute__((no_instrument_function)) static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 __attribute__((noinline)) static void integrate(void)
 {
     burn_cpu(9.0);

@@ -32,13 +32,6 @@ static pthread_mutex_t quiet_config = PTHREAD_MUTEX_INITIALIZER;
 static long shared_total, stats_count, log_count, config_reads;
 static double seconds = 3.0, hold_ms = 2.0, deadline;
 
-__attribute__((no_instrument_function)) static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 __attribute__((noinline)) static void read_config(void)
 {
     pthread_mutex_lock(&quiet_config);

@@ -118,13 +118,6 @@ __attribute__((noinline)) static long route_wires(const struct wire *wires, int 
     return total;
 }
 
-__attribute__((no_instrument_function)) static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
     int nwires = 1000;

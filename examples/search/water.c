@@ -46,13 +46,6 @@ static long steps;
 static double seconds = 3.0, deadline;
 static double interf_ms = 18, locked_ms = 0.3;
 
-__attribute__((no_instrument_function)) static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 __attribute__((no_instrument_function)) static double thread_cpu_ms(void)
 {
     struct timespec t;

@@ -6,6 +6,8 @@
  *
  * It is always inlined and never instrumented: its time is the self time of
  * the procedure that calls it, which is the procedure the tables show.
+ * wall_s() is the monotonic wall time in seconds, for programs that run
+ * for a fixed wall time (the search's workloads).
  */
 #ifndef IPS2_EXAMPLES_CPUWORK_H
 #define IPS2_EXAMPLES_CPUWORK_H
@@ -25,6 +27,13 @@ static inline __attribute__((always_inline, no_instrument_function)) void burn_c
         if ((double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6 >= end)
             break;
     }
+}
+
+static inline __attribute__((always_inline, no_instrument_function)) double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 #endif /* IPS2_EXAMPLES_CPUWORK_H */
