@@ -49,6 +49,12 @@ clang               libFuzzer (make fuzz)
 libclang-rt-14-dev  libFuzzer and sanitizer runtimes
 uftrace             bench: the comparison tracer
 time                bench: GNU time, CPU and peak memory (run-real)
+libzstd-dev         packing codec measured against zlib (bench)
+libotf2-trace-dev   ips2 export -format otf2
+otf2-tools          otf2-print, checks the OTF2 export
+openssh-server      test cluster: one sshd per namespace host (PVM adds hosts by ssh)
+openssh-client      ssh, used by PVM to add hosts
+iproute2            ip netns and veth, the hosts of the test cluster
 '
 
 names=$(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }')
