@@ -13,14 +13,14 @@ HEADERS += $(B)/include/ips2_cpa.h
 
 $(B)/bin/ips2-cpa: $(B)/obj/cpa/cpa_cmd.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lzstd -lm
+	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lm
 PROGRAMS += $(B)/bin/ips2-cpa
 
 CPA_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_cpa_*.c))
 $(CPA_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Icpa
 $(CPA_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lzstd -lcmocka -lpthread -lm
+	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
 $(eval $(call fuzz_target,cpa,cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c $(TRACE_CODEC_SRCS) \
                           cpa/cpa_internal.h cpa/ips2_cpa.h,-Itraces -Icpa,-lz,\

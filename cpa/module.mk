@@ -31,7 +31,7 @@ HEADERS   += $(CPA_HEADERS)
 $(B)/obj/tests/unit/test_pag_file.o: CFLAGS_COMMON += -Icpa
 $(B)/tests/unit/test_pag_file: $(B)/obj/tests/unit/test_pag_file.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lzstd -lcmocka -lpthread -lm
+	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
 # The part file's decoders (cpa/pag_file.c) have their own fuzz target.
 $(eval $(call fuzz_target,pag,$(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h,\

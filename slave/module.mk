@@ -13,7 +13,7 @@ SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/redu
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
 SLAVE_LIB  := $(B)/lib/libips2slave.a
 # what a program using the library links: it, the libraries it uses, libelf, zlib
-SLAVE_LIBS := $(SLAVE_LIB) $(CPA_LIB) $(EXT_LIB) $(TRACE_LIBS) -lzstd -lm
+SLAVE_LIBS := $(SLAVE_LIB) $(CPA_LIB) $(EXT_LIB) $(TRACE_LIBS) -lm
 SLAVE_LIB_FILES := $(filter %.a,$(SLAVE_LIBS))
 CFLAGS_slave/ := -fPIC -Islave
 
