@@ -35,7 +35,7 @@ $(B)/tests/unit/test_pag_file: $(B)/obj/tests/unit/test_pag_file.o $(CPA_LIB) $(
 
 # The part file's decoders (cpa/pag_file.c) have their own fuzz target.
 $(eval $(call fuzz_target,pag,$(CPA_PAG_SRCS) $(TRACE_SRCS) cpa/pag_internal.h cpa/ips2_pag.h,\
-                          -Itraces -Icpa,-lelf -lz,tests/fuzz/corpus-pag))
+                          -Itraces -Icpa,-lelf -lz -lzstd,tests/fuzz/corpus-pag))
 
 # The engine's program, tests, fuzz target and benchmark (helper E).
 include cpa/engine.mk

@@ -9,7 +9,7 @@ TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 # the buffer codec alone, for the fuzz targets of the readers built on it
 TRACE_CODEC_SRCS := traces/codec.c traces/varint.c
 TRACE_LIB  := $(B)/lib/libips2trace.a
-TRACE_LIBS := $(TRACE_LIB) -lelf -lz
+TRACE_LIBS := $(TRACE_LIB) -lelf -lz -lzstd
 CFLAGS_traces/ := -fPIC
 
 $(TRACE_LIB): $(TRACE_OBJS)
