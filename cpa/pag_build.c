@@ -571,6 +571,28 @@ static uint32_t send_node(struct pag_builder *b, const struct ips2_event *ev, in
     return node(b, ev->kind, *t, c, top, shares, arg);
 }
 
+bool pag_message_node(const struct ips2_event *ev)
+{
+    switch (ev->kind) {
+    case IPS2_EV_SEND:
+    case IPS2_EV_RECV:
+        return x(ev, IPS2_F_SEND_KEY) != 0 && x(ev, IPS2_F_SEND_BYTES) != 0 &&
+               x(ev, IPS2_F_SEND_ERRNO) == 0 && !(x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK);
+    case IPS2_EV_DGRAM_SEND:
+    case IPS2_EV_DGRAM_RECV:
+        return x(ev, IPS2_F_DGRAM_SEND_KEY) != 0 && x(ev, IPS2_F_DGRAM_SEND_ERRNO) == 0 &&
+               !(x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK);
+    case IPS2_EV_PVM_SEND:
+        return ev->payload != 0 && x(ev, IPS2_F_PVM_SEND_SEQ) != 0 &&
+               x(ev, IPS2_F_PVM_SEND_ERROR) == 0;
+    case IPS2_EV_PVM_RECV:
+        return ev->payload != 0 && x(ev, IPS2_F_PVM_RECV_SEQ) != 0 &&
+               x(ev, IPS2_F_PVM_RECV_ERROR) == 0;
+    default:
+        return false;
+    }
+}
+
 static void message_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
                           int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
 {
@@ -587,8 +609,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
         break;
     case IPS2_EV_SEND:
     case IPS2_EV_RECV:
-        if (x(ev, IPS2_F_SEND_KEY) == 0 || x(ev, IPS2_F_SEND_BYTES) == 0 ||
-            x(ev, IPS2_F_SEND_ERRNO) != 0 || (x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK))
+        if (!pag_message_node(ev))
             return;
         side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
         n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
@@ -601,8 +622,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
         break;
     case IPS2_EV_DGRAM_SEND:
     case IPS2_EV_DGRAM_RECV:
-        if (x(ev, IPS2_F_DGRAM_SEND_KEY) == 0 || x(ev, IPS2_F_DGRAM_SEND_ERRNO) != 0 ||
-            (x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK))
+        if (!pag_message_node(ev))
             return;
         side = ev->kind == IPS2_EV_DGRAM_SEND ? PAG_SRC : PAG_DST;
         n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
@@ -781,7 +801,7 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         };
         const bool send = ev->kind == IPS2_EV_PVM_SEND;
         const struct pvm_fields *f = &fields[!send];
-        if (ev->payload == 0 || x(ev, f->seq) == 0 || x(ev, f->error) != 0)
+        if (!pag_message_node(ev))
             return;
         n = NODE();
         if ((it = ITEM(PC_PVM, send ? PAG_SRC : PAG_DST, n))) {

@@ -51,6 +51,14 @@ void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu);
  * it into session time for pag_event's ws). */
 int pag_start_word(const struct ips2_event *ev);
 
+/* True when ev is a message that makes a node (PAG.md §1): a send, recv,
+ * dgram-send or dgram-recv that moved data, a pvm-send or pvm-recv that
+ * succeeded.  An unfolded part (pag_builder_set_fold false) has one node
+ * of the event's kind for each, in its thread's order, so the k-th such
+ * event of a thread stream is the k-th message node of its thread, and
+ * the part's arcs give its partner: an exporter reads the pairing so. */
+bool pag_message_node(const struct ips2_event *ev);
+
 /* An event at session time t, thread CPU c, procedure `top` on top of the
  * stack; ws: its call's start (session time), or INT64_MIN. */
 void pag_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
