@@ -1,6 +1,6 @@
 /*
  * ips2_export.h - a session's traces in the formats other tools open
- * (docs/ANALYSTS.md §9):
+ * (docs/ANALYSTS.md §8):
  *
  *  - OTF2 (Vampir, otf2-print): machines, processes and threads as the
  *    system tree, location groups and locations; procedures as regions

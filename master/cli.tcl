@@ -149,7 +149,7 @@ with a bar, then a sparkline; csv and json give the buckets as data."
             options {
                 -format {FORMAT "otf2 (the default; OUT a directory), json (trace-event JSON) or folded (flame-graph stacks); OUT - is standard output for json and folded"}
             }
-            help "Writes a session's traces in formats other tools open (docs/ANALYSTS.md §9):
+            help "Writes a session's traces in formats other tools open (docs/ANALYSTS.md §8):
   otf2    an OTF2 archive OUT/traces.otf2 (Vampir, otf2-print): machines, processes
           and threads, procedures as regions, messages as point-to-point sends and
           receives paired as the PAG pairs them, locks as lock events
