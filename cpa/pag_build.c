@@ -54,7 +54,8 @@ struct pag_builder {
     uint64_t *ipkeys;        /* stream keys of TCP and UDP descriptors */
     size_t nipkeys, cap_ipkeys;
     bool oom;
-    bool fold; /* fold the part when it is finished (PAG.md §5) */
+    bool fold;          /* fold the part when it is finished (PAG.md §5) */
+    bool keep_messages; /* ... keeping every message's node */
 
     /* the current image */
     bool in_image;
@@ -109,6 +110,7 @@ struct pag_builder *pag_builder_new(void)
     }
     const char *f = getenv("IPS2_PAG_FOLD");
     b->fold = !(f && !strcmp(f, "0"));
+    b->keep_messages = f && !strcmp(f, "messages");
     return b;
 }
 
@@ -569,6 +571,21 @@ static uint32_t send_node(struct pag_builder *b, const struct ips2_event *ev, in
         *t = ws;
     }
     return node(b, ev->kind, *t, c, top, shares, arg);
+}
+
+bool pag_message_kind(unsigned kind)
+{
+    switch (kind) {
+    case IPS2_EV_SEND:
+    case IPS2_EV_RECV:
+    case IPS2_EV_DGRAM_SEND:
+    case IPS2_EV_DGRAM_RECV:
+    case IPS2_EV_PVM_SEND:
+    case IPS2_EV_PVM_RECV:
+        return true;
+    default:
+        return false;
+    }
 }
 
 bool pag_message_node(const struct ips2_event *ev)
@@ -1300,7 +1317,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));
     size_t folded = 0;
-    if (b->fold && !b->oom && !pag_fold(p, &folded))
+    if (b->fold && !b->oom && !pag_fold(p, b->keep_messages, &folded))
         b->oom = true;
 
     p->machine = strdup(machine ? machine : "");
