@@ -53,8 +53,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* the pairing is read from unfolded parts (ips2_export.h) */
-    setenv("IPS2_PAG_FOLD", "0", 1);
+    /* the pairing is read from parts that keep every message's node
+     * (ips2_export.h) */
+    setenv("IPS2_PAG_FOLD", "messages", 1);
     if (ips2_export(words[0], format, words[1], &c, err, sizeof(err)) < 0) {
         fprintf(stderr, "ips2-export: %s\n", err);
         return 1;

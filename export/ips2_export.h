@@ -15,10 +15,10 @@
  *    the stack's self CPU time in microseconds.
  *
  * The traces are read through traces/'s reader twice, one stream at a
- * time: once by the reduction to build each machine's PAG part (unfolded,
- * so that the k-th message of a thread is its k-th message node:
- * pag_message_node), whose pairing names every message's partner, and
- * once to write the events.  Nothing holds a whole trace: what stays in
+ * time: once by the reduction to build each machine's PAG part (folded
+ * but keeping every message's node, so that the k-th message of a thread
+ * is its k-th message node: pag_message_node), whose pairing names every
+ * message's partner, and once to write the events.  Nothing holds a whole trace: what stays in
  * memory is the PAG's partners (one word per message), the JSON's flows
  * and path, and the folded stacks' tree.
  */
@@ -55,8 +55,9 @@ struct ips2_export_counts {
 
 /* Exports session directory `session` to `out` (OTF2: a directory, which
  * must not hold an archive yet; JSON and folded: a file, "-" for standard
- * output).  The PAG parts must come unfolded: a program calling this sets
- * IPS2_PAG_FOLD=0 in its environment first (ips2-export does).  Returns 0,
+ * output).  The PAG parts must keep every message's node: a program
+ * calling this sets IPS2_PAG_FOLD=messages (or 0) in its environment
+ * first (ips2-export does).  Returns 0,
  * or -1 with err (errlen bytes) set. */
 int ips2_export(const char *session, enum ips2_export_format format, const char *out,
                 struct ips2_export_counts *counts, char *err, size_t errlen);

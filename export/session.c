@@ -6,7 +6,8 @@
  * trace-directory listing and reader.  Three steps:
  *
  *  1. the PAG: each machine's part is built by the reduction (slave/,
- *     the same pass a slave makes), unfolded; the parts are numbered and
+ *     the same pass a slave makes), folded but keeping every message's
+ *     node (IPS2_PAG_FOLD=messages); the parts are numbered and
  *     their cross-machine ends matched (cpa/: ips2_pag_match_ends).
  *     Nothing here pairs anything: pag_match.c did.
  *  2. locations: the part's threads, in the order of the directory's
@@ -17,8 +18,9 @@
  *     Then the parts are freed.
  *  3. the events: every thread stream is read again, one at a time; its
  *     k-th message event (pag_message_node) takes the k-th partner.  A
- *     count that disagrees means the parts were folded or the traces
- *     changed: an error, never a wrong pairing.
+ *     count that disagrees means the parts lost message nodes (folded
+ *     without keeping them) or the traces changed: an error, never a
+ *     wrong pairing.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -643,8 +645,8 @@ static int export_thread(struct ex_session *s, uint32_t loc, struct names *nm, s
             if (pag_message_node(ev)) {
                 if (k >= t->npeers) {
                     ex_error(err, errlen,
-                             "%s: more messages than its thread has in the PAG (%zu): folded "
-                             "parts, or the traces changed",
+                             "%s: more messages than its thread has in the PAG (%zu): parts "
+                             "folded without their messages, or the traces changed",
                              t->path, t->npeers);
                     goto fail;
                 }
@@ -719,8 +721,8 @@ static int export_thread(struct ex_session *s, uint32_t loc, struct names *nm, s
     }
     if (k != t->npeers) {
         ex_error(err, errlen,
-                 "%s: %zu messages, but its thread has %zu in the PAG: folded parts, or the "
-                 "traces changed",
+                 "%s: %zu messages, but its thread has %zu in the PAG: parts folded without "
+                 "their messages, or the traces changed",
                  t->path, k, t->npeers);
         goto fail;
     }
