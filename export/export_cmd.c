@@ -15,6 +15,12 @@
 
 #include "ips2_export.h"
 
+static void warn(void *arg, const char *message)
+{
+    (void)arg;
+    fprintf(stderr, "ips2-export: warning: %s\n", message);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: ips2-export [-format otf2|json|folded] SESSION OUT\n"
@@ -56,7 +62,7 @@ int main(int argc, char **argv)
     /* the pairing is read from parts that keep every message's node
      * (ips2_export.h) */
     setenv("IPS2_PAG_FOLD", "messages", 1);
-    if (ips2_export(words[0], format, words[1], &c, err, sizeof(err)) < 0) {
+    if (ips2_export(words[0], format, words[1], &c, warn, NULL, err, sizeof(err)) < 0) {
         fprintf(stderr, "ips2-export: %s\n", err);
         return 1;
     }

@@ -99,6 +99,8 @@ struct ex_session {
     struct ex_segment *segments;
     size_t nsegments;
     int64_t cp_length;
+    ips2_export_warn_fn *warn; /* may be NULL */
+    void *warn_arg;
 };
 
 enum ex_kind { EX_ENTER, EX_LEAVE, EX_SEND, EX_RECV, EX_ACQUIRE, EX_RELEASE };

@@ -57,9 +57,13 @@ struct ips2_export_counts {
  * must not hold an archive yet; JSON and folded: a file, "-" for standard
  * output).  The PAG parts must keep every message's node: a program
  * calling this sets IPS2_PAG_FOLD=messages (or 0) in its environment
- * first (ips2-export does).  Returns 0,
- * or -1 with err (errlen bytes) set. */
+ * first (ips2-export does).  A stream damaged part way is exported up to
+ * the damage, as the reduction reduces it, and named through warn (if not
+ * NULL) with the reader's message.  Returns 0, or -1 with err (errlen
+ * bytes) set. */
+typedef void ips2_export_warn_fn(void *arg, const char *message);
 int ips2_export(const char *session, enum ips2_export_format format, const char *out,
-                struct ips2_export_counts *counts, char *err, size_t errlen);
+                struct ips2_export_counts *counts, ips2_export_warn_fn *warn, void *warn_arg,
+                char *err, size_t errlen);
 
 #endif /* IPS2_EXPORT_H */

@@ -20,7 +20,9 @@
  *     k-th message event (pag_message_node) takes the k-th partner.  A
  *     count that disagrees means the parts lost message nodes (folded
  *     without keeping them) or the traces changed: an error, never a
- *     wrong pairing.
+ *     wrong pairing.  A stream damaged part way gives the events before
+ *     the damage in both readings (the reader returns them, then fails):
+ *     they are exported, and the damage is a warning.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -300,6 +302,30 @@ static uint32_t group_of(struct ex_session *s, uint32_t machine, const struct ip
     return (uint32_t)s->ngroups++;
 }
 
+/* A stream without a thread in the part: one that gave no event (its
+ * damage, if any, is a warning).  -1 with err if it has events after all. */
+static int skipped(struct ex_session *s, const char *path, char *err, size_t errlen)
+{
+    char e[IPS2_ERR_MAX];
+    const struct ips2_event *ev;
+    struct ips2_reader *r = ips2_reader_open(path, e);
+    int rc;
+
+    if (!r) {
+        if (s->warn)
+            s->warn(s->warn_arg, e);
+        return 0;
+    }
+    if ((rc = ips2_reader_next(r, &ev)) < 0 && s->warn)
+        s->warn(s->warn_arg, ips2_reader_error(r));
+    ips2_reader_close(r);
+    if (rc == 1) {
+        ex_error(err, errlen, "%s: events, but no thread in the PAG", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* Matches part p's threads with machine p's streams, in order: the
  * location of each of the part's threads (EX_NONE: none), in *locs. */
 static int locate(struct ex_session *s, uint32_t p, const struct ips2_pag *part,
@@ -307,13 +333,17 @@ static int locate(struct ex_session *s, uint32_t p, const struct ips2_pag *part,
 {
     size_t j = 0;
 
-    for (size_t i = 0; i < td->nstreams && j < part->nthreads; i++) {
+    for (size_t i = 0; i < td->nstreams; i++) {
         const struct ips2_trace_stream *st = &td->streams[i];
-        const struct ips2_pag_thread *th = &part->threads[j];
-        const struct ips2_pag_process *pr = &part->processes[th->process];
-        if (st->tid == IPS2_TRACE_PROC_TID || pr->pid != (int32_t)st->pid ||
-            pr->image != st->image || th->tid != (int32_t)st->tid)
-            continue; /* a stream with no events has no thread in the part */
+        const struct ips2_pag_thread *th = j < part->nthreads ? &part->threads[j] : NULL;
+        if (st->tid == IPS2_TRACE_PROC_TID)
+            continue;
+        if (!th || part->processes[th->process].pid != (int32_t)st->pid ||
+            part->processes[th->process].image != st->image || th->tid != (int32_t)st->tid) {
+            if (skipped(s, st->path, err, errlen) < 0)
+                return -1;
+            continue;
+        }
         uint32_t g = group_of(s, p, st);
         if (g == EX_NONE ||
             !grow((void **)&s->threads, &s->cap_threads, s->nthreads, sizeof(*s->threads)))
@@ -715,10 +745,8 @@ static int export_thread(struct ex_session *s, uint32_t loc, struct names *nm, s
         if (ops->event(w, loc, &x, err, errlen) < 0)
             goto fail;
     }
-    if (rc < 0) {
-        ex_error(err, errlen, "%s", ips2_reader_error(r));
-        goto fail;
-    }
+    if (rc < 0 && s->warn) /* the events before the damage stand, as in the reduction */
+        s->warn(s->warn_arg, ips2_reader_error(r));
     if (k != t->npeers) {
         ex_error(err, errlen,
                  "%s: %zu messages, but its thread has %zu in the PAG: parts folded without "
@@ -734,7 +762,8 @@ fail:
 }
 
 int ips2_export(const char *session, enum ips2_export_format format, const char *out,
-                struct ips2_export_counts *counts, char *err, size_t errlen)
+                struct ips2_export_counts *counts, ips2_export_warn_fn *warn, void *warn_arg,
+                char *err, size_t errlen)
 {
     struct ex_session s;
     const struct ex_writer *ops = NULL;
@@ -746,6 +775,8 @@ int ips2_export(const char *session, enum ips2_export_format format, const char 
     memset(&s, 0, sizeof(s));
     memset(counts, 0, sizeof(*counts));
     s.dir = session;
+    s.warn = warn;
+    s.warn_arg = warn_arg;
     if (read_start(&s, err, errlen) < 0 || list_machines(&s, err, errlen) < 0 ||
         build(&s, format, err, errlen) < 0)
         goto out;

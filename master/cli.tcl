@@ -913,7 +913,9 @@ proc ::ips2::cli::CmdExport {words opts} {
     set code [catch {exec $prog -format $format $dir $out >@ stdout} text options]
     set text [string map {"ips2-export: " ""} [string trim $text]]
     if {$code && [lindex [dict get $options -errorcode] 0] ne "NONE"} { Fail $text }
-    Say "wrote $text"
+    foreach line [split $text \n] {
+        Say [expr {[string match "warning: *" $line] ? $line : "wrote $line"}]
+    }
 }
 
 # gui: the window is the GUI's package (tk/, lib/ips2-gui), over this one;
