@@ -17,7 +17,9 @@
  *                 paired them (OTF2_UNDEFINED_UINT32: no partner); the tag
  *                 is a PVM message's, else 0; the length its bytes
  *   locks         thread acquire and release (pthread model), the lock
- *                 numbered in the session, the order its release seq
+ *                 numbered in the session; the acquisition order is the
+ *                 release seq the acquisition names, and its release's
+ *                 seq - 1, so that a hold's two events have one number
  *   clock         timestamps in ns of CLOCK_REALTIME (each machine's
  *                 monotonic clock moved by its offset), so the resolution
  *                 is 1e9, the global offset the first event's time, which

@@ -712,7 +712,12 @@ static int export_thread(struct ex_session *s, uint32_t loc, struct names *nm, s
                          ? EX_ACQUIRE
                          : EX_RELEASE;
             x.lock = *id;
+            /* an acquisition names the release seq that let it in (k), its
+             * release takes the next one (k + 1): both are order k, as OTF2
+             * wants a hold's two events numbered alike */
             x.order = (uint32_t)word(ev, IPS2_F_LOCK_ACQUIRED_SEQ);
+            if (x.kind == EX_RELEASE && x.order > 0)
+                x.order--;
             x.shared =
                 ev->kind == IPS2_EV_LOCK_ACQUIRED_SHARED || ev->kind == IPS2_EV_LOCK_RELEASE_SHARED;
             break;
