@@ -48,16 +48,42 @@ struct jsonw {
     uint64_t slices;
 };
 
+/* The length of the valid UTF-8 sequence at p (2-4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+
+    if (n == 0 || p[0] > 0xf4)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    /* no overlong form, no surrogate, nothing past U+10FFFF */
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* Names come from traces, which are not trusted: quotes, backslashes and
+ * controls are escaped, and a byte that is no valid UTF-8 is written as
+ * the code point of its value (Latin-1), so the JSON stays valid. */
 void ex_json_string(FILE *f, const char *s)
 {
     putc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        int n;
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\u%04x", *p);
-        else
+        else if (*p < 0x80)
             putc(*p, f);
+        else if ((n = utf8_len(p)) > 0) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n - 1;
+        } else
+            fprintf(f, "\\u%04x", *p);
     }
     putc('"', f);
 }

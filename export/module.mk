@@ -27,3 +27,10 @@ $(EXPORT_HEADERS): $(B)/include/%.h: export/%.h
 LIBRARIES += $(EXPORT_LIB)
 PROGRAMS  += $(B)/bin/ips2-export
 HEADERS   += $(EXPORT_HEADERS)
+
+# Its unit test looks at the exporter's pieces (export_internal.h).
+$(B)/obj/tests/unit/test_export.o: CFLAGS_COMMON += -Iexport
+$(B)/obj/tests/unit/test_export.o: | $(EXPORT_HEADERS)
+$(B)/tests/unit/test_export: $(B)/obj/tests/unit/test_export.o $(EXPORT_LIB) $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(EXPORT_LIB) $(SLAVE_LIBS) $(OTF2_LIBS) -lcmocka -lpthread
