@@ -160,8 +160,12 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
 
 /* Folds every node that no arc, out or end names and that is not its
  * thread's first or last node into its thread's next node (PAG.md §5);
+ * with keep_messages, a message's node (pag_message_node) stays too;
  * *folded: how many went.  false on OOM (the part is then half folded:
  * throw it away). */
-bool pag_fold(struct ips2_pag *p, size_t *folded);
+bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded);
+
+/* A node kind that pag_message_node's events make. */
+bool pag_message_kind(unsigned kind);
 
 #endif /* IPS2_CPA_PAG_INTERNAL_H */

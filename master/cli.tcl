@@ -143,6 +143,23 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
         }
+        export {
+            summary "write a session's traces for Vampir, Perfetto and flame graphs"
+            args "SESSION OUT" min 2 max 2
+            options {
+                -format {FORMAT "otf2 (the default; OUT a directory), json (trace-event JSON) or folded (flame-graph stacks); OUT - is standard output for json and folded"}
+            }
+            help "Writes a session's traces in formats other tools open (docs/ANALYSTS.md §8):
+  otf2    an OTF2 archive OUT/traces.otf2 (Vampir, otf2-print): machines, processes
+          and threads, procedures as regions, messages as point-to-point sends and
+          receives paired as the PAG pairs them, locks as lock events
+  json    trace-event JSON (Perfetto, chrome://tracing): a slice per procedure call,
+          process and thread names, messages and other dependences as flows, the
+          critical path as its own track
+  folded  folded stacks (flamegraph.pl, speedscope): \"app;f;g N\", N the stack's self
+          CPU time in microseconds
+The traces are read one stream at a time (ips2-export)."
+        }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
             args "SESSION" min 1 max 1
@@ -874,6 +891,30 @@ proc ::ips2::cli::CmdHistogram {words opts} {
         puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
     } finally {
         $session close
+    }
+}
+
+# export: ips2-export (export/) beside bin/ips2 writes the files; its line
+# on stderr says what it wrote.
+set ::ips2::cli::Here [file dirname [file normalize [info script]]]
+
+proc ::ips2::cli::CmdExport {words opts} {
+    variable Here
+    lassign $words dir out
+    set format [Opt $opts -format otf2]
+    if {$format ni {otf2 json folded}} {
+        UsageError "unknown format \"$format\": expected otf2, json, folded"
+    }
+    if {![file isfile [file join $dir manifest.tcl]]} {
+        Fail "$dir: not a session directory (no manifest.tcl)"
+    }
+    set prog [file join [file dirname [file dirname $Here]] bin ips2-export]
+    if {![file executable $prog]} { set prog ips2-export }
+    set code [catch {exec $prog -format $format $dir $out >@ stdout} text options]
+    set text [string map {"ips2-export: " ""} [string trim $text]]
+    if {$code && [lindex [dict get $options -errorcode] 0] ne "NONE"} { Fail $text }
+    foreach line [split $text \n] {
+        Say [expr {[string match "warning: *" $line] ? $line : "wrote $line"}]
     }
 }
 
