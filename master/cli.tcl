@@ -30,6 +30,7 @@ package require Tcl 8.6
 package require ips2::workload 1.0
 package require ips2::manifest 1.0
 package require ips2::format 1.0
+package require json::write
 package provide ips2::cli 1.0
 
 namespace eval ::ips2::cli {
@@ -825,7 +826,34 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
     if {$format eq "text"} {
         return [ips2::format::table $t -format text -title $title]
     }
+    if {$format eq "json"} {
+        dict set t segments [llength [dict get $t rows]]
+        if {$table eq "cp-zero"} {
+            foreach k {procedure process} { dict set t $k [Opt $opts -$k] }
+            foreach k {length new_length saved percent} v [lrange [lindex [dict get $t rows] 0] 1 end] {
+                dict set t $k $v
+            }
+        }
+        return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
+            cp-zero {mode app procedure process length new_length saved percent}
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+    }
     return [ips2::format::table $t -format $format]
+}
+
+# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# fields before the columns: the text's title, the answer's KEYS (times
+# in ns, as in the rows) and the warnings (an array of strings).
+proc ::ips2::cli::CpJson {t title keys} {
+    set fields [list "\"title\": [json::write string $title]"]
+    foreach k $keys {
+        set v [dict get $t $k]
+        lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
+                                                     ? $v : [json::write string $v]}]"
+    }
+    lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
+    set body [ips2::format::table [dict remove $t title] -format json]
+    return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 
 proc ::ips2::cli::CmdTree {words opts} {
