@@ -118,6 +118,7 @@ void cpa_request_free(struct cpa_request *r)
     free(r->phase);
     free(r->procedure);
     free(r->process);
+    free(r->zero_names);
     free(r);
 }
 
@@ -228,6 +229,10 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
             return -1;
         if ((r->procedure == NULL) == (r->process == NULL))
             return fail(e, "USAGE", "cp-zero needs -procedure NAME or -process PATH");
+        free(r->zero_names);
+        r->zero_names = NULL;
+        if (r->procedure != NULL && cpa_zero_names(m, r->procedure, &r->zero_names, e) != 0)
+            return -1;
         if (r->process != NULL) {
             if (parse_node(r->process, r->zerobuf, sizeof r->zerobuf, &r->zero, e) != 0)
                 return -1;
@@ -729,7 +734,7 @@ static int zero_query(const struct cpa_set *set, const struct cpa_request *r,
 {
     const struct ips2_cpa_filter *f = &r->zero;
     if (r->procedure != NULL) {
-        zq->zero_procedure = r->procedure;
+        zq->zero_procedure = r->zero_names != NULL ? r->zero_names : r->procedure;
         return 0;
     }
     for (size_t k = 0; k < set->n; k++) {
