@@ -756,7 +756,10 @@ proc ::ips2::cli::CmdReport {words opts} {
             processes {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
-            phases - problems { set t [$session table $table] }
+            phases - problems {
+                set t [$session table $table]
+                if {$table eq "problems"} { dict lappend t rows {*}[CpProblems $session] }
+            }
             objects { set t [$session objects $node {*}$phase] }
             messages - master-worker {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
@@ -819,10 +822,7 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
                            [expr {[dict get $t length] / 1e6}]]
         }
     }
-    set warnings [dict get $t warnings]
-    if {[llength $warnings]} {
-        Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
-    }
+    CpWarnings $session [dict get $t warnings]
     if {$format eq "text"} {
         return [ips2::format::table $t -format text -title $title]
     }
@@ -839,6 +839,44 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
     }
     return [ips2::format::table $t -format $format]
+}
+
+# CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
+# ends ...) said on stderr once per session: the ones said are kept in
+# SESSION/pag/warnings-said (one a line), and a later command whose
+# warnings were all said points to `report problems` in one line.  A
+# session that cannot be written to is told every time.
+proc ::ips2::cli::CpWarnings {session warnings} {
+    if {![llength $warnings]} return
+    set dir [dict get [$session info] dir]
+    set file [file join $dir pag warnings-said]
+    set said {}
+    if {![catch {open $file r} f]} {
+        set said [split [string trimright [read $f] \n] \n]
+        close $f
+    }
+    set new [lmap w $warnings { expr {$w in $said ? [continue] : $w} }]
+    set where "ips2 report [list $dir] problems"
+    if {![llength $new]} {
+        Say "critical path: [llength $warnings] warnings, said before: $where lists them"
+        return
+    }
+    Say "critical path: [llength $new] warnings (ends that found no partner ...), the first: [lindex $new 0]; $where lists them all"
+    catch {
+        set f [open $file a]
+        puts $f [join $new \n]
+        close $f
+    }
+}
+
+# CpProblems SESSION: the critical path's warnings, for the problems
+# table (in this process, "" if the session has no critical path).
+proc ::ips2::cli::CpProblems {session} {
+    if {![llength [glob -nocomplain -directory [file join [dict get [$session info] dir] pag] *.pag]]
+        || [catch {$session cp -mode global -level machine -pvm none} t]} {
+        return {}
+    }
+    lmap w [dict get $t warnings] { list "critical path: $w" }
 }
 
 # CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
