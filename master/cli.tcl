@@ -97,6 +97,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
+                -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -114,7 +115,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
               -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
-              took no time (the diffusion run again without it)
+              took no time (the diffusion run again without it); -inclusive: F and
+              every procedure it calls
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
   cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
   messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
@@ -805,8 +807,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
                 UsageError "cp-zero needs -procedure NAME or -process PATH"
             }
+            if {[dict exists $opts -inclusive]} { lappend q -inclusive }
             set t [$session table cp-zero {*}$q]
             set thing [lindex [dict get $t rows] 0 0]
+            if {[dict get $t inclusive] && [llength [dict get $t zeroed]] > 1} {
+                append thing " ([join [lrange [dict get $t zeroed] 1 end] {, }])"
+            }
             set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
@@ -835,7 +841,7 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             }
         }
         return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
-            cp-zero {mode app procedure process length new_length saved percent}
+            cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
             cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
     }
     return [ips2::format::table $t -format $format]
@@ -886,8 +892,14 @@ proc ::ips2::cli::CpJson {t title keys} {
     set fields [list "\"title\": [json::write string $title]"]
     foreach k $keys {
         set v [dict get $t $k]
-        lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
-                                                     ? $v : [json::write string $v]}]"
+        if {$k eq "zeroed"} {
+            lappend fields "\"zeroed\": \[[join [lmap n $v { json::write string $n }] {, }]\]"
+        } elseif {$k eq "inclusive"} {
+            lappend fields "\"inclusive\": [expr {$v ? "true" : "false"}]"
+        } else {
+            lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
+                                                         ? $v : [json::write string $v]}]"
+        }
     }
     lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
     set body [ips2::format::table [dict remove $t title] -format json]

@@ -62,6 +62,7 @@ struct cpa_request {
     char *phase;      /* NULL: the whole run */
     char *procedure;  /* cp-zero -procedure */
     char *process;    /* cp-zero -process */
+    bool inclusive;   /* cp-zero -inclusive: the procedure and what it calls */
     char *zero_names; /* cp-zero -procedure: the names zeroed (cpa_zero_names) */
     int64_t from, to; /* timeline window [from, to) */
     bool has_from, has_to;
@@ -88,9 +89,12 @@ int cpa_request_set(char **field, const char *value);
  * e. */
 int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struct cpa_error *e);
 /* cp-zero -procedure NAME: the procedure names the query zeroes in *out
- * (malloc'd), here NAME itself; an error (code PROCEDURE) listing the close
- * names when NAME is no procedure of the model's reductions (cpa_zero.c). */
-int cpa_zero_names(const struct ips2_model *m, const char *name, char **out, struct cpa_error *e);
+ * (malloc'd, one a line): NAME, and with inclusive every procedure it
+ * calls, directly or not, in the model's call graph; an error (code
+ * PROCEDURE) listing the close names when NAME is no procedure of the
+ * model's reductions (cpa_zero.c). */
+int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive, char **out,
+                   struct cpa_error *e);
 
 /* Whether answering it would talk to PVM slaves (then it must be answered
  * on the interpreter's thread). */
@@ -161,6 +165,8 @@ struct cpa_answer {
     /* zero */
     int64_t new_length;
     char *procedure, *process;
+    bool inclusive;
+    char *zero_names; /* the procedures zeroed, one a line (NULL: a process) */
     /* path */
     struct cpa_segment_row *segments;
     size_t nsegments;

@@ -8,6 +8,13 @@
  * or one name inside the other, case aside): a misspelt name would
  * otherwise zero nothing and read as "saved 0".  A model without
  * procedures (no reductions loaded) checks nothing.
+ *
+ * Inclusive zeroing takes the procedure and everything it calls: the
+ * closure of its callees over the call graph of every thread of the
+ * session (the reductions' arcs, as gprof's).  The PAG's CPU shares are
+ * exclusive and carry no call stacks, so a callee is zeroed wherever it
+ * runs, also when a caller outside the procedure called it; the answer
+ * lists the procedures zeroed so that this shows.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -159,15 +166,66 @@ static int unknown(const struct names *n, const char *name, struct cpa_error *e)
     return fail(e, "PROCEDURE", "no procedure \"%s\" in the session; close: %s", name, list);
 }
 
-int cpa_zero_names(const struct ips2_model *m, const char *name, char **out, struct cpa_error *e)
+/* The names reached from n->v[from] over the reductions' call arcs. */
+static int callees(const struct ips2_model *m, const struct names *n, long from, char *reached)
+{
+    long *queue = malloc((n->n ? n->n : 1) * sizeof *queue);
+    if (queue == NULL)
+        return -1;
+    size_t head = 0, tail = 0;
+    reached[from] = 1;
+    queue[tail++] = from;
+    while (head < tail) {
+        const char *caller = n->v[queue[head++]];
+        for (size_t i = 0; i < m->nslots; i++) {
+            const struct ips2_reductions *r = m->slots[i].r;
+            for (size_t k = 0; k < r->narcs; k++) {
+                const struct ips2_red_arc *a = &r->arcs[k];
+                if (a->caller >= r->nstrings || a->callee >= r->nstrings ||
+                    strcmp(r->strings[a->caller], caller) != 0)
+                    continue;
+                long c = find(n, r->strings[a->callee]);
+                if (c >= 0 && !reached[c]) {
+                    reached[c] = 1;
+                    queue[tail++] = c;
+                }
+            }
+        }
+    }
+    free(queue);
+    return 0;
+}
+
+int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive, char **out,
+                   struct cpa_error *e)
 {
     struct names n;
     *out = NULL;
     if (collect(m, &n) != 0)
         return fail(e, "MEMORY", "out of memory");
-    int rc = n.n > 0 && find(&n, name) < 0 ? unknown(&n, name, e) : 0;
-    if (rc == 0 && (*out = strdup(name)) == NULL)
-        rc = fail(e, "MEMORY", "out of memory");
+    long at = find(&n, name);
+    int rc = 0;
+    if (n.n == 0) {
+        rc = (*out = strdup(name)) != NULL ? 0 : fail(e, "MEMORY", "out of memory");
+    } else if (at < 0) {
+        rc = unknown(&n, name, e);
+    } else {
+        char *reached = calloc(n.n, 1);
+        size_t len = strlen(name) + 1;
+        if (reached == NULL || (inclusive && callees(m, &n, at, reached) != 0))
+            rc = fail(e, "MEMORY", "out of memory");
+        for (size_t i = 0; rc == 0 && i < n.n; i++)
+            len += reached[i] && (long)i != at ? strlen(n.v[i]) + 1 : 0;
+        if (rc == 0 && (*out = malloc(len)) == NULL)
+            rc = fail(e, "MEMORY", "out of memory");
+        if (rc == 0) { /* the procedure first, then its callees, one a line */
+            strcpy(*out, name);
+            for (size_t i = 0; i < n.n; i++)
+                if (reached[i] && (long)i != at)
+                    strcat(strcat(*out, "\n"), n.v[i]);
+        }
+        free(reached);
+    }
     free(n.v);
     return rc;
 }
