@@ -166,34 +166,61 @@ static int unknown(const struct names *n, const char *name, struct cpa_error *e)
     return fail(e, "PROCEDURE", "no procedure \"%s\" in the session; close: %s", name, list);
 }
 
-/* The names reached from n->v[from] over the reductions' call arcs. */
+/* The names reached from n->v[from] over the reductions' call arcs (a
+ * breadth-first search over the arcs between names, made once). */
 static int callees(const struct ips2_model *m, const struct names *n, long from, char *reached)
 {
-    long *queue = malloc((n->n ? n->n : 1) * sizeof *queue);
-    if (queue == NULL)
-        return -1;
-    size_t head = 0, tail = 0;
-    reached[from] = 1;
-    queue[tail++] = from;
-    while (head < tail) {
-        const char *caller = n->v[queue[head++]];
-        for (size_t i = 0; i < m->nslots; i++) {
-            const struct ips2_reductions *r = m->slots[i].r;
-            for (size_t k = 0; k < r->narcs; k++) {
-                const struct ips2_red_arc *a = &r->arcs[k];
-                if (a->caller >= r->nstrings || a->callee >= r->nstrings ||
-                    strcmp(r->strings[a->caller], caller) != 0)
-                    continue;
-                long c = find(n, r->strings[a->callee]);
-                if (c >= 0 && !reached[c]) {
-                    reached[c] = 1;
-                    queue[tail++] = c;
-                }
+    size_t narcs = 0;
+    for (size_t i = 0; i < m->nslots; i++)
+        narcs += m->slots[i].r->narcs;
+    size_t *at = calloc(n->n + 1, sizeof *at);
+    long *to = malloc((narcs ? narcs : 1) * sizeof *to), *queue = malloc(n->n * sizeof *queue);
+    long(*pairs)[2] = malloc((narcs ? narcs : 1) * sizeof *pairs);
+    int rc = at != NULL && to != NULL && queue != NULL && pairs != NULL ? 0 : -1;
+    size_t np = 0;
+    for (size_t i = 0; rc == 0 && i < m->nslots; i++) {
+        const struct ips2_reductions *r = m->slots[i].r;
+        for (size_t k = 0; k < r->narcs; k++) {
+            const struct ips2_red_arc *a = &r->arcs[k];
+            if (a->caller >= r->nstrings || a->callee >= r->nstrings)
+                continue; /* <spontaneous> */
+            long c = find(n, r->strings[a->caller]), d = find(n, r->strings[a->callee]);
+            if (c >= 0 && d >= 0) {
+                pairs[np][0] = c;
+                pairs[np++][1] = d;
+                at[c + 1]++;
             }
         }
     }
+    for (size_t i = 0; rc == 0 && i < n->n; i++)
+        at[i + 1] += at[i];
+    /* callees of c: to[at[c] .. at[c + 1]); fill: where c's next one goes */
+    size_t *fill = rc == 0 ? malloc((n->n ? n->n : 1) * sizeof *fill) : NULL;
+    if (fill == NULL)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < n->n; i++)
+        fill[i] = at[i];
+    for (size_t k = 0; rc == 0 && k < np; k++)
+        to[fill[pairs[k][0]]++] = pairs[k][1];
+    free(fill);
+    if (rc == 0) {
+        size_t head = 0, tail = 0;
+        reached[from] = 1;
+        queue[tail++] = from;
+        while (head < tail) {
+            long c = queue[head++];
+            for (size_t k = at[c]; k < at[c + 1]; k++)
+                if (!reached[to[k]]) {
+                    reached[to[k]] = 1;
+                    queue[tail++] = to[k];
+                }
+        }
+    }
+    free(at);
+    free(to);
     free(queue);
-    return 0;
+    free(pairs);
+    return rc;
 }
 
 int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive, char **out,
@@ -219,10 +246,10 @@ int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive,
         if (rc == 0 && (*out = malloc(len)) == NULL)
             rc = fail(e, "MEMORY", "out of memory");
         if (rc == 0) { /* the procedure first, then its callees, one a line */
-            strcpy(*out, name);
+            char *end = stpcpy(*out, name);
             for (size_t i = 0; i < n.n; i++)
                 if (reached[i] && (long)i != at)
-                    strcat(strcat(*out, "\n"), n.v[i]);
+                    end = stpcpy(stpcpy(end, "\n"), n.v[i]);
         }
         free(reached);
     }
