@@ -16,7 +16,8 @@
 # text columns after them; long names and paths show elided in the middle
 # (the first column to 28 characters, the others to 36), their whole text
 # in a tooltip.  The cells keep the values whole and contents gives the
-# table in its own column order.
+# table in its own column order.  A pane's title wraps beside its buttons,
+# so that the path's length it ends with shows too.
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
 #   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
@@ -139,6 +140,10 @@ proc ::ips2::gui::table::Header {f} {
     variable Pane
     ttk::frame $f.top
     ttk::label $f.top.title -text [dict get $Pane($f) title] -font TkHeadingFont -anchor w
+    # a long title (long names) wraps, so that its notes (the path's length) show
+    bind $f.top.title <Configure> {
+        if {[%W cget -wraplength] != %w} { %W configure -wraplength %w }
+    }
     ttk::checkbutton $f.top.follow -text "follows the phase" \
         -variable ::ips2::gui::table::Follow($f) -command [list ::ips2::gui::table::FollowChanged $f]
     set ::ips2::gui::table::Follow($f) [dict get $Pane($f) follow]
@@ -148,8 +153,9 @@ proc ::ips2::gui::table::Header {f} {
         -style Toolbutton
     ttk::button $f.top.close -text "Close" -command [list ::ips2::gui::table::close $f] \
         -style Toolbutton
-    pack $f.top.title -side left -fill x -expand 1
+    # the buttons first: a long title takes what is left, never their room
     pack $f.top.close $f.top.side $f.top.csv $f.top.follow -side right -padx 2
+    pack $f.top.title -side left -fill x -expand 1
     pack $f.top -fill x
 }
 
