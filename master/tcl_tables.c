@@ -620,7 +620,7 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
         Tcl_ListObjAppendElement(NULL, row, v ? v : Tcl_NewObj());
     }
     *table = TableDict(5, cols, Tcl_NewListObj(1, &row));
-    for (int k = 0; k < 5; k++) {
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++) {
         v = Ips2DictValue(z, kept[k]);
         Ips2Put(*table, kept[k], v ? v : Tcl_NewObj());
     }
