@@ -30,6 +30,7 @@ package require Tcl 8.6
 package require ips2::workload 1.0
 package require ips2::manifest 1.0
 package require ips2::format 1.0
+package require json::write
 package provide ips2::cli 1.0
 
 namespace eval ::ips2::cli {
@@ -96,6 +97,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
+                -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -113,7 +115,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
               -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
-              took no time (the diffusion run again without it)
+              took no time (the diffusion run again without it); -inclusive: F and
+              every procedure it calls
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
   cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
   messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
@@ -772,7 +775,10 @@ proc ::ips2::cli::CmdReport {words opts} {
             processes {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
-            phases - problems { set t [$session table $table] }
+            phases - problems {
+                set t [$session table $table]
+                if {$table eq "problems"} { dict lappend t rows {*}[CpProblems $session] }
+            }
             objects { set t [$session objects $node {*}$phase] }
             messages - master-worker {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
@@ -818,8 +824,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
                 UsageError "cp-zero needs -procedure NAME or -process PATH"
             }
+            if {[dict exists $opts -inclusive]} { lappend q -inclusive }
             set t [$session table cp-zero {*}$q]
             set thing [lindex [dict get $t rows] 0 0]
+            if {[dict get $t inclusive] && [llength [dict get $t zeroed]] > 1} {
+                append thing " ([join [lrange [dict get $t zeroed] 1 end] {, }])"
+            }
             set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
@@ -835,14 +845,82 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
                            [expr {[dict get $t length] / 1e6}]]
         }
     }
-    set warnings [dict get $t warnings]
-    if {[llength $warnings]} {
-        Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
-    }
+    CpWarnings $session [dict get $t warnings]
     if {$format eq "text"} {
         return [ips2::format::table $t -format text -title $title]
     }
+    if {$format eq "json"} {
+        dict set t segments [llength [dict get $t rows]]
+        if {$table eq "cp-zero"} {
+            foreach k {procedure process} { dict set t $k [Opt $opts -$k] }
+            foreach k {length new_length saved percent} v [lrange [lindex [dict get $t rows] 0] 1 end] {
+                dict set t $k $v
+            }
+        }
+        return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
+            cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+    }
     return [ips2::format::table $t -format $format]
+}
+
+# CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
+# ends ...) said on stderr once per session: the ones said are kept in
+# SESSION/pag/warnings-said (one a line), and a later command whose
+# warnings were all said points to `report problems` in one line.  A
+# session that cannot be written to is told every time.
+proc ::ips2::cli::CpWarnings {session warnings} {
+    if {![llength $warnings]} return
+    set dir [dict get [$session info] dir]
+    set file [file join $dir pag warnings-said]
+    set said {}
+    if {![catch {open $file r} f]} {
+        set said [split [string trimright [read $f] \n] \n]
+        close $f
+    }
+    set new [lmap w $warnings { expr {$w in $said ? [continue] : $w} }]
+    set where "ips2 report [list $dir] problems"
+    if {![llength $new]} {
+        Say "critical path: [llength $warnings] warnings, said before: $where lists them"
+        return
+    }
+    Say "critical path: [llength $new] warnings (ends that found no partner ...), the first: [lindex $new 0]; $where lists them all"
+    catch {
+        set f [open $file a]
+        puts $f [join $new \n]
+        close $f
+    }
+}
+
+# CpProblems SESSION: the critical path's warnings, for the problems
+# table (in this process, "" if the session has no critical path).
+proc ::ips2::cli::CpProblems {session} {
+    if {![llength [glob -nocomplain -directory [file join [dict get [$session info] dir] pag] *.pag]]
+        || [catch {$session cp -mode global -level machine -pvm none} t]} {
+        return {}
+    }
+    lmap w [dict get $t warnings] { list "critical path: $w" }
+}
+
+# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# fields before the columns: the text's title, the answer's KEYS (times
+# in ns, as in the rows) and the warnings (an array of strings).
+proc ::ips2::cli::CpJson {t title keys} {
+    set fields [list "\"title\": [json::write string $title]"]
+    foreach k $keys {
+        set v [dict get $t $k]
+        if {$k eq "zeroed"} {
+            lappend fields "\"zeroed\": \[[join [lmap n $v { json::write string $n }] {, }]\]"
+        } elseif {$k eq "inclusive"} {
+            lappend fields "\"inclusive\": [expr {$v ? "true" : "false"}]"
+        } else {
+            lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
+                                                         ? $v : [json::write string $v]}]"
+        }
+    }
+    lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
+    set body [ips2::format::table [dict remove $t title] -format json]
+    return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 
 proc ::ips2::cli::CmdTree {words opts} {
