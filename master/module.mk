@@ -103,7 +103,7 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 # libips2cpa.a (in SLAVE_LIBS).
 MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
                    master/query_thread.c master/tcl_cpa.c master/tcl_async.c master/msg_waits.c \
-                   master/tcl_msg_waits.c
+                   master/tcl_msg_waits.c master/tcl_clocks.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)
