@@ -7,7 +7,11 @@
  * round trip gives the offset (traces/clocks.c).  The pings go before
  * HELLO, so the master is in its event loop with nothing else to say yet;
  * the slave waits for each answer by tag, so that the master's other
- * messages (PROCESS, GO) stay queued for the main loop.
+ * messages (PROCESS, GO) stay queued for the main loop.  The first answer
+ * may take long (a master adding hosts over ssh does not answer meanwhile;
+ * its delay is in that exchange's round trip, which the estimate then
+ * passes over); a master that does not answer at all costs one wait and a
+ * problem, and the machine goes uncorrected.
  */
 #include <errno.h>
 #include <pvm3.h>
@@ -21,7 +25,9 @@
 #include "slave_clock.h"
 
 #define SLAVE_CLOCK_EXCHANGES 16
-#define SLAVE_CLOCK_WAIT_S    5 /* for one answer */
+/* for one answer: the first may wait for a master busy adding hosts (ssh) */
+#define SLAVE_CLOCK_FIRST_WAIT_S 30
+#define SLAVE_CLOCK_WAIT_S       5
 
 int slave_clock_knob(const char *machine, char *err, size_t errlen)
 {
@@ -71,7 +77,7 @@ int64_t slave_clock_real_ns(void)
 
 static int exchange(int master, int32_t seq, struct ips2_clock_sample *s)
 {
-    struct timeval wait = {SLAVE_CLOCK_WAIT_S, 0};
+    struct timeval wait = {seq == 0 ? SLAVE_CLOCK_FIRST_WAIT_S : SLAVE_CLOCK_WAIT_S, 0};
     int rc;
     if ((rc = pvm_initsend(PvmDataDefault)) < 0 || (rc = ips2_pk_i32(seq)) < 0)
         return rc;
