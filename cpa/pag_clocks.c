@@ -111,6 +111,32 @@ static bool solve(const struct bound *v, size_t n, size_t nparts, int64_t slack,
     return false;
 }
 
+static uint32_t find_root(uint32_t *root, uint32_t p)
+{
+    while (root[p] != p)
+        p = root[p] = root[root[p]];
+    return p;
+}
+
+/* The least shifts that satisfy one connected set's bounds, or, when
+ * none does, those of the least slack that makes them feasible. */
+static void component(const struct bound *v, size_t n, size_t nparts, int64_t *c)
+{
+    if (solve(v, n, nparts, 0, c))
+        return;
+    int64_t lo = 0, hi = 0; /* the slack (ns): lo fails, hi holds */
+    for (size_t i = 0; i < n; i++)
+        hi = v[i].need > hi ? v[i].need : hi;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (solve(v, n, nparts, mid, c))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    solve(v, n, nparts, hi, c);
+}
+
 bool pag_clock_pass(const struct pag_item *items, size_t nitems, struct pag_pairs *pairs,
                     size_t nparts, struct ips2_pag_clock *out)
 {
@@ -159,39 +185,40 @@ bool pag_clock_pass(const struct pag_item *items, size_t nitems, struct pag_pair
         nb = k;
     }
 
-    if (ok && nb) {
-        int64_t hi = 0;
-        for (size_t i = 0; i < nb; i++)
-            hi = bounds[i].need > hi ? bounds[i].need : hi;
-        if (!solve(bounds, nb, nparts, 0, c)) {
-            /* the least slack (ns) that makes them feasible: 0 fails, hi holds */
-            int64_t lo = 0;
-            while (hi - lo > 1) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (solve(bounds, nb, nparts, mid, c))
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            solve(bounds, nb, nparts, hi, c);
-        }
-        /* centred on the lower median of the parts that have pairings */
-        bool *has = calloc(nparts, sizeof *has);
-        ok = has != NULL;
-        size_t nu = 0;
-        for (size_t i = 0; ok && i < nb; i++)
-            has[bounds[i].a] = has[bounds[i].b] = true;
-        for (size_t p = 0; ok && p < nparts; p++)
-            if (has[p])
-                used[nu++] = c[p];
-        if (ok && nu) {
-            qsort(used, nu, sizeof *used, cmp_i64);
-            int64_t mid = used[(nu - 1) / 2];
-            for (size_t p = 0; p < nparts; p++)
-                c[p] = has[p] ? c[p] - mid : 0;
-        }
-        free(has);
+    /* each set of parts that messages connect on its own: another set's
+     * pairings neither move nor centre it (a replayed session's parts
+     * keep the shifts they had in their own session) */
+    uint32_t *root = ok && nb ? malloc(nparts * sizeof *root) : NULL;
+    struct bound *sub = ok && nb ? malloc(nb * sizeof *sub) : NULL;
+    int64_t *cc = ok && nb ? malloc(nparts * sizeof *cc) : NULL;
+    ok = ok && (nb == 0 || (root != NULL && sub != NULL && cc != NULL));
+    for (size_t p = 0; ok && nb && p < nparts; p++)
+        root[p] = (uint32_t)p;
+    for (size_t i = 0; ok && i < nb; i++) {
+        uint32_t x = find_root(root, bounds[i].a), y = find_root(root, bounds[i].b);
+        root[x > y ? x : y] = x > y ? y : x;
     }
+    for (size_t r = 0; ok && nb && r < nparts; r++) {
+        size_t ns = 0, nu = 0;
+        for (size_t i = 0; i < nb; i++)
+            if (find_root(root, bounds[i].a) == r)
+                sub[ns++] = bounds[i];
+        if (ns == 0)
+            continue;
+        component(sub, ns, nparts, cc);
+        /* centred on the lower median of the set's parts */
+        for (size_t p = 0; p < nparts; p++)
+            if (find_root(root, (uint32_t)p) == r)
+                used[nu++] = cc[p];
+        qsort(used, nu, sizeof *used, cmp_i64);
+        int64_t mid = used[(nu - 1) / 2];
+        for (size_t p = 0; p < nparts; p++)
+            if (find_root(root, (uint32_t)p) == r)
+                c[p] = cc[p] - mid;
+    }
+    free(root);
+    free(sub);
+    free(cc);
 
     /* the cross arcs' weights with the shifts */
     bool moved = false;

@@ -432,6 +432,10 @@ proc ::ips2::cli::Progress {event} {
     switch -- $what {
         spawned { Say "$machine: slave spawned on [{*}$get host]" }
         hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
+        clock   {
+            Say [::format "%s: clock %+.3f ms from the master's, within %.3f ms" $machine \
+                     [expr {[{*}$get offset] / 1e6}] [expr {[{*}$get error] / 1e6}]]
+        }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
         ready   {

@@ -280,6 +280,37 @@ static void test_pass_chain(void **state)
     ips2_pag_free(c3);
 }
 
+/* Two sets of parts that no message connects (a run and a replayed
+ * session): each is solved and centred on its own, as it would be alone,
+ * and the conflict in one leaves the other exact. */
+static void test_pass_components(void **state)
+{
+    (void)state;
+    struct ips2_pag *p[4] = {part(0, "a"), part(1, "b"), part(2, "c"), part(3, "d")};
+    char err[256];
+    message(p[0], p[1], 1, 100000, 0, 80000);       /* b >= a + 20 us */
+    message(p[1], p[0], 2, 200000, 150000, 290000); /* room */
+    message(p[2], p[3], 3, 100000, 0, 80000);       /* d >= c + 20 us */
+    message(p[3], p[2], 4, 200000, 150000, 190000); /* d <= c - 10 us: a conflict */
+    struct ips2_pag_clock c[4];
+    assert_int_equal(ips2_pag_clocks(p, 4, c, err, sizeof err), 0);
+    assert_int_equal(c[0].shift, 0);
+    assert_int_equal(c[1].shift, 20000);
+    assert_int_equal(c[0].after + c[1].after, 0);
+    assert_int_equal(c[3].shift - c[2].shift, 5000);
+    assert_int_equal(c[2].after, 2);
+    /* the same as the second set alone */
+    struct ips2_pag *q[2] = {p[2], p[3]};
+    struct ips2_pag_clock alone[2];
+    ips2_pag_set_part(p[2], 0);
+    ips2_pag_set_part(p[3], 1);
+    assert_int_equal(ips2_pag_clocks(q, 2, alone, err, sizeof err), 0);
+    assert_int_equal(alone[0].shift, c[2].shift);
+    assert_int_equal(alone[1].shift, c[3].shift);
+    for (int i = 0; i < 4; i++)
+        ips2_pag_free(p[i]);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -296,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_pass_nothing_to_do),
         cmocka_unit_test(test_pass_inconsistent),
         cmocka_unit_test(test_pass_chain),
+        cmocka_unit_test(test_pass_components),
     };
     return cmocka_run_group_tests(tests, group_setup, scratch_remove);
 }
