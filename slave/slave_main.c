@@ -381,9 +381,10 @@ static void configure(struct slave *s)
     /* the machine's clock: the test knob, then its offset from the master's */
     char cerr[512];
     struct ips2_clock_est clock;
-    if (slave_clock_knob(s->cfg.machine, cerr, sizeof cerr) < 0 ||
-        (s->runner != NULL &&
-         slave_clock_measure(s->master, s->trace_dir, &clock, cerr, sizeof cerr) < 0))
+    if (slave_clock_knob(s->cfg.machine, cerr, sizeof cerr) < 0)
+        problem(s, cerr);
+    if (s->runner != NULL &&
+        slave_clock_measure(s->master, s->trace_dir, &clock, cerr, sizeof cerr) < 0)
         problem(s, cerr);
     slave_send_hello(s->master, s->cfg.machine, s->host, (int)getpid(),
                      slave_clock_real_ns() - clock_ns(CLOCK_MONOTONIC));
