@@ -111,6 +111,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   objects     the synchronisation objects waited for under a node, by their names
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
+  clocks      each machine's clock against the master's: the offset its slave measured at
+              start and its error bound, and what the messages corrected after (docs/CLOCKS.md)
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
               -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
@@ -450,6 +452,10 @@ proc ::ips2::cli::Progress {event} {
     switch -- $what {
         spawned { Say "$machine: slave spawned on [{*}$get host]" }
         hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
+        clock   {
+            Say [::format "%s: clock %+.3f ms from the master's, within %.3f ms" $machine \
+                     [expr {[{*}$get offset] / 1e6}] [expr {[{*}$get error] / 1e6}]]
+        }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
         ready   {
@@ -742,11 +748,15 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance}
+        master-worker cp cp-zero cp-path cp-imbalance clocks}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]
+    if {$table eq "clocks"} {
+        puts -nonewline [ips2::format::table [Clocks $dir] -format $format]
+        return
+    }
     set session [Open $dir [expr {$table eq "problems"}]]
     try {
         set node [Node $session [Opt $opts -node physical]]
@@ -793,6 +803,50 @@ proc ::ips2::cli::CmdReport {words opts} {
     } finally {
         $session close
     }
+}
+
+# Clocks DIR: the clocks table of session DIR (docs/CLOCKS.md): per
+# machine, the offset of its clock from the master's that its slave
+# measured (the manifest's clock line), its error bound, the round trip
+# and exchanges it came from; then what the message pass did to the run's
+# part files (ips2::clocks): its shift, the machine's message pairings with
+# the others, how many ran backwards before, the worst, and how many
+# still do.  n/a: not measured (a session from before, a slave that could
+# not), or no part file.
+proc ::ips2::cli::Clocks {dir} {
+    Master
+    set file [file join $dir manifest.tcl]
+    if {![file isfile $file]} { Fail "$dir: not a session directory (no manifest.tcl)" }
+    set m [ips2::manifest::read $file]
+    set files {}
+    dict for {name mach} [dict get $m machines] {
+        set f [file join $dir pag $name.pag]
+        if {[file isfile $f]} { lappend files $f }
+    }
+    set pass {}
+    if {[llength $files]} {
+        if {[catch {ips2::clocks {*}$files} got]} { Fail "$dir: $got" }
+        foreach d $got { dict set pass [dict get $d machine] $d }
+    }
+    set rows {}
+    dict for {name mach} [dict get $m machines] {
+        set row [list $name [dict get $mach host]]
+        if {[dict exists $mach clock]} {
+            lappend row {*}[dict get $mach clock]
+        } else {
+            lappend row n/a n/a n/a n/a
+        }
+        if {[dict exists $pass $name]} {
+            set d [dict get $pass $name]
+            foreach k {shift pairs backwards worst after} { lappend row [dict get $d $k] }
+        } else {
+            lappend row n/a n/a n/a n/a n/a
+        }
+        lappend rows $row
+    }
+    return [dict create columns {{machine ""} {host ""} {offset ns} {error ns} {"round trip" ns}
+        {exchanges ""} {"message shift" ns} {"message pairs" ""} {backwards ""} {worst ns}
+        {"backwards after" ""}} rows $rows]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,

@@ -28,6 +28,7 @@
 
 #include "cpa.h"
 #include "slave_path.h"
+#include "tcl_clocks.h"
 #include "tcl_cpa.h"
 #include "tcl_run.h" /* Ips2RunSlaves */
 #include "tcl_util.h"
@@ -613,5 +614,5 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
 int Ips2CpaInit(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::ips2::cpa", CpaObjCmd, NULL, NULL);
-    return TCL_OK;
+    return Ips2ClocksInit(interp);
 }

@@ -4,7 +4,7 @@
 
 TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
               traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c traces/codec.c \
-              traces/pack_dir.c traces/trace_dir.c traces/file.c
+              traces/pack_dir.c traces/trace_dir.c traces/file.c traces/clocks.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 # the buffer codec alone, for the fuzz targets of the readers built on it
 TRACE_CODEC_SRCS := traces/codec.c traces/varint.c
