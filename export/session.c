@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ips2_clocks.h"
 #include "ips2_cpa.h"
 #include "ips2_fields.h"
 #include "ips2_pag.h"
@@ -543,6 +544,11 @@ static int build(struct ex_session *s, enum ips2_export_format format, char *err
             goto out;
         }
         m->offset = ips2_trace_dir_clock_offset(td, m->host, sizeof(m->host)) - s->start_real;
+        /* the machine's clock against the master's, as the reduction
+         * (and so the PAG) corrects it: docs/CLOCKS.md */
+        struct ips2_clock_est ce;
+        if (ips2_clock_read(m->dir, &ce, e, sizeof e) == 1)
+            m->offset -= ce.offset;
         if (!(locs[p] = malloc((parts[p]->nthreads + 1) * sizeof(**locs)))) {
             ips2_trace_dir_free(td);
             ex_error(err, errlen, "out of memory");
