@@ -203,7 +203,23 @@ mistake is reported as FILE:LINE: what was expected."
 
 # --- entry, usage, errors -------------------------------------------------------
 
+# A reader that went away (`ips2 report ... | head` once head has its
+# lines; Tcl ignores SIGPIPE, so a write fails with EPIPE instead): ips2
+# stops quietly with the status of a command that SIGPIPE ended, 128 + 13,
+# as a shell reports it.
 proc ::ips2::cli::main {argv} {
+    if {[catch {Main $argv} status options]} {
+        if {![BrokenPipe $options]} { return -options $options $status }
+        return 141
+    }
+    return $status
+}
+
+proc ::ips2::cli::BrokenPipe {options} {
+    expr {[dict exists $options -errorcode] && [lrange [dict get $options -errorcode] 0 1] eq {POSIX EPIPE}}
+}
+
+proc ::ips2::cli::Main {argv} {
     variable Commands
     if {![llength $argv] || [lindex $argv 0] in {-h --help -help}} {
         puts [Overview]
@@ -236,6 +252,7 @@ proc ::ips2::cli::main {argv} {
         return $message ;# the command's own exit status (record)
     }
     if {$code == 1} {
+        if {[BrokenPipe $options]} { return 141 }
         set ecode [dict get $options -errorcode]
         if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
             puts stderr "ips2 $command: $message"
