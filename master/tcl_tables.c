@@ -278,7 +278,7 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     static const char *const allowed[] = {"-level", NULL};
     const struct ips2_node *root;
     Tcl_Obj *o[O_COUNT];
-    enum ips2_node_kind level;
+    enum ips2_node_kind level, top;
     int which, first;
 
     if (FirstWord(interp, objc, objv, "logical app | physical ?-level level?", trees, "tree",
@@ -302,7 +302,10 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     } else if ((root = ips2_model_find(s->m, "physical")) == NULL) {
         return Failed(interp, "the session cannot be indexed (out of memory)", "tree");
     }
-    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)root->kind));
+    /* the physical tree's root stands where an application's does, right
+     * above the machines: the depth to a level counts from there */
+    top = root->kind == IPS2_NODE_ROOT ? IPS2_NODE_APP : root->kind;
+    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)top));
     return TCL_OK;
 }
 
