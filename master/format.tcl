@@ -26,7 +26,9 @@
 #   /\ program (kind app, or physical: the whole workload)   [] machine
 #   () process   <> collector   ~ thread   - procedure
 # A table with a column named "unit" (a metric table) gives each row's
-# unit-less numbers that row's unit.
+# unit-less numbers that row's unit, and shows an empty value (a metric not
+# measured there, e.g. by no collector) as n/a; CSV leaves it empty, JSON
+# says null.
 #
 # A histogram TABLE has the columns start, end (ns) and one metric; text
 # draws one bar per bucket, scaled to the largest, and a sparkline.
@@ -165,6 +167,8 @@ proc ::ips2::format::Text {columns rows title raw} {
             incr i
             if {$i == $unitcol} {
                 set text [DisplayUnit $value $raw]
+            } elseif {$unitcol >= 0 && $value eq "" && [lindex $columns $i 0] ne "metric"} {
+                set text n/a ;# no value: a metric never measured there
             } else {
                 set text [Cell $value [expr {$unit eq "" ? $rowunit : $unit}] $raw]
             }
@@ -180,7 +184,7 @@ proc ::ips2::format::Text {columns rows title raw} {
         foreach row $cells {
             set v [lindex $row $i]
             if {[string length $v] > $w} { set w [string length $v] }
-            if {$v ne "" && ![IsNumber $v]} { set numeric 0 }
+            if {$v ni {"" n/a} && ![IsNumber $v]} { set numeric 0 }
         }
         lappend widths $w
         set name [lindex $columns $i 0]

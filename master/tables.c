@@ -223,6 +223,20 @@ int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric,
     return -1;
 }
 
+/* Whether a collector measured the external metric anywhere under n (a
+ * machine's collector nodes apart, as its value leaves them out): a metric
+ * never collected has no value, which is not 0. */
+static int collected(const struct ips2_model *m, const struct ips2_node *n, int metric)
+{
+    for (size_t i = 0; i < n->next; i++)
+        if ((int)m->slots[n->ext[i].slot].r->exts[n->ext[i].row].metric == metric)
+            return 1;
+    for (size_t i = 0; i < n->nchild; i++)
+        if (n->child[i]->kind != IPS2_NODE_COLLECTOR && collected(m, n->child[i], metric))
+            return 1;
+    return 0;
+}
+
 /* Stores a value as an integer cell (times, counts, NPT rounded). */
 static void put_value(struct ips2_table *t, size_t row, size_t c, double v)
 {
@@ -286,7 +300,11 @@ struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_nod
             ips2_table_str(t, (size_t)row, 0, ips2_any_metric_name(k)) ||
             ips2_table_str(t, (size_t)row, 2, ips2_any_metric_unit(k)))
             return oom(t, err);
-        put_value(t, (size_t)row, 1, v);
+        if (ips2_metric_is_external(k) && !collected(m, n, k)) {
+            if (ips2_table_str(t, (size_t)row, 1, ""))
+                return oom(t, err);
+        } else
+            put_value(t, (size_t)row, 1, v);
     }
     return t;
 }
@@ -322,7 +340,11 @@ struct ips2_table *ips2_multi_app_table(struct ips2_model *m, const char *const 
             double v;
             if (ips2_node_value(m, roots[a], k, &v, err) != 0)
                 goto fail;
-            put_value(t, (size_t)row, 2 + a, v);
+            if (ips2_metric_is_external(k) && !collected(m, roots[a], k)) {
+                if (ips2_table_str(t, (size_t)row, 2 + a, ""))
+                    goto nomem;
+            } else
+                put_value(t, (size_t)row, 2 + a, v);
         }
     }
     free(roots);

@@ -96,7 +96,9 @@ int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric,
  * (the node kinds it has a value for), histogram (yes if it has time
  * histograms) and description. */
 struct ips2_table *ips2_metric_list_table(char *err);
-/* The metric table of a node: columns metric, value, unit. */
+/* The metric table of a node: columns metric, value, unit.  An external
+ * metric that no collector measured under the node has no value: its cell
+ * is the empty string (n/a), in the multi-application table too. */
 struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_node *n, char *err);
 
 /* One column per application (paper Fig. 8): metric, unit, then one per
