@@ -10,6 +10,8 @@
 #        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
+#   ips2 phase SESSION NAME START:END   (saved in the manifest; a query's
+#        -phase START:END is its own and writes nothing)
 #   ips2 search SESSION ?-interval MS? ?-phase P? ?-app A? ?-threshold NAME=VALUE ...?
 #        ?-format text|json?   (the W3 search: bottlenecks, history graph, accounting)
 #   ips2 sessions ?DIR?
@@ -142,6 +144,15 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        phase {
+            summary "save a named phase in a session"
+            args "SESSION NAME START:END" min 3 max 3
+            options {}
+            help "Defines phase NAME of a session as the interval START:END (seconds from the
+session's start) and saves it in the session's manifest, so that every later
+query, and the GUI, can name it: -phase NAME.  A -phase START:END given to a
+query is that query's alone and writes nothing.  Prints the session's phases."
         }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
@@ -520,19 +531,28 @@ proc ::ips2::cli::Node {session name} {
 }
 
 # Phase SESSION SPEC: the name of a phase for -phase: a phase of the
-# session, or START:END in seconds defined here as a new phase.
+# session, or START:END in seconds defined here for this query only (the
+# session on disk is not written: `ips2 phase` saves a phase).
 proc ::ips2::cli::Phase {session spec} {
     if {$spec eq ""} { return "" }
-    set num {[0-9]+(?:\.[0-9]*)?}
-    if {[regexp "^($num):($num)\$" $spec -> from to]} {
-        set start [expr {entier(round($from * 1e9))}]
-        set end [expr {entier(round($to * 1e9))}]
-        if {$end <= $start} { UsageError "expected -phase START:END with END after START, got \"$spec\"" }
-        set name "$from:$to"
-        $session phase $name $start $end
-        return $name
+    if {[set range [Range $spec -phase]] ne ""} {
+        $session phase $spec {*}$range -save 0
+        return $spec
     }
     return $spec
+}
+
+# Range SPEC OPTION: {START END} in ns of START:END in seconds, or "" if
+# SPEC is not of that form.
+proc ::ips2::cli::Range {spec option} {
+    set num {[0-9]+(?:\.[0-9]*)?}
+    if {![regexp "^($num):($num)\$" $spec -> from to]} { return "" }
+    set start [expr {entier(round($from * 1e9))}]
+    set end [expr {entier(round($to * 1e9))}]
+    if {$end <= $start} {
+        UsageError "expected [string trim "$option START:END"] with END after START, got \"$spec\""
+    }
+    list $start $end
 }
 
 proc ::ips2::cli::PhaseArgs {session opts} {
@@ -889,6 +909,23 @@ proc ::ips2::cli::CmdHistogram {words opts} {
         }
         set t [$session histogram $node -metric $metric {*}$width {*}[PhaseArgs $session $opts]]
         puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
+    } finally {
+        $session close
+    }
+}
+
+proc ::ips2::cli::CmdPhase {words opts} {
+    lassign $words dir name spec
+    if {[set range [Range $spec ""]] eq ""} {
+        UsageError "expected START:END in seconds, got \"$spec\""
+    }
+    if {[Range $name ""] ne ""} {
+        UsageError "expected a name for the phase, not an interval: \"$name\""
+    }
+    set session [Open $dir]
+    try {
+        $session phase $name {*}$range
+        puts -nonewline [ips2::format::table [$session table phases]]
     } finally {
         $session close
     }
