@@ -589,7 +589,7 @@ proc ::ips2::cli::WorkloadText {w} {
     dict for {app a} [dict get $w applications] {
         foreach p [dict get $a processes] {
             lappend rows [list $app [dict get $p index] [dict get $p machine] [dict get $p timeout] \
-                              [join [dict get $p command] " "]]
+                              [ips2::format::commandLine [dict get $p command]]]
         }
     }
     if {[llength $rows]} {

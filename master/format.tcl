@@ -4,6 +4,7 @@
 #   ips2::format::table TABLE ?-format text|csv|json? ?-title TEXT? ?-raw?
 #   ips2::format::tree NODE ?-format text|json?
 #   ips2::format::histogram TABLE ?-format text|csv|json? ?-title TEXT? ?-width N?
+#   ips2::format::commandLine WORDS   a command as a shell reads it back
 #
 # A TABLE is the dict {columns {{NAME UNIT} ...} rows {{CELL ...} ...}}.
 #
@@ -39,7 +40,7 @@ package require json::write
 package provide ips2::format 1.0
 
 namespace eval ::ips2::format {
-    namespace export table tree histogram
+    namespace export table tree histogram commandLine
     variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
                          program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
@@ -250,6 +251,20 @@ proc ::ips2::format::Json {columns rows title} {
     append out "\]\}\n"
 }
 
+# commandLine WORDS: the words joined by spaces, a word that is empty or
+# holds anything but letters, digits and _@%+=:,./- in single quotes (a
+# quote as '\''), so that an empty argument shows ('') and the line reads
+# back in a shell; the processes table (tcl_tables.c) writes it alike.
+proc ::ips2::format::commandLine {words} {
+    join [lmap w $words {
+        if {[regexp {^[A-Za-z0-9_@%+=:,./-]+$} $w]} {
+            set w
+        } else {
+            string cat ' [string map {' '\\''} $w] '
+        }
+    }] " "
+}
+
 # --- trees --------------------------------------------------------------------
 
 proc ::ips2::format::tree {node args} {
@@ -283,7 +298,7 @@ proc ::ips2::format::Label {node} {
         if {[catch {llength $command}]} {
             lappend more $command
         } else {
-            lappend more [join [lreplace $command 0 0 [file tail [lindex $command 0]]] " "]
+            lappend more [commandLine [lreplace $command 0 0 [file tail [lindex $command 0]]]]
         }
     }
     if {[dict exists $node status] && [dict get $node status] ne ""} {

@@ -31,6 +31,7 @@
  * (what length new_length saved percent, keeping its mode, app and
  * warnings); -columns keeps those columns, in that order.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -535,7 +536,10 @@ static Tcl_Obj *TableDict(int ncols, const char *const (*cols)[2], Tcl_Obj *rows
     return d;
 }
 
-/* A command ({WORD ...}) as one line: its words joined by spaces. */
+/* A command ({WORD ...}) as one line a shell reads back: its words joined
+ * by spaces, a word that is empty or holds anything but letters, digits and
+ * _@%+=:,./- in single quotes (a quote as '\''), as ips2::format::commandLine
+ * writes it. */
 static Tcl_Obj *CommandLine(Tcl_Obj *command)
 {
     Tcl_Obj **words, *line;
@@ -545,9 +549,25 @@ static Tcl_Obj *CommandLine(Tcl_Obj *command)
         return command;
     line = Tcl_NewObj();
     for (int i = 0; i < n; i++) {
+        Tcl_Size len;
+        const char *w = Tcl_GetStringFromObj(words[i], &len);
+        int plain = len > 0;
+        for (Tcl_Size k = 0; k < len && plain; k++)
+            plain = isalnum((unsigned char)w[k]) || strchr("_@%+=:,./-", w[k]) != NULL;
         if (i)
             Tcl_AppendToObj(line, " ", 1);
-        Tcl_AppendObjToObj(line, words[i]);
+        if (plain) {
+            Tcl_AppendToObj(line, w, len);
+            continue;
+        }
+        Tcl_AppendToObj(line, "'", 1);
+        for (const char *q; (q = memchr(w, '\'', (size_t)len)) != NULL;
+             len -= q + 1 - w, w = q + 1) {
+            Tcl_AppendToObj(line, w, q - w);
+            Tcl_AppendToObj(line, "'\\''", 4);
+        }
+        Tcl_AppendToObj(line, w, len);
+        Tcl_AppendToObj(line, "'", 1);
     }
     return line;
 }
