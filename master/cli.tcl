@@ -48,12 +48,16 @@ namespace eval ::ips2::cli {
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
+                -full {"" "print every table after the summary: the trees, the multi-application and NPT tables, gprof per application"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
-user's), reduces their traces on each machine and prints the logical and physical
-trees, the multi-application metric table, an NPT profile and a gprof table per
-application; with -search, the W3 search's bottlenecks too.  The session directory
-keeps everything; reopen it with report, tree, histogram and search."
+user's), reduces their traces on each machine and prints a summary: the
+applications, their processes, the procedures that took the most CPU, the
+critical path's length and top entries, and the problems.  With -full, then the
+logical and physical trees, the multi-application metric table, an NPT profile
+and a gprof table per application; with -search, the W3 search's bottlenecks too.
+The session directory keeps everything; reopen it with report, tree, histogram
+and search."
         }
         replay {
             summary "replay old sessions side by side (replay or comparison mode)"
@@ -62,6 +66,7 @@ keeps everything; reopen it with report, tree, histogram and search."
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -full {"" "print every table after the summary, as run -full"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
@@ -613,7 +618,7 @@ proc ::ips2::cli::CmdRun {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0] [Opt $opts -full 0]
 }
 
 proc ::ips2::cli::CmdReplay {words opts} {
@@ -632,7 +637,7 @@ proc ::ips2::cli::CmdReplay {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir replay] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] 0 [Opt $opts -full 0]
 }
 
 # CmdRecord: the command as a one-process workload file read like any
@@ -688,7 +693,7 @@ proc ::ips2::cli::CmdRecord {words opts} {
     Fail "$exe: $status"
 }
 
-proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
+proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0} {full 0}} {
     # A run (or replay) whose machines all failed, their slaves dead (the
     # pvmd killed) or failing, has no results: it fails, naming why; one
     # that some machine finished is done, its problems listed.
@@ -704,7 +709,7 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
             set why [lmap {machine text} $failed { string cat $machine ": " $text }]
             Fail "no machine finished ([join $why {; }]); session $dir"
         }
-        puts -nonewline [Summary $session $dir]
+        puts -nonewline [Summary $session $dir $full]
         if {$search} {
             puts -nonewline "\n== W3 search\n[SearchText [$session search] $dir]"
         }
@@ -713,10 +718,14 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
     }
 }
 
-# Summary: what run and replay print: problems, trees, the multi-application
-# metric table, the NPT profile of the workload and a gprof table per
-# application.
-proc ::ips2::cli::Summary {session dir} {
+# Summary SESSION DIR FULL: what run and replay print, a few dozen lines
+# whatever the run's size (problems apart): the problems, the applications
+# (processes, threads, elapsed, CPU, how their processes ended), the first
+# ten processes, the ten procedures that took the most CPU, the critical
+# path's length and top five entries, and how to get more.  FULL: then
+# every table: the trees, the multi-application metric table, the NPT
+# profile of the workload and a gprof table per application.
+proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
@@ -725,6 +734,37 @@ proc ::ips2::cli::Summary {session dir} {
         append out "\n== problems\n"
         foreach p $problems { append out "$p\n" }
         foreach p $problems { puts stderr "ips2: problem: $p" }
+    }
+    append out "\n== applications\n" [ips2::format::table [Applications $session $apps]]
+    set t [$session table processes -columns {application index machine pid status cpu}]
+    append out "\n== processes\n" [Top $t 10 processes]
+    append out "\n== procedures by CPU\n" \
+        [Top [$session profile physical -level procedure -metric cpu -by name] 10 \
+             "profile -level procedure -by name"]
+    if {[catch {$session cp -level procedure} t]} {
+        append out "\n== critical path\nnot computed: $t\n"
+    } else {
+        append out "\n== critical path ([dict get $t mode], procedure level)\n" \
+            [::format "length %.3f ms, elapsed %.3f ms, ratio %.3f\n" [expr {[dict get $t length] / 1e6}] \
+                 [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
+        dict set t columns [lrange [dict get $t columns] 0 end-1] ;# program: the name says it
+        dict set t rows [lmap r [dict get $t rows] { lrange $r 0 end-1 }]
+        if {[lsearch -exact -index 0 [dict get $t columns] path] >= 0} {
+            set i [lsearch -exact -index 0 [dict get $t columns] path]
+            dict set t columns [lreplace [dict get $t columns] $i $i]
+            dict set t rows [lmap r [dict get $t rows] { lreplace $r $i $i }]
+        }
+        append out [Top $t 5 "cp -level procedure"]
+        if {[llength [dict get $t warnings]]} {
+            append out "([llength [dict get $t warnings]] ends found no partner: ips2 report SESSION problems)\n"
+        }
+    }
+    if {!$full} {
+        append out "\n== more\n" \
+            "  ips2 run ... -full             every tree, the multi-application and NPT tables, gprof per application\n" \
+            "  ips2 report SESSION TABLE      one table: metrics, profile, npt, gprof, cp, ... (ips2 report --help)\n" \
+            "  ips2 tree SESSION              the logical and physical trees\n"
+        return $out
     }
     foreach app $apps {
         append out "\n== logical tree of $app\n" [ips2::format::tree [$session tree logical $app]]
@@ -738,6 +778,43 @@ proc ::ips2::cli::Summary {session dir} {
         append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
     return $out
+}
+
+# Applications SESSION APPS: a row per application: its processes,
+# threads, elapsed time and CPU (the multi-application table's), and how
+# its processes ended ("2 exited 0, 1 signal 9").
+proc ::ips2::cli::Applications {session apps} {
+    set m [$session metrics -apps $apps]
+    set value [dict create]
+    foreach row [dict get $m rows] {
+        foreach app $apps v [lrange $row 2 end] { dict set value $app [lindex $row 0] $v }
+    }
+    set ended [dict create]
+    foreach row [dict get [$session table processes -columns {application status}] rows] {
+        lassign $row app status
+        set n [expr {[dict exists $ended $app $status] ? [dict get $ended $app $status] : 0}]
+        dict set ended $app $status [incr n]
+    }
+    set rows [lmap app $apps {
+        set how {}
+        if {[dict exists $ended $app]} {
+            dict for {status n} [dict get $ended $app] { lappend how "$n $status" }
+        }
+        list $app {*}[lmap k {processes threads elapsed cpu} { dict get $value $app $k }] [join $how ", "]
+    }]
+    dict create columns {{application ""} {processes ""} {threads ""} {elapsed ns} {cpu ns} {ended ""}} \
+        rows $rows
+}
+
+# Top TABLE N WHAT: the table's first N rows as text, and a line saying how
+# many more `ips2 report SESSION WHAT` has.
+proc ::ips2::cli::Top {t n what} {
+    set rows [dict get $t rows]
+    set text [ips2::format::table [dict create columns [dict get $t columns] rows [lrange $rows 0 [expr {$n - 1}]]]]
+    if {[llength $rows] > $n} {
+        append text "([expr {[llength $rows] - $n}] more: ips2 report SESSION $what)\n"
+    }
+    return $text
 }
 
 # Gprof SESSION NODE PHASEARGS FORMAT: the gprof tables of a node: as text
