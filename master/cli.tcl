@@ -539,10 +539,8 @@ proc ::ips2::cli::Node {session name} {
 # session, or START:END in seconds defined here for this query only (the
 # session on disk is not written: `ips2 phase` saves a phase).
 proc ::ips2::cli::Phase {session spec} {
-    if {$spec eq ""} { return "" }
-    if {[set range [Range $spec -phase]] ne ""} {
+    if {$spec ne "" && [set range [Range $spec -phase]] ne ""} {
         $session phase $spec {*}$range -save 0
-        return $spec
     }
     return $spec
 }
@@ -747,14 +745,7 @@ proc ::ips2::cli::Summary {session dir full} {
         append out "\n== critical path ([dict get $t mode], procedure level)\n" \
             [::format "length %.3f ms, elapsed %.3f ms, ratio %.3f\n" [expr {[dict get $t length] / 1e6}] \
                  [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
-        dict set t columns [lrange [dict get $t columns] 0 end-1] ;# program: the name says it
-        dict set t rows [lmap r [dict get $t rows] { lrange $r 0 end-1 }]
-        if {[lsearch -exact -index 0 [dict get $t columns] path] >= 0} {
-            set i [lsearch -exact -index 0 [dict get $t columns] path]
-            dict set t columns [lreplace [dict get $t columns] $i $i]
-            dict set t rows [lmap r [dict get $t rows] { lreplace $r $i $i }]
-        }
-        append out [Top $t 5 "cp -level procedure"]
+        append out [Top [Columns $t {name time percent}] 5 "cp -level procedure"]
         if {[llength [dict get $t warnings]]} {
             append out "([llength [dict get $t warnings]] ends found no partner: ips2 report SESSION problems)\n"
         }
@@ -804,6 +795,14 @@ proc ::ips2::cli::Applications {session apps} {
     }]
     dict create columns {{application ""} {processes ""} {threads ""} {elapsed ns} {cpu ns} {ended ""}} \
         rows $rows
+}
+
+# Columns TABLE NAMES: the table with only the columns named, in that order.
+proc ::ips2::cli::Columns {t names} {
+    set at [lmap name $names { lsearch -exact -index 0 [dict get $t columns] $name }]
+    dict set t columns [lmap i $at { lindex [dict get $t columns] $i }]
+    dict set t rows [lmap row [dict get $t rows] { lmap i $at { lindex $row $i } }]
+    return $t
 }
 
 # Top TABLE N WHAT: the table's first N rows as text, and a line saying how
