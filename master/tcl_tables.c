@@ -470,14 +470,14 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     struct ips2_hist h;
     Tcl_Obj *o[O_COUNT], *d;
     Tcl_WideInt width = 0;
-    int64_t from = 0, to = INT64_MAX;
-    size_t missing;
-    int metric;
-
     /* Nothing happens before the session's time 0, but a comparison-mode
      * run's grid, shifted to start with the others, begins a little before
      * its first process: its first bucket is cut at 0 (it holds only what
      * came after, as that process started there at the earliest). */
+    int64_t from = 0, to = INT64_MAX;
+    size_t missing;
+    int metric;
+
     if (NodeOptions(interp, objc, objv, "node -metric metric ?-phase phase? ?-width ns?", allowed,
                     o) != TCL_OK ||
         GetMetric(interp, o[O_METRIC], &metric) != TCL_OK ||
