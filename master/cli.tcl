@@ -746,8 +746,9 @@ proc ::ips2::cli::Summary {session dir full} {
             [::format "length %.3f ms, elapsed %.3f ms, ratio %.3f\n" [expr {[dict get $t length] / 1e6}] \
                  [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
         append out [Top [Columns $t {name time percent}] 5 "cp -level procedure"]
-        if {[llength [dict get $t warnings]]} {
-            append out "([llength [dict get $t warnings]] ends found no partner: ips2 report SESSION problems)\n"
+        set warnings [dict get $t warnings]
+        if {[llength $warnings]} {
+            append out "[llength $warnings] ends found no partner, the first: [lindex $warnings 0]\n"
         }
     }
     if {!$full} {
