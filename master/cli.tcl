@@ -98,7 +98,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
@@ -144,7 +144,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             options {
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
