@@ -67,7 +67,8 @@ install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES)
 	install -m 644 $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES) "$(DESTDIR)$(PREFIX)/lib/ips2/"
 
 # Unit tests of the model and tables: built in memory, no Tcl.
-MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables
+MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables \
+                $(B)/tests/unit/test_clock_note
 $(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster
 $(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
