@@ -10,19 +10,20 @@
  * are not in step.  partition phase: E episodes (default 100); in each,
  * every thread runs partition(), which waits for its next block (-io,
  * default 12 ms: a sleep that stands for a disk read) and partitions it
- * (-short, default 1.5 ms of its CPU time), then meets the others
+ * (-short, default 2 ms of its CPU time), then meets the others
  * (exchange(): a semaphore token to each, one from each).  join phase: C
  * rounds (default 2) of effect_join(), -long ms of CPU each (default
- * 120), and a meeting.  main makes the threads, joins them and prints one
+ * 150), and a meeting.  main makes the threads, joins them and prints one
  * line.
  *
  * Exactly measured, a critical path crosses each meeting through one
  * thread's CPU since the last one, so it holds about E x short of
- * partition (150 ms) and C x long of effect_join (240 ms): effect_join
+ * partition (200 ms) and C x long of effect_join (300 ms): effect_join
  * first.  With a process clock that advances in 10 ms ticks, a thread's
  * time between meetings weighs 10 ms when a tick fell in it, else 0, and
  * the path takes, at each meeting, a thread that got a tick: in most
- * episodes one of the six did (K x short / 10 of them), so partition
+ * episodes one of the six did (K x short / 10 of them, all when that is
+ * 1 or more), so partition
  * comes first, by far, as it did on the Sequent's 10 ms clock.  The work
  * is CPU time (cpuwork.h) and the waits are longer than the tick, so
  * neither ranking depends on the machine's load; a token taken without
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
 {
     int threads = 6;
     static struct shared s = {
-        .episodes = 100, .calls = 2, .scan_ms = 10, .io_ms = 12, .short_ms = 1.5, .long_ms = 120};
+        .episodes = 100, .calls = 2, .scan_ms = 10, .io_ms = 12, .short_ms = 2, .long_ms = 150};
     const struct opt opts[] = {
         {"-threads", OPT_INT, &threads},     {"-episodes", OPT_INT, &s.episodes},
         {"-scan", OPT_DOUBLE, &s.scan_ms},   {"-io", OPT_DOUBLE, &s.io_ms},

@@ -21,7 +21,7 @@
 
 if {![info exists bin]} { set bin ../../build/examples/clock }
 if {![info exists tick]} { set tick 10 }
-foreach {name default} {threads 6 episodes 100 io 12 short 1.5 long 120 calls 2} {
+foreach {name default} {threads 6 episodes 100 io 12 short 2 long 150 calls 2} {
     if {![info exists $name]} { set $name $default }
 }
 set args [list -threads $threads -episodes $episodes -io $io -short $short -long $long \
