@@ -170,7 +170,10 @@ proc ::ips2::format::clockLines {clock} {
     set n [llength $short]
     if {$n} {
         set names [lmap p [lrange $short 0 7] {
-            ::format "%s (%s ms)" [dict get $p name] [Cell [dict get $p mean] ns 0]
+            set ns [dict get $p mean]
+            set mean [expr {$ns >= 1000000 ? [::format "%.3f ms" [expr {$ns / 1e6}]]
+                            : $ns >= 1000 ? [::format "%.3f us" [expr {$ns / 1e3}]] : "$ns ns"}]
+            ::format "%s (%s)" [dict get $p name] $mean
         }]
         if {$n > 8} { lappend names "and [expr {$n - 8}] more" }
         lappend lines [::format "warning: %d procedure%s within 10x the clock's resolution: %s" \

@@ -797,7 +797,7 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
     else
         bprintf(&b,
                 "Flat profile:\n\nEach procedure's times are from its traces, not sampled, "
-                "but as coarse as\ntheir process-time clock: %s.\n",
+                "measured with the\nprocess-time clock %s.\n",
                 clock);
     bprintf(&b, "  %%   cumulative   self              self     total           \n");
     bprintf(&b, " time   seconds   seconds    calls  %-7s  %-7s  name    \n", unit, unit);
