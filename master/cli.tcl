@@ -753,6 +753,9 @@ proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    # the process-time clock of every time below (ips2::format::clockLines)
+    set header [ClockHeader $session physical {}]
+    append out [join $header \n] \n
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
@@ -788,7 +791,6 @@ proc ::ips2::cli::Summary {session dir full} {
         append out "\n== logical tree of $app\n" [ips2::format::tree [$session tree logical $app]]
     }
     append out "\n== physical tree\n" [ips2::format::tree [$session tree physical]]
-    set header [ClockHeader $session physical {}]
     append out "\n== multi-application metric table\n" \
         [ips2::format::table [$session metrics -apps $apps] -header $header]
     append out "\n== NPT profile, processes of the workload\n" \

@@ -536,7 +536,7 @@ static void test_gprof_text_short_calls(void **state)
     rb_arc(r, "main", "handle", 100000, 5000000000);
     m = model_of(r);
     assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(text);
     assert_non_null(strstr(text, " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
                                  " 50.00      5.00     5.00   100000     0.05     0.05  handle\n"
