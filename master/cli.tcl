@@ -753,6 +753,9 @@ proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    # the process-time clock of every time below (ips2::format::clockLines)
+    set header [ClockHeader $session physical {}]
+    append out [join $header \n] \n
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
@@ -789,9 +792,9 @@ proc ::ips2::cli::Summary {session dir full} {
     }
     append out "\n== physical tree\n" [ips2::format::tree [$session tree physical]]
     append out "\n== multi-application metric table\n" \
-        [ips2::format::table [$session metrics -apps $apps]]
+        [ips2::format::table [$session metrics -apps $apps] -header $header]
     append out "\n== NPT profile, processes of the workload\n" \
-        [ips2::format::table [$session npt physical -level process]]
+        [ips2::format::table [$session npt physical -level process] -header $header]
     foreach app $apps {
         append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
@@ -847,8 +850,12 @@ proc ::ips2::cli::Top {t n what} {
 # in GNU gprof's layout (the master makes it), or the flat profile and the
 # call graph as CSV (one after the other) or JSON ({"flat": .., "graph": ..}).
 proc ::ips2::cli::Gprof {session node phase format} {
+    set header [ClockHeader $session $node $phase]
     if {$format eq "text"} {
-        return [$session gprof $node {*}$phase -format text]
+        # the clock's lines in the header paragraph, after GNU's first line
+        set text [$session gprof $node {*}$phase -format text]
+        return [string cat "Flat profile:\n\n" [join $header \n] \n \
+                    [string range $text [string length "Flat profile:\n\n"] end]]
     }
     set g [$session gprof $node {*}$phase]
     if {$format eq "csv"} {
@@ -856,7 +863,8 @@ proc ::ips2::cli::Gprof {session node phase format} {
     }
     set flat [string trimright [ips2::format::table [dict get $g flat] -format json]]
     set graph [string trimright [ips2::format::table [dict get $g graph] -format json]]
-    return "\{\"flat\": $flat,\n \"graph\": $graph\}\n"
+    set lines [lmap l $header { json::write string $l }]
+    return "\{\"header\": \[[join $lines {, }]\],\n \"flat\": $flat,\n \"graph\": $graph\}\n"
 }
 
 proc ::ips2::cli::CmdReport {words opts} {
@@ -913,7 +921,9 @@ proc ::ips2::cli::CmdReport {words opts} {
                 return
             }
         }
-        puts -nonewline [ips2::format::table $t -format $format]
+        set header {}
+        if {$table in {metrics multi profile npt}} { set header [ClockHeader $session $node $phase] }
+        puts -nonewline [ips2::format::table $t -format $format -header $header]
     } finally {
         $session close
     }
@@ -961,6 +971,14 @@ proc ::ips2::cli::Clocks {dir} {
     return [dict create columns {{machine ""} {host ""} {offset ns} {error ns} {"round trip" ns}
         {exchanges ""} {"message shift" ns} {"message pairs" ""} {backwards ""} {worst ns}
         {"backwards after" ""}} rows $rows]
+}
+
+# ClockHeader SESSION NODE PHASEARGS: the header lines of a table of NODE
+# that say which process-time clock its times come from (and warn about
+# procedures too short for it: ips2::format::clockLines).
+proc ::ips2::cli::ClockHeader {session node phase} {
+    if {$node eq ""} { set node physical }
+    ips2::format::clockLines [$session clock $node {*}$phase]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
@@ -1014,8 +1032,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
     }
     CpWarnings $session [dict get $t warnings]
+    # an intra-application path's clock is its application's
+    set intra [expr {[dict get $t mode] eq "intra" && $what ne ""}]
+    set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] \
+                    [expr {$table eq "cp-zero" ? {} : $phase}]]
     if {$format eq "text"} {
-        return [ips2::format::table $t -format text -title $title]
+        return [ips2::format::table $t -format text -title $title -header $header]
     }
     if {$format eq "json"} {
         dict set t segments [llength [dict get $t rows]]
@@ -1027,9 +1049,9 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
         return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
             cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
-            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table] $header]
     }
-    return [ips2::format::table $t -format $format]
+    return [ips2::format::table $t -format $format -header $header]
 }
 
 # CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
@@ -1070,10 +1092,11 @@ proc ::ips2::cli::CpProblems {session} {
     lmap w [dict get $t warnings] { list "critical path: $w" }
 }
 
-# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# CpJson TABLE TITLE KEYS ?HEADER?: a critical-path table as JSON, its header as
 # fields before the columns: the text's title, the answer's KEYS (times
-# in ns, as in the rows) and the warnings (an array of strings).
-proc ::ips2::cli::CpJson {t title keys} {
+# in ns, as in the rows), the warnings (an array of strings) and the
+# clock's HEADER lines ("header": an array of strings).
+proc ::ips2::cli::CpJson {t title keys {header {}}} {
     set fields [list "\"title\": [json::write string $title]"]
     foreach k $keys {
         set v [dict get $t $k]
@@ -1087,7 +1110,7 @@ proc ::ips2::cli::CpJson {t title keys} {
         }
     }
     lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
-    set body [ips2::format::table [dict remove $t title] -format json]
+    set body [ips2::format::table [dict remove $t title] -format json -header $header]
     return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 

@@ -65,6 +65,12 @@ struct ips2_red_process {
     int32_t exit_status;       /* status, or the signal for IPS2_EXIT_SIGNAL */
     uint32_t problem;          /* string naming what went wrong, or IPS2_RED_NONE */
     uint32_t first_thread, nthreads;
+    /* its process-time clock (stream header, traces/FORMAT.md §6): method
+     * (enum ips2_cpu_method) and param, and the resolution in ns: exact,
+     * clock_getres(CLOCK_THREAD_CPUTIME_ID); interp, the sync period;
+     * tick, the tick.  cpu_res_ns 0: not known (older reductions). */
+    uint32_t cpu_method, cpu_param;
+    uint64_t cpu_res_ns;
 };
 
 struct ips2_red_thread {

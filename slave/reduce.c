@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ips2_fields.h"
 #include "ips2_symbols.h"
@@ -353,6 +354,26 @@ static const char *pag_name(void *arg, uint32_t proc)
     return s < n->b->strings.n ? n->b->strings.v[s] : NULL;
 }
 
+/* The resolution of a stream's process-time clock, in ns: the reducing
+ * machine's CLOCK_THREAD_CPUTIME_ID's for exact (the machine that wrote
+ * the traces, unless they were moved), else what the method's param says. */
+static uint64_t cpu_resolution_ns(unsigned method, unsigned param)
+{
+    struct timespec ts;
+
+    switch (method) {
+    case IPS2_CPU_EXACT:
+        if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+            return 1;
+        uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        return ns ? ns : 1;
+    case IPS2_CPU_INTERP:
+        return param ? (uint64_t)param * 1000u : 1;
+    default:
+        return param ? (uint64_t)param * 1000000u : 1;
+    }
+}
+
 /* Reduces the streams [first, end) of one process image. */
 static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, size_t first,
                          size_t end, const struct ips2_reduce_options *o, uint64_t interval,
@@ -397,6 +418,11 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
     p->exit_how = -1;
     p->problem = IPS2_RED_NONE;
     p->first_thread = (uint32_t)b->r->nthreads;
+    if (have_h) {
+        p->cpu_method = h.cpu_method;
+        p->cpu_param = h.cpu_param;
+        p->cpu_res_ns = cpu_resolution_ns(h.cpu_method, h.cpu_param);
+    }
     b->r->events += proc_events;
     if (pag)
         pag_image_begin(pag, app_or(&h, have_h), have_h ? h.exe : "", (int32_t)p->pid, p->image,

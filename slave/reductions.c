@@ -5,7 +5,8 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (5; 4 when no thread held a lock, 3 when moreover no
+ *   8   u32 version (6; 5 when no process row says its clock, 4 when
+ *       moreover no thread held a lock, 3 when moreover no
  *       object has a name and no histogram an object, so that such a file is
  *       the same bytes as before; 2, whose
  *       external rows name no process row, and 1, without the external
@@ -43,6 +44,9 @@
  *   then (version 5) the holds of locks: u32 count, and per row
  *       hold    u32 object proc, u64 acquisitions hold_ns
  *       (the procedure, if any, of the object's thread; older: none)
+ *   then (version 6) the process-time clock of each process row:
+ *       clock   u32 method (0 exact, 1 interp, 2 tick), u32 param,
+ *               u64 resolution ns (0: not known; older: every one 0)
  *
  * The writer and the reader mirror each other as Lua's ldump.c and
  * lundump.c do: a write_X for every read_X, called in the same order, one
@@ -61,15 +65,16 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-#define RED_MAGIC           "IPS2RED"
-#define RED_VERSION         5
-#define RED_VERSION_NO_HOLD 4
-#define RED_VERSION_NO_LINK 3
-#define RED_VERSION_NO_PROC 2
-#define RED_VERSION_NO_EXT  1
-#define CRC_AT              12
-#define CRC_FROM            16
-#define NCOUNTS             8
+#define RED_MAGIC            "IPS2RED"
+#define RED_VERSION          6
+#define RED_VERSION_NO_CLOCK 5
+#define RED_VERSION_NO_HOLD  4
+#define RED_VERSION_NO_LINK  3
+#define RED_VERSION_NO_PROC  2
+#define RED_VERSION_NO_EXT   1
+#define CRC_AT               12
+#define CRC_FROM             16
+#define NCOUNTS              8
 
 /* Bytes of a row, without its metrics or buckets. */
 #define PROCESS_SIZE (6 * 4 + 16 + 8 + 12)
@@ -79,9 +84,19 @@
 #define EXT_SIZE     (20 + 8 + 16 + 4)
 #define EXT_SIZE_V2  (EXT_SIZE - 4)
 #define HOLD_SIZE    (8 + 16)
+#define CLOCK_SIZE   (8 + 8)
 #define HEAD_SIZE    100
 
 /* ---- writing --------------------------------------------------------- */
+
+/* Whether r needs version 6: a process row that says its clock. */
+static bool has_clocks(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nprocesses; i++)
+        if (r->processes[i].cpu_res_ns != 0)
+            return true;
+    return false;
+}
 
 /* Whether r needs version 4: an object with a name or a histogram of an
  * object. */
@@ -262,6 +277,16 @@ static void write_holds(struct ips2_out *o, const struct ips2_reductions *r)
     }
 }
 
+static void write_clocks(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const struct ips2_red_process *p = &r->processes[i];
+        ips2_put_u32(o, p->cpu_method);
+        ips2_put_u32(o, p->cpu_param);
+        ips2_put_u64(o, p->cpu_res_ns);
+    }
+}
+
 /* The crc of bytes 16 to the end, into the header. */
 static void write_crc(struct ips2_out *o)
 {
@@ -271,7 +296,8 @@ static void write_crc(struct ips2_out *o)
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
-    uint32_t version = r->nholds      ? RED_VERSION
+    uint32_t version = has_clocks(r)  ? RED_VERSION
+                       : r->nholds    ? RED_VERSION_NO_CLOCK
                        : has_links(r) ? RED_VERSION_NO_HOLD
                                       : RED_VERSION_NO_LINK;
 
@@ -288,8 +314,10 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     write_exts(&o, r);
     if (version >= RED_VERSION_NO_HOLD)
         write_links(&o, r);
-    if (version == RED_VERSION)
+    if (version >= RED_VERSION_NO_CLOCK)
         write_holds(&o, r);
+    if (version == RED_VERSION)
+        write_clocks(&o, r);
     write_crc(&o);
     return ips2_out_take(&o, size);
 }
@@ -782,7 +810,7 @@ static int read_holds(struct reader *rd)
     struct ips2_reductions *r = rd->r;
     struct ips2_in *in = &rd->in;
 
-    if (rd->version < RED_VERSION)
+    if (rd->version < RED_VERSION_NO_CLOCK)
         return 0;
     if (room(rd, 1, 4, "the holds' count") < 0)
         return -1;
@@ -801,6 +829,29 @@ static int read_holds(struct reader *rd)
                        i, h->proc, r->objects[h->object].thread, r->procs[h->proc].thread);
         h->acquisitions = ips2_get_u64(in);
         h->hold_ns = ips2_get_u64(in);
+    }
+    return 0;
+}
+
+/* Version 6: each process row's clock. */
+static int read_clocks(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    if (rd->version < RED_VERSION)
+        return 0;
+    if (room(rd, r->nprocesses, CLOCK_SIZE, "process clocks") < 0)
+        return -1;
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        struct ips2_red_process *p = &r->processes[i];
+        size_t at = pos(rd);
+        p->cpu_method = ips2_get_u32(in);
+        p->cpu_param = ips2_get_u32(in);
+        p->cpu_res_ns = ips2_get_u64(in);
+        if (p->cpu_method > IPS2_CPU_TICK)
+            return bad(rd, at, "expected process %zu's clock method 0, 1 or 2, found %u", i,
+                       p->cpu_method);
     }
     return 0;
 }
@@ -836,7 +887,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
     if (read_header(&rd) < 0 || read_strings(&rd) < 0 || read_processes(&rd) < 0 ||
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
-        read_links(&rd) < 0 || read_holds(&rd) < 0 || read_crc(&rd) < 0) {
+        read_links(&rd) < 0 || read_holds(&rd) < 0 || read_clocks(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }

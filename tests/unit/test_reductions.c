@@ -68,10 +68,24 @@ static struct ips2_reductions *sample(void)
     r.strings = strs;
     r.nstrings = NSTR;
 
-    processes[0] = (struct ips2_red_process){
-        S_APP, S_EXE, IPS2_RED_NONE, 10, 1, 0, 100, 900, IPS2_EXIT_RETURN, 0, IPS2_RED_NONE, 0, 2};
-    processes[1] = (struct ips2_red_process){S_APP, S_EXE, S_MAIN, 11,        10, 1, -50,
-                                             500,   -1,    0,      S_PROBLEM, 2,  1};
+    processes[0] = (struct ips2_red_process){S_APP,
+                                             S_EXE,
+                                             IPS2_RED_NONE,
+                                             10,
+                                             1,
+                                             0,
+                                             100,
+                                             900,
+                                             IPS2_EXIT_RETURN,
+                                             0,
+                                             IPS2_RED_NONE,
+                                             0,
+                                             2,
+                                             0,
+                                             0,
+                                             0};
+    processes[1] = (struct ips2_red_process){S_APP, S_EXE, S_MAIN,    11, 10, 1, -50, 500,
+                                             -1,    0,     S_PROBLEM, 2,  1,  0, 0,   0};
     r.processes = processes;
     r.nprocesses = 2;
     for (unsigned i = 0; i < 3; i++) {
@@ -278,8 +292,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 6);
-    refused(c, size, 8, "version 1 to 5, found 6");
+    put32(c + 8, 7);
+    refused(c, size, 8, "version 1 to 6, found 7");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -548,6 +562,47 @@ static void test_holds(void **state)
     free(buf);
 }
 
+/* Version 6: each process's clock (method, param, resolution); a file
+ * whose processes do not say theirs is written as before. */
+static void test_clocks(void **state)
+{
+    struct ips2_reductions r = *sample();
+    struct ips2_red_process procs[2];
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, plain;
+
+    free(ips2_reductions_encode(&r, &plain));
+    memcpy(procs, r.processes, sizeof(procs));
+    procs[0].cpu_method = IPS2_CPU_TICK;
+    procs[0].cpu_param = 10;
+    procs[0].cpu_res_ns = 10000000;
+    procs[1].cpu_method = IPS2_CPU_EXACT;
+    procs[1].cpu_res_ns = 1;
+    r.processes = procs;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(buf[8], 6);
+    assert_int_equal(size, plain + 4 * (1 + 2) + 4 + 2 * 16); /* links, no holds, the clocks */
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "c.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->processes[0].cpu_method, IPS2_CPU_TICK);
+    assert_int_equal(b->processes[0].cpu_param, 10);
+    assert_int_equal(b->processes[0].cpu_res_ns, 10000000);
+    assert_int_equal(b->processes[1].cpu_method, IPS2_CPU_EXACT);
+    assert_int_equal(b->processes[1].cpu_res_ns, 1);
+    ips2_reductions_free(b);
+
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + size - 16, 3);
+    refused(c, size, size - 16, "process 1's clock method 0, 1 or 2, found 3");
+    memcpy(c, buf, size);
+    refused(c, size - 8, size - 32, "2 process clocks of at least 16 bytes");
+    free(c);
+    free(buf);
+}
+
 static void test_metric_names(void **state)
 {
     assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
@@ -572,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_corrupt_fields),
         cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_clocks),
         cmocka_unit_test(test_version_1),
         cmocka_unit_test(test_version_2),
         cmocka_unit_test(test_links),

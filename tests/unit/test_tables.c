@@ -460,7 +460,7 @@ static void test_gprof_cycle(void **state)
     assert_int_equal(flat->nrows, 4);
     assert_string_equal(cell_str(flat, 0, "name"), "ev");
     assert_int_equal(cell_int(flat, 0, "calls"), 2501);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(strstr(text,
                            "[2]     88.9    0.00    0.00       1+5000    <cycle 1 as a whole> [2]\n"
                            "                0.00    0.00    2501             ev <cycle 1> [3]\n"));
@@ -508,7 +508,7 @@ static void test_gprof_text(void **state)
     rb_arc(r, "main", "leaf", 600, 300000000);
     m = model_of(r);
     assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(text);
     assert_string_equal(text, want);
     free(text);
@@ -536,7 +536,7 @@ static void test_gprof_text_short_calls(void **state)
     rb_arc(r, "main", "handle", 100000, 5000000000);
     m = model_of(r);
     assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(text);
     assert_non_null(strstr(text, " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
                                  " 50.00      5.00     5.00   100000     0.05     0.05  handle\n"
