@@ -35,6 +35,10 @@ struct cpa_error {
     char message[1024];
 };
 
+/* Fills e with code and the message; returns -1 (for "return cpa_fail()"). */
+int cpa_fail(struct cpa_error *e, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Where a query runs: on PVM slaves when the session is a live run's
  * (auto), always on PVM slaves (private), in this process (here). */
 enum cpa_where { CPA_WHERE_AUTO, CPA_WHERE_PRIVATE, CPA_WHERE_HERE };
