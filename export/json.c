@@ -205,7 +205,6 @@ static int thread_end(void *p, uint32_t loc, int64_t t, uint64_t cpu, char *err,
         slice(w, loc, &w->stack[--w->depth], t);
     return 0;
 }
-}
 
 static void flow(struct jsonw *w, size_t id, const struct ex_flow *x)
 {
