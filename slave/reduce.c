@@ -356,19 +356,23 @@ static const char *pag_name(void *arg, uint32_t proc)
 
 /* The resolution of a stream's process-time clock, in ns: the reducing
  * machine's CLOCK_THREAD_CPUTIME_ID's for exact (the machine that wrote
- * the traces, unless they were moved), else what the method's param says. */
+ * the traces, unless they were moved) and for interp, whose readings are
+ * exact ones every param us with the wall clock's ns between them (a
+ * short call is measured as finely as with exact; only a thread that
+ * blocks between two readings is charged its CPU a little off: that is
+ * not a granularity, and a table warning on every procedure of the
+ * default method would say nothing); tick's the tick. */
 static uint64_t cpu_resolution_ns(unsigned method, unsigned param)
 {
     struct timespec ts;
 
     switch (method) {
     case IPS2_CPU_EXACT:
+    case IPS2_CPU_INTERP:
         if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
             return 1;
         uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         return ns ? ns : 1;
-    case IPS2_CPU_INTERP:
-        return param ? (uint64_t)param * 1000u : 1;
     default:
         return param ? (uint64_t)param * 1000000u : 1;
     }
