@@ -84,6 +84,7 @@ void rt_free(struct rt *r)
             for (unsigned k = 0; p->mhist && k < RT_PROC_HISTS; k++)
                 red_hist_free(&p->mhist[k]);
             free(p->mhist);
+            free(p->lat);
         }
     for (uint32_t i = 0; i < r->nobjects; i++) {
         red_hist_free(&r->objects[i].hist);
@@ -431,6 +432,36 @@ void rt_exit_slow(struct rt *r, uint64_t addr)
         r->unwound++;
     }
     rt_pop(r, &r->h);
+}
+
+/* ---- latency ----------------------------------------------------------- */
+
+/* The window becomes whole powers of two around v's and the old window,
+ * with two more on each side of v's, so that it rarely grows again. */
+void rt_lat_grow(struct rt *r, struct rt_proc *p, uint64_t v)
+{
+    const uint32_t groups = IPS2_LAT_BUCKETS / IPS2_LAT_SUB;
+    uint32_t b = ips2_lat_bucket(v), g = b / IPS2_LAT_SUB;
+    uint32_t lo = g >= 2 ? g - 2 : 0, hi = g + 2 < groups ? g + 2 : groups - 1;
+
+    if (p->lat_n) {
+        uint32_t olo = p->lat_lo / IPS2_LAT_SUB, ohi = (p->lat_lo + p->lat_n) / IPS2_LAT_SUB - 1;
+        lo = lo < olo ? lo : olo;
+        hi = hi > ohi ? hi : ohi;
+    }
+    uint32_t nlo = lo * IPS2_LAT_SUB, nn = (hi - lo + 1) * IPS2_LAT_SUB;
+    uint64_t *lat = calloc(nn, sizeof(*lat));
+    if (!lat) {
+        r->oom = true;
+        return;
+    }
+    if (p->lat_n)
+        memcpy(lat + (p->lat_lo - nlo), p->lat, p->lat_n * sizeof(*lat));
+    free(p->lat);
+    p->lat = lat;
+    p->lat_lo = nlo;
+    p->lat_n = nn;
+    p->lat[b - nlo]++;
 }
 
 /* ---- interactions ---------------------------------------------------- */

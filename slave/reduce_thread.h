@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "histogram.h"
+#include "ips2_latency.h"
 #include "ips2_reductions.h"
 
 #define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -44,6 +45,12 @@ struct rt_proc {
     uint64_t addr;
     uint64_t m[IPS2_M_COUNT]; /* exclusive values; CALLS = calls */
     uint64_t incl_cpu, incl_wall;
+    /* latency: counts of buckets lat_lo .. lat_lo + lat_n - 1 of the
+     * outermost activations' inclusive wall times (ips2_latency.h), a
+     * window that rt_lat_grow() widens; the longest */
+    uint64_t *lat;
+    uint32_t lat_lo, lat_n;
+    uint64_t lat_max;
     uint64_t snap_cpu; /* m[CPU] at the start of the current bucket */
     uint32_t active;   /* activations on the stack */
     uint32_t last_caller, last_arc;
@@ -219,6 +226,8 @@ uint32_t rt_proc_insert(struct rt *r, uint64_t addr);
 uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee);
 bool rt_push_grow(struct rt *r);
 void rt_exit_slow(struct rt *r, uint64_t addr);
+/* Counts an activation of p of wall time v outside its bucket window. */
+void rt_lat_grow(struct rt *r, struct rt_proc *p, uint64_t v);
 
 /* An interaction: a count at time t, a wait over [t0, t1], or an amount v
  * spread evenly over [t0, t1] (spin CPU), charged to the procedure on top
@@ -331,10 +340,20 @@ static inline __attribute__((always_inline)) void rt_pop(struct rt *r, struct rt
 
     p->active--;
     if (f->outer) {
-        uint64_t dc = k->cum_cpu - f->cum_cpu;
+        uint64_t dc = k->cum_cpu - f->cum_cpu, dw = k->cum_wall - f->cum_wall;
         p->incl_cpu += dc;
-        p->incl_wall += k->cum_wall - f->cum_wall;
+        p->incl_wall += dw;
         r->arcs[f->arc].child_cpu += dc;
+        /* its latency, if some of it was in the phase (dw is clipped) */
+        if (RT_LIKELY(dw != 0) || (k->last_t >= r->ps && k->last_t < r->pe)) {
+            uint32_t b = ips2_lat_bucket(dw) - p->lat_lo;
+            if (RT_LIKELY(b < p->lat_n))
+                p->lat[b]++;
+            else
+                rt_lat_grow(r, p, dw);
+            if (dw > p->lat_max)
+                p->lat_max = dw;
+        }
     }
     k->top = k->depth ? r->stack[k->depth - 1].proc : 0;
     if (RT_UNLIKELY(r->pag != NULL))
