@@ -94,7 +94,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
-                -procedure {NAME "cp-zero: the procedure that would take no time"}
+                -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
+                -sort {COLUMN "latency: the column to sort by, largest first (default p99)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}
@@ -107,6 +108,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
   objects     the synchronisation objects waited for under a node, by their names
+  latency     per procedure under a node: count, mean, p50, p90, p99, max of its
+              inclusive wall time (-sort COLUMN); -procedure F: F's latency histogram
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
@@ -722,7 +725,7 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance}
+        master-worker cp cp-zero cp-path cp-imbalance latency}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
@@ -763,6 +766,11 @@ proc ::ips2::cli::CmdReport {words opts} {
             }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
+                return
+            }
+            latency {
+                package require ips2::latency 1.0
+                puts -nonewline [ips2::latency::report $session $node $phase $opts $format]
                 return
             }
         }

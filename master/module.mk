@@ -16,6 +16,8 @@ MASTER_TCL_SRCS  := master/session_dir.c master/tcl_session.c master/tcl_tables.
 MASTER_LIBS      := # more libraries the package needs (the PVM part: -lpvm3)
 # names.c: what a machine's or application's name may be (names.h)
 MASTER_CORE_SRCS += master/names.c
+# latency.c: procedures' latency distributions (latency.h)
+MASTER_CORE_SRCS += master/latency.c
 MASTER_CORE_OBJS := $(MASTER_CORE_SRCS:%.c=$(B)/obj/%.o)
 MASTER_TCL_OBJS  := $(MASTER_TCL_SRCS:%.c=$(B)/obj/%.o)
 MASTER_PKG_DIR   := $(B)/lib/ips2
