@@ -95,7 +95,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
-                -sort {COLUMN "latency: the column to sort by, largest first (default p99)"}
+                -sort {COLUMN "latency: the column to sort by, largest first (default total)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}

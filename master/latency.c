@@ -143,7 +143,7 @@ struct ips2_table *ips2_latency_table(struct ips2_model *m, const struct ips2_no
     struct lstat *st = NULL;
     size_t nst = 0;
     struct ips2_table *t = NULL;
-    int col = C_P99;
+    int col = C_TOTAL;
 
     if (sort) {
         for (col = 0; col < NCOLS && strcmp(col_names[col], sort) != 0; col++)

@@ -20,8 +20,10 @@
 /* The latency table of node n: one row per procedure name under it (of a
  * procedure node, its own), columns procedure, count, mean, p50, p90,
  * p99, max, total (ns; total = the inclusive wall time, the sum), sorted
- * by the column sort (largest first; "procedure": by name; NULL: p99),
- * rows not available last.  NULL with err on a bad sort column or OOM. */
+ * by the column sort (largest first; "procedure": by name; NULL: total,
+ * as the profiles: a server's loop and handlers come first, a one-off
+ * start-up call does not hide them as a p99 order would), rows not
+ * available last.  NULL with err on a bad sort column or OOM. */
 struct ips2_table *ips2_latency_table(struct ips2_model *m, const struct ips2_node *n,
                                       const char *sort, char *err);
 

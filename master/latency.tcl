@@ -6,7 +6,7 @@
 #
 # Without -procedure: one row per procedure under the node (count, mean,
 # p50, p90, p99, max and total of the inclusive wall times of its
-# outermost activations), sorted by -sort (default p99).  With -procedure
+# outermost activations), sorted by -sort (default total).  With -procedure
 # NAME: that procedure's summary and its histogram (eight log-scale
 # buckets per power of two, a bar each).  Text shows times in
 # microseconds with three decimals (latencies are short; the tables' ms
