@@ -3,6 +3,7 @@
 # as text, CSV or JSON.
 #
 #   ips2::latency::report SESSION NODE PHASEARGS OPTS FORMAT
+#   ips2::latency::Micro TABLE      its ns columns in microseconds (the GUI's too)
 #
 # Without -procedure: one row per procedure under the node (count, mean,
 # p50, p90, p99, max and total of the inclusive wall times of its

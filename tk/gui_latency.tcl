@@ -11,6 +11,7 @@
 
 package require Tcl 8.6
 package require Tk 8.6
+package require ips2::latency 1.0
 package provide ips2::gui::latency 1.0
 
 namespace eval ::ips2::gui::latency {
