@@ -251,21 +251,21 @@ static void emit_lats(struct red_build *b, const struct rt *r, const uint32_t *m
     struct ips2_lat_bin *bins;
 
     for (uint32_t i = 1; i < r->nprocs; i++)
-        most = r->procs[i].lat_n > most ? r->procs[i].lat_n : most;
+        most = r->lat[i].len > most ? r->lat[i].len : most;
     bins = malloc((most ? most : 1) * sizeof(*bins));
     if (!acc || !bins)
         goto oom;
     for (uint32_t i = 1; i < r->nprocs; i++) {
-        const struct rt_proc *p = &r->procs[i];
+        const struct rt_lat *l = &r->lat[i];
         size_t n = 0;
         uint64_t count = 0;
-        for (uint32_t k = 0; k < p->lat_n; k++)
-            if (p->lat[k]) {
-                bins[n++] = (struct ips2_lat_bin){.bucket = p->lat_lo + k, .count = p->lat[k]};
-                count += p->lat[k];
+        for (uint32_t k = 0; k < l->len; k++)
+            if (l->n[k]) {
+                bins[n++] = (struct ips2_lat_bin){.bucket = l->lo + k, .count = l->n[k]};
+                count += l->n[k];
             }
-        if (count &&
-            ips2_lat_merge(&acc[map[i] - first_proc], bins, n, count, p->incl_wall, p->lat_max) < 0)
+        if (count && ips2_lat_merge(&acc[map[i] - first_proc], bins, n, count,
+                                    r->procs[i].incl_wall, l->max) < 0)
             goto oom;
     }
     for (size_t k = 0; k < nrows; k++) {
