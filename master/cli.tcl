@@ -30,6 +30,7 @@ package require Tcl 8.6
 package require ips2::workload 1.0
 package require ips2::manifest 1.0
 package require ips2::format 1.0
+package require json::write
 package provide ips2::cli 1.0
 
 namespace eval ::ips2::cli {
@@ -97,6 +98,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
                 -sort {COLUMN "latency: the column to sort by, largest first (default total)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
+                -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -112,11 +114,14 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
               inclusive wall time (-sort COLUMN); -procedure F: F's latency histogram
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
+  clocks      each machine's clock against the master's: the offset its slave measured at
+              start and its error bound, and what the messages corrected after (docs/CLOCKS.md)
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
               -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
-              took no time (the diffusion run again without it)
+              took no time (the diffusion run again without it); -inclusive: F and
+              every procedure it calls
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
   cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
   messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
@@ -145,6 +150,23 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        export {
+            summary "write a session's traces for Vampir, Perfetto and flame graphs"
+            args "SESSION OUT" min 2 max 2
+            options {
+                -format {FORMAT "otf2 (the default; OUT a directory), json (trace-event JSON) or folded (flame-graph stacks); OUT - is standard output for json and folded"}
+            }
+            help "Writes a session's traces in formats other tools open (docs/ANALYSTS.md §8):
+  otf2    an OTF2 archive OUT/traces.otf2 (Vampir, otf2-print): machines, processes
+          and threads, procedures as regions, messages as point-to-point sends and
+          receives paired as the PAG pairs them, locks as lock events
+  json    trace-event JSON (Perfetto, chrome://tracing): a slice per procedure call,
+          process and thread names, messages and other dependences as flows, the
+          critical path as its own track
+  folded  folded stacks (flamegraph.pl, speedscope): \"app;f;g N\", N the stack's self
+          CPU time in microseconds
+The traces are read one stream at a time (ips2-export)."
         }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
@@ -433,6 +455,10 @@ proc ::ips2::cli::Progress {event} {
     switch -- $what {
         spawned { Say "$machine: slave spawned on [{*}$get host]" }
         hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
+        clock   {
+            Say [::format "%s: clock %+.3f ms from the master's, within %.3f ms" $machine \
+                     [expr {[{*}$get offset] / 1e6}] [expr {[{*}$get error] / 1e6}]]
+        }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
         ready   {
@@ -725,11 +751,15 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance latency}
+        master-worker cp cp-zero cp-path cp-imbalance clocks latency}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]
+    if {$table eq "clocks"} {
+        puts -nonewline [ips2::format::table [Clocks $dir] -format $format]
+        return
+    }
     set session [Open $dir [expr {$table eq "problems"}]]
     try {
         set node [Node $session [Opt $opts -node physical]]
@@ -758,7 +788,10 @@ proc ::ips2::cli::CmdReport {words opts} {
             processes {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
-            phases - problems { set t [$session table $table] }
+            phases - problems {
+                set t [$session table $table]
+                if {$table eq "problems"} { dict lappend t rows {*}[CpProblems $session] }
+            }
             objects { set t [$session objects $node {*}$phase] }
             messages - master-worker {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
@@ -778,6 +811,50 @@ proc ::ips2::cli::CmdReport {words opts} {
     } finally {
         $session close
     }
+}
+
+# Clocks DIR: the clocks table of session DIR (docs/CLOCKS.md): per
+# machine, the offset of its clock from the master's that its slave
+# measured (the manifest's clock line), its error bound, the round trip
+# and exchanges it came from; then what the message pass did to the run's
+# part files (ips2::clocks): its shift, the machine's message pairings with
+# the others, how many ran backwards before, the worst, and how many
+# still do.  n/a: not measured (a session from before, a slave that could
+# not), or no part file.
+proc ::ips2::cli::Clocks {dir} {
+    Master
+    set file [file join $dir manifest.tcl]
+    if {![file isfile $file]} { Fail "$dir: not a session directory (no manifest.tcl)" }
+    set m [ips2::manifest::read $file]
+    set files {}
+    dict for {name mach} [dict get $m machines] {
+        set f [file join $dir pag $name.pag]
+        if {[file isfile $f]} { lappend files $f }
+    }
+    set pass {}
+    if {[llength $files]} {
+        if {[catch {ips2::clocks {*}$files} got]} { Fail "$dir: $got" }
+        foreach d $got { dict set pass [dict get $d machine] $d }
+    }
+    set rows {}
+    dict for {name mach} [dict get $m machines] {
+        set row [list $name [dict get $mach host]]
+        if {[dict exists $mach clock]} {
+            lappend row {*}[dict get $mach clock]
+        } else {
+            lappend row n/a n/a n/a n/a
+        }
+        if {[dict exists $pass $name]} {
+            set d [dict get $pass $name]
+            foreach k {shift pairs backwards worst after} { lappend row [dict get $d $k] }
+        } else {
+            lappend row n/a n/a n/a n/a n/a
+        }
+        lappend rows $row
+    }
+    return [dict create columns {{machine ""} {host ""} {offset ns} {error ns} {"round trip" ns}
+        {exchanges ""} {"message shift" ns} {"message pairs" ""} {backwards ""} {worst ns}
+        {"backwards after" ""}} rows $rows]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
@@ -809,8 +886,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
                 UsageError "cp-zero needs -procedure NAME or -process PATH"
             }
+            if {[dict exists $opts -inclusive]} { lappend q -inclusive }
             set t [$session table cp-zero {*}$q]
             set thing [lindex [dict get $t rows] 0 0]
+            if {[dict get $t inclusive] && [llength [dict get $t zeroed]] > 1} {
+                append thing " ([join [lrange [dict get $t zeroed] 1 end] {, }])"
+            }
             set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
@@ -826,14 +907,82 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
                            [expr {[dict get $t length] / 1e6}]]
         }
     }
-    set warnings [dict get $t warnings]
-    if {[llength $warnings]} {
-        Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
-    }
+    CpWarnings $session [dict get $t warnings]
     if {$format eq "text"} {
         return [ips2::format::table $t -format text -title $title]
     }
+    if {$format eq "json"} {
+        dict set t segments [llength [dict get $t rows]]
+        if {$table eq "cp-zero"} {
+            foreach k {procedure process} { dict set t $k [Opt $opts -$k] }
+            foreach k {length new_length saved percent} v [lrange [lindex [dict get $t rows] 0] 1 end] {
+                dict set t $k $v
+            }
+        }
+        return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
+            cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+    }
     return [ips2::format::table $t -format $format]
+}
+
+# CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
+# ends ...) said on stderr once per session: the ones said are kept in
+# SESSION/pag/warnings-said (one a line), and a later command whose
+# warnings were all said points to `report problems` in one line.  A
+# session that cannot be written to is told every time.
+proc ::ips2::cli::CpWarnings {session warnings} {
+    if {![llength $warnings]} return
+    set dir [dict get [$session info] dir]
+    set file [file join $dir pag warnings-said]
+    set said {}
+    if {![catch {open $file r} f]} {
+        set said [split [string trimright [read $f] \n] \n]
+        close $f
+    }
+    set new [lmap w $warnings { expr {$w in $said ? [continue] : $w} }]
+    set where "ips2 report [list $dir] problems"
+    if {![llength $new]} {
+        Say "critical path: [llength $warnings] warnings, said before: $where lists them"
+        return
+    }
+    Say "critical path: [llength $new] warnings (ends that found no partner ...), the first: [lindex $new 0]; $where lists them all"
+    catch {
+        set f [open $file a]
+        puts $f [join $new \n]
+        close $f
+    }
+}
+
+# CpProblems SESSION: the critical path's warnings, for the problems
+# table (in this process, "" if the session has no critical path).
+proc ::ips2::cli::CpProblems {session} {
+    if {![llength [glob -nocomplain -directory [file join [dict get [$session info] dir] pag] *.pag]]
+        || [catch {$session cp -mode global -level machine -pvm none} t]} {
+        return {}
+    }
+    lmap w [dict get $t warnings] { list "critical path: $w" }
+}
+
+# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# fields before the columns: the text's title, the answer's KEYS (times
+# in ns, as in the rows) and the warnings (an array of strings).
+proc ::ips2::cli::CpJson {t title keys} {
+    set fields [list "\"title\": [json::write string $title]"]
+    foreach k $keys {
+        set v [dict get $t $k]
+        if {$k eq "zeroed"} {
+            lappend fields "\"zeroed\": \[[join [lmap n $v { json::write string $n }] {, }]\]"
+        } elseif {$k eq "inclusive"} {
+            lappend fields "\"inclusive\": [expr {$v ? "true" : "false"}]"
+        } else {
+            lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
+                                                         ? $v : [json::write string $v]}]"
+        }
+    }
+    lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
+    set body [ips2::format::table [dict remove $t title] -format json]
+    return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 
 proc ::ips2::cli::CmdTree {words opts} {
@@ -882,6 +1031,30 @@ proc ::ips2::cli::CmdHistogram {words opts} {
         puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
     } finally {
         $session close
+    }
+}
+
+# export: ips2-export (export/) beside bin/ips2 writes the files; its line
+# on stderr says what it wrote.
+set ::ips2::cli::Here [file dirname [file normalize [info script]]]
+
+proc ::ips2::cli::CmdExport {words opts} {
+    variable Here
+    lassign $words dir out
+    set format [Opt $opts -format otf2]
+    if {$format ni {otf2 json folded}} {
+        UsageError "unknown format \"$format\": expected otf2, json, folded"
+    }
+    if {![file isfile [file join $dir manifest.tcl]]} {
+        Fail "$dir: not a session directory (no manifest.tcl)"
+    }
+    set prog [file join [file dirname [file dirname $Here]] bin ips2-export]
+    if {![file executable $prog]} { set prog ips2-export }
+    set code [catch {exec $prog -format $format $dir $out >@ stdout} text options]
+    set text [string map {"ips2-export: " ""} [string trim $text]]
+    if {$code && [lindex [dict get $options -errorcode] 0] ne "NONE"} { Fail $text }
+    foreach line [split $text \n] {
+        Say [expr {[string match "warning: *" $line] ? $line : "wrote $line"}]
     }
 }
 

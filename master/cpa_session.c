@@ -118,6 +118,7 @@ void cpa_request_free(struct cpa_request *r)
     free(r->phase);
     free(r->procedure);
     free(r->process);
+    free(r->zero_names);
     free(r);
 }
 
@@ -228,6 +229,13 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
             return -1;
         if ((r->procedure == NULL) == (r->process == NULL))
             return fail(e, "USAGE", "cp-zero needs -procedure NAME or -process PATH");
+        free(r->zero_names);
+        r->zero_names = NULL;
+        if (r->procedure != NULL &&
+            cpa_zero_names(m, r->procedure, r->inclusive, &r->zero_names, e) != 0)
+            return -1;
+        if (r->inclusive && r->procedure == NULL)
+            return fail(e, "USAGE", "cp-zero -inclusive needs -procedure NAME");
         if (r->process != NULL) {
             if (parse_node(r->process, r->zerobuf, sizeof r->zerobuf, &r->zero, e) != 0)
                 return -1;
@@ -729,7 +737,7 @@ static int zero_query(const struct cpa_set *set, const struct cpa_request *r,
 {
     const struct ips2_cpa_filter *f = &r->zero;
     if (r->procedure != NULL) {
-        zq->zero_procedure = r->procedure;
+        zq->zero_procedure = r->zero_names != NULL ? r->zero_names : r->procedure;
         return 0;
     }
     for (size_t k = 0; k < set->n; k++) {
@@ -765,8 +773,10 @@ static int zero_table(struct cpa_session *s, const struct cpa_request *r,
     if (p1 == NULL)
         return -1;
     a->new_length = p1->length;
+    a->inclusive = r->inclusive;
     if (cpa_request_set(&a->procedure, r->procedure) != 0 ||
-        cpa_request_set(&a->process, r->process) != 0 || take_warnings(a, s->set, p1) != 0)
+        cpa_request_set(&a->process, r->process) != 0 ||
+        cpa_request_set(&a->zero_names, r->zero_names) != 0 || take_warnings(a, s->set, p1) != 0)
         return fail(e, "MEMORY", "out of memory");
     return 0;
 }
@@ -1127,6 +1137,7 @@ void cpa_answer_free(struct cpa_answer *a)
     ips2_cpa_imbalance_free(a->imbalance, a->nimbalance);
     free(a->procedure);
     free(a->process);
+    free(a->zero_names);
     for (size_t i = 0; i < a->nsegments; i++) {
         free(a->segments[i].thread);
         for (size_t k = 0; k < a->segments[i].nwhat; k++)

@@ -653,7 +653,7 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     static const char *const cols[][2] = {
         {"what", ""}, {"length", "ns"}, {"new_length", "ns"}, {"saved", "ns"}, {"percent", "%"}};
     static const char *const keys[] = {"length", "new_length", "saved", "percent"};
-    static const char *const kept[] = {"mode", "app", "warnings"};
+    static const char *const kept[] = {"mode", "app", "warnings", "inclusive", "zeroed"};
     Tcl_Obj **words = (Tcl_Obj **)ckalloc((size_t)(objc - 1) * sizeof(Tcl_Obj *));
     Tcl_Obj *z, *row, *procedure, *v;
     int rc;
@@ -670,9 +670,15 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     Tcl_IncrRefCount(z);
     procedure = Ips2DictValue(z, "procedure");
     row = Tcl_NewListObj(0, NULL);
+    v = Ips2DictValue(z, "inclusive");
+    int inclusive = 0;
+    if (v != NULL)
+        Tcl_GetBooleanFromObj(NULL, v, &inclusive);
     if (procedure != NULL && Tcl_GetCharLength(procedure) > 0) {
-        Tcl_ListObjAppendElement(NULL, row,
-                                 Tcl_ObjPrintf("procedure %s", Tcl_GetString(procedure)));
+        Tcl_ListObjAppendElement(
+            NULL, row,
+            Tcl_ObjPrintf(inclusive ? "procedure %s and what it calls" : "procedure %s",
+                          Tcl_GetString(procedure)));
     } else {
         v = Ips2DictValue(z, "process");
         Tcl_ListObjAppendElement(NULL, row, Tcl_ObjPrintf("process %s", v ? Tcl_GetString(v) : ""));
@@ -682,7 +688,7 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
         Tcl_ListObjAppendElement(NULL, row, v ? v : Tcl_NewObj());
     }
     *table = TableDict(5, cols, Tcl_NewListObj(1, &row));
-    for (int k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++) {
         v = Ips2DictValue(z, kept[k]);
         Ips2Put(*table, kept[k], v ? v : Tcl_NewObj());
     }

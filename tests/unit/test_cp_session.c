@@ -10,7 +10,9 @@
  * a comparison run's times shifted, answers made on another thread equal
  * those made here and a PVM request is left to the interpreter's thread;
  * and the background thread (master/query_thread.c) runs its jobs in
- * order and skips cancelled ones.
+ * order and skips cancelled ones; cp-zero's names (master/cpa_zero.c): a
+ * misspelt one refused with the close ones, an inclusive one closed over
+ * the call graph (a cycle included).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@
 #include "cpa_session.h"
 #include "model.h"
 #include "query_thread.h"
+#include "red_build.h"
 
 #define SHIFT 5000000000LL /* the comparison run's shift, ns */
 
@@ -518,6 +521,69 @@ static void thread_runs_jobs_in_order(void **state)
     assert_int_equal(closed, 1);
 }
 
+/* Reductions of one thread whose call graph is main -> build -> assemble
+ * -> helper -> build (a cycle), main -> solve -> helper, main -> output:
+ * what cp-zero -procedure names (master/cpa_zero.c). */
+static void zeroed_names_from_the_call_graph(void **state)
+{
+    (void)state;
+    struct ips2_reductions *r = rb_new("m0", 100000000);
+    rb_process(r, "a0", 10, 0, 100);
+    rb_thread(r, 10, 0, 100, 60);
+    static const char *const procs[] = {"main", "build", "assemble", "helper", "solve", "output"};
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
+        rb_proc(r, procs[i], 10, 1, 10);
+    static const char *const arcs[][2] = {
+        {NULL, "main"},      {"main", "build"}, {"build", "assemble"}, {"assemble", "helper"},
+        {"helper", "build"}, {"main", "solve"}, {"solve", "helper"},   {"main", "output"}};
+    for (size_t i = 0; i < sizeof arcs / sizeof arcs[0]; i++)
+        rb_arc(r, arcs[i][0], arcs[i][1], 1, 10);
+    struct ips2_model *m = ips2_model_new();
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    assert_int_equal(ips2_model_index(m, err), 0);
+    static const struct {
+        const char *name;
+        bool inclusive;
+        const char *names; /* NULL: refused, the message holding what */
+        const char *what;
+    } cases[] = {
+        {"build", false, "build", NULL},
+        {"build", true, "build\nassemble\nhelper", NULL},
+        {"solve", true, "solve\nassemble\nbuild\nhelper", NULL},
+        {"output", true, "output", NULL},
+        {"main", true, "main\nassemble\nbuild\nhelper\noutput\nsolve", NULL},
+        {"asemble", false, NULL, "no procedure \"asemble\" in the session; close: assemble"},
+        {"Build", true, NULL, "close: build"},
+        {"help", false, NULL, "close: helper"},             /* one inside the other */
+        {"solver_main", false, NULL, "close: main, solve"}, /* the others inside it */
+        {"zzzzzz", false, NULL, "nor one close to it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *names = NULL;
+        struct cpa_error e = {{0}, {0}};
+        int rc = cpa_zero_names(m, cases[i].name, cases[i].inclusive, &names, &e);
+        if (cases[i].names != NULL) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(names, cases[i].names);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(e.code, "PROCEDURE");
+            if (strstr(e.message, cases[i].what) == NULL)
+                fail_msg("%s: \"%s\" does not say \"%s\"", cases[i].name, e.message, cases[i].what);
+        }
+        free(names);
+    }
+    ips2_model_free(m);
+    /* a model without reductions checks nothing */
+    struct ips2_model *empty = ips2_model_new();
+    char *names = NULL;
+    struct cpa_error e;
+    assert_int_equal(cpa_zero_names(empty, "anything", true, &names, &e), 0);
+    assert_string_equal(names, "anything");
+    free(names);
+    ips2_model_free(empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +595,7 @@ int main(void)
         cmocka_unit_test(replayed_parts_are_renamed_and_shifted),
         cmocka_unit_test(answers_on_another_thread),
         cmocka_unit_test(thread_runs_jobs_in_order),
+        cmocka_unit_test(zeroed_names_from_the_call_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
