@@ -589,14 +589,15 @@ proc ::ips2::gui::ShowObjects {{path ""}} {
 }
 
 # ShowLatency ?PATH?: the latency table of the procedures under a node, in
-# microseconds as the command line's text (latencies are short); a
-# double-click on a row shows that procedure's distribution.
+# microseconds as the command line's text (latencies are short), the
+# percentiles first (latency::view); a double-click on a row shows that
+# procedure's distribution.
 proc ::ips2::gui::ShowLatency {{path ""}} {
     variable State
     if {![Need]} return
     if {$path eq ""} { set path $State(node) }
     table::open "latency under $path" [list latency $path] -onrow ::ips2::gui::LatencyRowAction \
-        -post ::ips2::latency::Micro -info [dict create latency $path]
+        -post ::ips2::gui::latency::view -info [dict create latency $path]
 }
 
 proc ::ips2::gui::LatencyRowAction {pane row} {

@@ -8,6 +8,7 @@
 #
 #   ips2::gui::latency::open SESSION PATH PROCEDURE ?PHASEARGS?   a plot pane
 #   ips2::gui::latency::data PANE                                 what it drew (tests)
+#   ips2::gui::latency::view TABLE      the latency table as the window shows it
 
 package require Tcl 8.6
 package require Tk 8.6
@@ -19,6 +20,18 @@ namespace eval ::ips2::gui::latency {
     variable Data
     array set Data {}
     variable Marks {p50 #2a7f3f p90 #d08000 p99 #c0392b}
+}
+
+# view TABLE: the master's latency table for the window: times in
+# microseconds (ips2::latency::Micro, as the command line's text), and the
+# percentiles right after the count, so that the tail a user came for is
+# in sight in a narrow pane; mean and total after them.
+proc ::ips2::gui::latency::view {t} {
+    set t [ips2::latency::Micro $t]
+    set names [lmap c [dict get $t columns] { lindex $c 0 }]
+    set order [lmap n {procedure count p50 p90 p99 max mean total} { lsearch -exact $names $n }]
+    dict create columns [lmap i $order { lindex [dict get $t columns] $i }] \
+        rows [lmap row [dict get $t rows] { lmap i $order { lindex $row $i } }]
 }
 
 # Human NS: a duration as people read it.
