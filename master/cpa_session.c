@@ -781,6 +781,50 @@ static int zero_table(struct cpa_session *s, const struct cpa_request *r,
     return 0;
 }
 
+static int by_proc(const void *a, const void *b)
+{
+    const struct ips2_cpa_share *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/* A CPU segment's row: its procedures counted (a procedure may have more
+ * than one share of an arc), and the CPA_SEGMENT_TOP with most CPU named,
+ * most first (ties: in the order of the part's strings).  0, or -1 out of
+ * memory. */
+static int top_procedures(struct cpa_segment_row *row, const struct ips2_cpa_share *shares,
+                          size_t n, const struct ips2_cpa_meta *m)
+{
+    struct ips2_cpa_share *v = malloc((n ? n : 1) * sizeof *v), top[CPA_SEGMENT_TOP];
+    size_t ntop = 0, nprocs = 0;
+    if (v == NULL)
+        return -1;
+    memcpy(v, shares, n * sizeof *v);
+    qsort(v, n, sizeof *v, by_proc);
+    for (size_t i = 0; i < n;) {
+        struct ips2_cpa_share one = v[i];
+        for (i++; i < n && v[i].proc == one.proc; i++)
+            one.cpu += v[i].cpu;
+        nprocs++;
+        /* insert into the top list, kept sorted by CPU, most first */
+        size_t at = ntop;
+        while (at > 0 && top[at - 1].cpu < one.cpu)
+            at--;
+        if (at >= CPA_SEGMENT_TOP)
+            continue;
+        if (ntop < CPA_SEGMENT_TOP)
+            ntop++;
+        memmove(top + at + 1, top + at, (ntop - 1 - at) * sizeof *top);
+        top[at] = one;
+    }
+    free(v);
+    row->nprocs = nprocs;
+    for (size_t k = 0; k < ntop; k++)
+        if (add_string(&row->what, &row->nwhat,
+                       top[k].proc == IPS2_PAG_NONE ? "(none)" : meta_string(m, top[k].proc)) != 0)
+            return -1;
+    return 0;
+}
+
 static int segment_table(struct cpa_session *s, const struct cpa_request *r,
                          const struct ips2_cpa_path *path, struct cpa_answer *a,
                          struct cpa_error *e)
@@ -814,12 +858,11 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
             continue;
         }
         const struct ips2_cpa_meta *m = g->dst_part < set->n ? set->metas[g->dst_part] : NULL;
-        for (uint32_t k = 0; m != NULL && k < g->nshares; k++) {
-            if (g->first_share + k >= path->nshares)
-                break;
-            const struct ips2_cpa_share *sh = &path->shares[g->first_share + k];
-            if (add_string(&row->what, &row->nwhat,
-                           sh->proc == IPS2_PAG_NONE ? "(none)" : meta_string(m, sh->proc)) != 0)
+        if (m != NULL && g->first_share < path->nshares) {
+            size_t n = g->nshares;
+            if (n > path->nshares - g->first_share)
+                n = path->nshares - g->first_share;
+            if (top_procedures(row, path->shares + g->first_share, n, m) != 0)
                 return fail(e, "MEMORY", "out of memory");
         }
     }

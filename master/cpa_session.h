@@ -129,9 +129,15 @@ struct cpa_segment_row {
     const char *kind; /* ips2_cpa_seg_kind_name */
     char *thread;     /* the destination thread's node path */
     int64_t from, to, length;
-    char **what; /* CPU: its procedures; else one: the source thread's path */
+    char **what; /* CPU: its top procedures (CPA_SEGMENT_TOP at most, most
+                    CPU first); else one: the source thread's path */
     size_t nwhat;
+    size_t nprocs; /* CPU: how many procedures ran on it in all; else 0 */
 };
+
+/* A CPU segment of a server's path runs dozens of procedures: its row
+ * names the few that took most of it, and counts them all. */
+#define CPA_SEGMENT_TOP 3
 
 struct cpa_timeline_event {
     int64_t lane, wall;

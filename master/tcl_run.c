@@ -432,7 +432,10 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
     default: {
         const char *abbrev = sigabbrev_np(code);
         Tcl_ListObjAppendElement(NULL, status, Ips2Str("timeout"));
-        Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
+        if (code == 0) /* it exited on the SIGTERM: text says so */
+            Ips2RunProblem(run, m->name, "%s %s", who, text);
+        else
+            Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
         break;
     }
     }

@@ -32,6 +32,7 @@
  * (what length new_length saved percent, keeping its mode, app and
  * warnings); -columns keeps those columns, in that order.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,7 +281,7 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     static const char *const allowed[] = {"-level", NULL};
     const struct ips2_node *root;
     Tcl_Obj *o[O_COUNT];
-    enum ips2_node_kind level;
+    enum ips2_node_kind level, top;
     int which, first;
 
     if (FirstWord(interp, objc, objv, "logical app | physical ?-level level?", trees, "tree",
@@ -304,7 +305,10 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     } else if ((root = ips2_model_find(s->m, "physical")) == NULL) {
         return Failed(interp, "the session cannot be indexed (out of memory)", "tree");
     }
-    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)root->kind));
+    /* the physical tree's root stands where an application's does, right
+     * above the machines: the depth to a level counts from there */
+    top = root->kind == IPS2_NODE_ROOT ? IPS2_NODE_APP : root->kind;
+    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)top));
     return TCL_OK;
 }
 
@@ -534,7 +538,11 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     struct ips2_hist h;
     Tcl_Obj *o[O_COUNT], *d;
     Tcl_WideInt width = 0;
-    int64_t from = INT64_MIN, to = INT64_MAX;
+    /* Nothing happens before the session's time 0, but a comparison-mode
+     * run's grid, shifted to start with the others, begins a little before
+     * its first process: its first bucket is cut at 0 (it holds only what
+     * came after, as that process started there at the earliest). */
+    int64_t from = 0, to = INT64_MAX;
     size_t missing;
     int metric;
 
@@ -596,7 +604,10 @@ static Tcl_Obj *TableDict(int ncols, const char *const (*cols)[2], Tcl_Obj *rows
     return d;
 }
 
-/* A command ({WORD ...}) as one line: its words joined by spaces. */
+/* A command ({WORD ...}) as one line a shell reads back: its words joined
+ * by spaces, a word that is empty or holds anything but letters, digits and
+ * _@%+=:,./- in single quotes (a quote as '\''), as ips2::format::commandLine
+ * writes it. */
 static Tcl_Obj *CommandLine(Tcl_Obj *command)
 {
     Tcl_Obj **words, *line;
@@ -606,9 +617,25 @@ static Tcl_Obj *CommandLine(Tcl_Obj *command)
         return command;
     line = Tcl_NewObj();
     for (int i = 0; i < n; i++) {
+        Tcl_Size len;
+        const char *w = Tcl_GetStringFromObj(words[i], &len);
+        int plain = len > 0;
+        for (Tcl_Size k = 0; k < len && plain; k++)
+            plain = isalnum((unsigned char)w[k]) || strchr("_@%+=:,./-", w[k]) != NULL;
         if (i)
             Tcl_AppendToObj(line, " ", 1);
-        Tcl_AppendObjToObj(line, words[i]);
+        if (plain) {
+            Tcl_AppendToObj(line, w, len);
+            continue;
+        }
+        Tcl_AppendToObj(line, "'", 1);
+        for (const char *q; (q = memchr(w, '\'', (size_t)len)) != NULL;
+             len -= q + 1 - w, w = q + 1) {
+            Tcl_AppendToObj(line, w, q - w);
+            Tcl_AppendToObj(line, "'\\''", 4);
+        }
+        Tcl_AppendToObj(line, w, len);
+        Tcl_AppendToObj(line, "'", 1);
     }
     return line;
 }

@@ -232,7 +232,8 @@ enum ips2_proc_how {
     IPS2_PROC_EXITED = 0,   /* code = exit status */
     IPS2_PROC_SIGNALED = 1, /* code = signal number */
     IPS2_PROC_FAILED = 2,   /* never ran: text says why (code = errno) */
-    IPS2_PROC_TIMEOUT = 3,  /* killed after its timeout; code = the signal that ended it */
+    IPS2_PROC_TIMEOUT = 3,  /* stopped after its timeout; code = the signal that ended it,
+                               or 0 if it exited on the SIGTERM (text says its status) */
 };
 
 /* What a slave is doing (PROGRESS.stage); the master names a dead slave

@@ -309,7 +309,10 @@ proc ::ips2::gui::table::Tablelist {sub t pane {numbersfirst 0}} {
         lassign $c name unit
         $tl columnconfigure $i -name $name
         if {$isnum} {
-            $tl columnconfigure $i -sortmode real \
+            # a blank cell (no value: n/a) sorts below every number
+            set blank [expr {[lsearch -exact -index $i $rows ""] >= 0}]
+            $tl columnconfigure $i -sortmode [expr {$blank ? "command" : "real"}] \
+                -sortcommand ::ips2::gui::table::CompareNumbers \
                 -formatcommand [list ::ips2::gui::table::Format $tl $unit [lsearch -index 0 $columns unit]]
         } else {
             # long names and paths would hide the numbers: they show elided
@@ -363,11 +366,17 @@ proc ::ips2::gui::table::NoTooltip {tl} { tooltip::tooltip $tl "" }
 # Format TABLELIST UNIT UNITCOLUMN VALUE: a cell as the command line's text
 # shows it; a metric table's values take their row's unit.
 proc ::ips2::gui::table::Format {tl unit unitcol value} {
+    if {$value eq "" && $unitcol >= 0} { return n/a } ;# a metric not measured there
     if {$unit eq "" && $unitcol >= 0} {
         set row [lindex [$tl formatinfo] 1]
         set unit [$tl getcells $row,$unitcol]
     }
     ips2::format::Cell $value $unit 0
+}
+
+proc ::ips2::gui::table::CompareNumbers {a b} {
+    if {$a eq "" || $b eq ""} { return [expr {($a ne "") - ($b ne "")}] }
+    expr {$a < $b ? -1 : $a > $b}
 }
 
 # RowAction PANE TABLELIST: the pane's row action, else select the node a
