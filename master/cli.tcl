@@ -102,7 +102,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
-                -procedure {NAME "cp-zero: the procedure that would take no time"}
+                -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
+                -sort {COLUMN "latency: the column to sort by, largest first (default total)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -116,6 +117,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
   objects     the synchronisation objects waited for under a node, by their names
+  latency     per procedure under a node: count, mean, p50, p90, p99, max of its
+              inclusive wall time (-sort COLUMN); -procedure F: F's latency histogram
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   clocks      each machine's clock against the master's: the offset its slave measured at
@@ -870,7 +873,7 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance clocks}
+        master-worker cp cp-zero cp-path cp-imbalance clocks latency}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
@@ -918,6 +921,11 @@ proc ::ips2::cli::CmdReport {words opts} {
             }
             cp - cp-zero - cp-path - cp-imbalance {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
+                return
+            }
+            latency {
+                package require ips2::latency 1.0
+                puts -nonewline [ips2::latency::report $session $node $phase $opts $format]
                 return
             }
         }

@@ -18,6 +18,8 @@ MASTER_LIBS      := # more libraries the package needs (the PVM part: -lpvm3)
 MASTER_CORE_SRCS += master/names.c
 # clock_note.c: the process-time clock a table's header states (clock_note.h)
 MASTER_CORE_SRCS += master/clock_note.c
+# latency.c: procedures' latency distributions (latency.h)
+MASTER_CORE_SRCS += master/latency.c
 MASTER_CORE_OBJS := $(MASTER_CORE_SRCS:%.c=$(B)/obj/%.o)
 MASTER_TCL_OBJS  := $(MASTER_TCL_SRCS:%.c=$(B)/obj/%.o)
 MASTER_PKG_DIR   := $(B)/lib/ips2

@@ -289,6 +289,7 @@ static const struct Subcommand {
                    {"gprof", Ips2GprofCmd, -1, 0, NULL},
                    {"histogram", Ips2HistogramCmd, -1, 0, NULL},
                    {"info", InfoCmd, 0, 0, NULL},
+                   {"latency", Ips2LatencyCmd, -1, 0, NULL},
                    {"machines", MachinesCmd, 0, 0, NULL},
                    {"metric-list", Ips2MetricListCmd, 0, 0, NULL},
                    {"messages", Ips2MessagesCmd, -1, 0, NULL},

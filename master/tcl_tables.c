@@ -9,6 +9,7 @@
  *   $s gprof NODE ?-phase P? ?-format dict|text?
  *   $s clock ?NODE? ?-phase P?
  *   $s objects NODE ?-phase P? ?-holders?
+ *   $s latency NODE ?-phase P? ?-sort COLUMN? ?-procedure NAME ?-buckets N??
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
  *   $s metric-list
  *   $s table processes|phases|problems ?-columns {NAME ...}?
@@ -44,6 +45,7 @@
 #include <string.h>
 
 #include "clock_note.h"
+#include "latency.h"
 #include "tcl_cpa.h"
 #include "tcl_session.h"
 #include "tcl_util.h"
@@ -430,6 +432,72 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     if (holders)
         return TableResult(interp, ips2_holders_table(tg.m, tg.n, err), err, "objects");
     return TableResult(interp, ips2_objects_table(tg.m, tg.n, err), err, "objects");
+}
+
+/* The latency table of a node (latency.h), or with -procedure the
+ * histogram of one procedure's latency under it (-buckets per power of
+ * two, default 8) with the summary beside: the dict of the histogram's
+ * table plus procedure, available (0: not recorded, older reductions),
+ * count, mean, p50, p90, p99, max and total (ns). */
+int Ips2LatencyCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const usage = "node ?-phase phase? ?-sort column? ?-procedure name? "
+                                     "?-buckets n?";
+    static const char *const names[] = {"-buckets", "-phase", "-procedure", "-sort", NULL};
+    enum { L_BUCKETS, L_PHASE, L_PROCEDURE, L_SORT, L_COUNT };
+    Tcl_Obj *o[L_COUNT] = {NULL};
+    char err[IPS2_ERR_MAX];
+    struct target tg;
+    int per_octave = 8;
+
+    if (objc < 3 || objc % 2 == 0) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    for (int i = 3; i < objc; i += 2) {
+        int index;
+        if (Tcl_GetIndexFromObjStruct(interp, objv[i], names, sizeof(char *), "option", 0,
+                                      &index) != TCL_OK)
+            return TCL_ERROR;
+        o[index] = objv[i + 1];
+    }
+    if ((o[L_BUCKETS] && Tcl_GetIntFromObj(interp, o[L_BUCKETS], &per_octave) != TCL_OK) ||
+        Resolve(s, interp, objv[2], o[L_PHASE], &tg) != TCL_OK)
+        return TCL_ERROR;
+    if (o[L_PROCEDURE] == NULL)
+        return TableResult(
+            interp,
+            ips2_latency_table(tg.m, tg.n, o[L_SORT] ? Tcl_GetString(o[L_SORT]) : NULL, err), err,
+            "latency");
+
+    struct ips2_lat l;
+    bool available;
+    if (ips2_latency_of(tg.m, tg.n, Tcl_GetString(o[L_PROCEDURE]), &l, &available, err) < 0)
+        return Failed(interp, err, "latency");
+    struct ips2_table *t = ips2_latency_histogram(&l, (unsigned)per_octave, err);
+    if (t == NULL) {
+        ips2_lat_free(&l);
+        return Failed(interp, err, "latency");
+    }
+    Tcl_Obj *d = Ips2TableObj(t);
+    ips2_table_free(t);
+    Ips2Put(d, "procedure", o[L_PROCEDURE]);
+    Ips2Put(d, "available", Tcl_NewBooleanObj(available));
+    const struct {
+        const char *key;
+        uint64_t v;
+    } f[] = {{"count", l.count},
+             {"mean", l.count ? (l.sum_ns + l.count / 2) / l.count : 0},
+             {"p50", ips2_lat_percentile(&l, 0.50)},
+             {"p90", ips2_lat_percentile(&l, 0.90)},
+             {"p99", ips2_lat_percentile(&l, 0.99)},
+             {"max", l.max_ns},
+             {"total", l.sum_ns}};
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        Ips2Put(d, f[i].key, Tcl_NewWideIntObj((Tcl_WideInt)f[i].v));
+    ips2_lat_free(&l);
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
 }
 
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])

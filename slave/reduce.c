@@ -549,6 +549,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     b.r->phase_start_ns = o.phase_start_ns;
     b.r->phase_end_ns = o.phase_end_ns;
     b.r->interval_ns = interval;
+    b.r->latency = true;
     for (size_t i = 0; i < td->nproblems; i++)
         red_build_problem(&b, "%s", td->problems[i]);
 
