@@ -1060,9 +1060,18 @@ int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *
         snprintf(err, errlen,
                  "this process is in a PVM virtual machine without a slave set "
                  "(one run at a time)");
-    } else if (slaves == NULL && (p->vm = ips2_vm_open(IPS2_VM_PRIVATE, err, errlen)) != NULL) {
-        slaves = ips2_slaves_new(p->vm, slave_path, &none, NULL, err, errlen);
-        p->own_slaves = slaves != NULL;
+    } else if (slaves == NULL) {
+        bool others = false; /* a machine on another host: a pvmd that adds hosts */
+        for (size_t i = 0; i < nmachines; i++)
+            others =
+                others || (machines[i].host != NULL && !ips2_vm_host_is_here(machines[i].host));
+        ips2_vm_for_hosts(others);
+        p->vm = ips2_vm_open(IPS2_VM_PRIVATE, err, errlen);
+        ips2_vm_for_hosts(false);
+        if (p->vm != NULL) {
+            slaves = ips2_slaves_new(p->vm, slave_path, &none, NULL, err, errlen);
+            p->own_slaves = slaves != NULL;
+        }
     }
     if (slaves == NULL) {
         drop_unstarted(s);

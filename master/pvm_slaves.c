@@ -230,8 +230,9 @@ int ips2_slaves_alive(const struct ips2_slaves *s, int slave)
     return slave >= 0 && slave < s->n && s->v[slave].alive;
 }
 
-/* Adds host to the VM if no pvmd of that name is in it.  0 or -1. */
-static int ensure_host(const char *host, char *err, size_t errsize)
+/* Adds host to the VM if no pvmd of that name is in it (with the
+ * hostfile options of ips2_vm_host_line()).  0 or -1. */
+static int ensure_host(const struct ips2_vm *vm, const char *host, char *err, size_t errsize)
 {
     struct pvmhostinfo *hi = NULL;
     int nhost = 0, narch = 0;
@@ -239,7 +240,9 @@ static int ensure_host(const char *host, char *err, size_t errsize)
         for (int i = 0; i < nhost; i++)
             if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0)
                 return 0;
-    char *hosts[] = {(char *)host, NULL};
+    char line[4096];
+    ips2_vm_host_line(vm, host, line, sizeof line);
+    char *hosts[] = {line, NULL};
     int info = 0;
     int rc = pvm_addhosts(hosts, 1, &info);
     if (rc < 1) {
@@ -273,7 +276,7 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
         return -1;
     }
     bool local = ips2_vm_is_local(s->vm, host);
-    if (!local && ensure_host(host, err, errsize) != 0)
+    if (!local && ensure_host(s->vm, host, err, errsize) != 0)
         return -1;
     char *argv[] = {"-m", (char *)machine, NULL};
     int tid = 0;

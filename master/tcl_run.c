@@ -888,7 +888,12 @@ static int Start(struct run *run)
     Tcl_Obj *dirs = ExecDirs(run);
     ips2_vm_exec_path(Tcl_GetString(dirs));
     Tcl_DecrRefCount(dirs);
+    bool others = false;
+    for (int i = 0; i < run->nmachines; i++)
+        others = others || !ips2_vm_host_is_here(run->machines[i].host);
+    ips2_vm_for_hosts(others);
     run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    ips2_vm_for_hosts(false);
     ips2_vm_exec_path(NULL);
     if (run->vm != NULL) {
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
