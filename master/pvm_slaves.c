@@ -392,6 +392,10 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
             (rc = ips2_upk_i64(&l2)) >= 0 && s->ev.progress != NULL)
             s->ev.progress(s->arg, i, a, l1, l2);
         break;
+    case IPS2_TAG_PART:
+        if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.part != NULL)
+            s->ev.part(s->arg, i, a);
+        break;
     case IPS2_TAG_PROBLEM:
         if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.problem != NULL)
             s->ev.problem(s->arg, i, a);

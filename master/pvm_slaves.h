@@ -28,6 +28,8 @@ struct ips2_slave_events {
     void (*progress)(void *arg, int slave, const char *stage, int64_t done, int64_t total);
     void (*problem)(void *arg, int slave, const char *text);
     void (*note)(void *arg, int slave, const char *text);
+    /* a PAG part the slave wrote (its path on the slave's host) */
+    void (*part)(void *arg, int slave, const char *path);
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);

@@ -99,6 +99,9 @@ enum ips2_tag {
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
     IPS2_TAG_NOTE = 209,         /* str text: something the master notes ("MACHINE: text"):
                                     a process traced through libips2 preloaded */
+    IPS2_TAG_PART = 215,         /* str path: a PAG part file this slave wrote (after its
+                                    REDUCTIONS), so a master on another host, which cannot
+                                    list the slave's SESSION/pag/, knows its parts */
     IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
                                     readiness check passed it (ok 1) or did not (ok 0: text
                                     says why: its timeout, or it ended first) */

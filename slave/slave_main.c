@@ -184,6 +184,13 @@ static bool want_clones(void)
     return v != NULL && (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on"));
 }
 
+/* A PAG part written: the master learns its path (PART). */
+static void part_written(void *arg, const char *path)
+{
+    struct slave *s = arg;
+    slave_send_part(s->master, path);
+}
+
 /* Reduces the run and sends REDUCTIONS (query 0); 1 if sent. */
 static int reduce_and_send(struct slave *s)
 {
@@ -198,6 +205,8 @@ static int reduce_and_send(struct slave *s)
         .nreplays = s->nreplays,
         .progress = reduce_progress,
         .progress_arg = s,
+        .part = part_written,
+        .part_arg = s,
     };
     char err[512];
     size_t size = 0;
