@@ -25,6 +25,12 @@
  * of the conversation that claimed the slave (cpa_slaves.c).  A callback
  * may free the set: the set is Tcl_Preserve'd around dispatching and
  * freed with Tcl_EventuallyFree.
+ *
+ * Hosts: PVM notices a host that died or was cut off only after minutes
+ * of retries (never, in practice, for a run), so a slave on another host
+ * is pinged (PING, PONG) every quarter of IPS2_HOST_TIMEOUT_S (seconds,
+ * default 30; 0: never) from a Tcl timer, and one not heard from (any
+ * message) for that long is gone: "its host H did not answer for N s".
  */
 #include <pvm3.h>
 #include <signal.h>
@@ -44,6 +50,8 @@ struct slave {
     int tid;
     int host_tid;
     bool alive, quitting;
+    bool remote;                             /* on another host: pinged */
+    double heard;                            /* monotonic s of its last message (or its spawn) */
     const struct ips2_slave_cpa_events *cpa; /* the conversation that claimed it, or NULL */
     void *cpa_arg;
 };
@@ -56,11 +64,16 @@ struct ips2_slaves {
     int fd;
     bool closed, drain_pending;
     int32_t next_id;
+    int host_timeout_ms; /* IPS2_HOST_TIMEOUT_S, 0: no pings */
+    Tcl_TimerToken ping; /* the ping timer, or NULL */
+    int32_t ping_seq;
     struct slave *v;
     int n, cap;
 };
 
 static void drain(struct ips2_slaves *s);
+static void gone(struct ips2_slaves *s, int i, const char *why);
+static void want_drain(struct ips2_slaves *s);
 static void dispatch_cpa(struct ips2_slaves *s, int i, int tag);
 static int by_tid(const struct ips2_slaves *s, int tid);
 
@@ -71,6 +84,62 @@ static int by_tid(const struct ips2_slaves *s, int tid);
 /* libpvm 3.4's own task id, -1 when not connected (exported by
  * libpvm3.so; asking pvm_mytid() would connect). */
 extern int pvmmytid;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int host_timeout_of_env(void)
+{
+    const char *v = getenv("IPS2_HOST_TIMEOUT_S");
+    char *end = NULL;
+    long t = v != NULL ? strtol(v, &end, 10) : 30;
+    if (v != NULL && (end == v || *end != '\0' || t < 0 || t > 86400))
+        t = 30;
+    return (int)t * 1000;
+}
+
+/* The ping timer: a remote slave not heard from for the host timeout is
+ * gone; the others are pinged.  Rearmed while a remote slave lives. */
+static void ping_proc(ClientData cd)
+{
+    struct ips2_slaves *s = cd;
+    s->ping = NULL;
+    if (s->closed)
+        return;
+    Tcl_Preserve(s);
+    drain(s); /* what came meanwhile counts (the interpreter may have been busy) */
+    double now = mono_s(), limit = s->host_timeout_ms / 1000.0;
+    bool any = false;
+    for (int i = 0; i < s->n && !s->closed; i++) {
+        struct slave *sl = &s->v[i];
+        if (!sl->alive || !sl->remote)
+            continue;
+        if (now - sl->heard > limit) {
+            char why[400];
+            snprintf(why, sizeof why,
+                     "its host %.200s did not answer for %d s (down or unreachable; "
+                     "IPS2_HOST_TIMEOUT_S)",
+                     sl->host, s->host_timeout_ms / 1000);
+            ips2_vm_host_lost(s->vm, sl->host_tid);
+            gone(s, i, why);
+            continue;
+        }
+        any = true;
+        int32_t seq = ++s->ping_seq;
+        if (pvm_initsend(PvmDataDefault) >= 0 && ips2_pk_i32(seq) >= 0)
+            pvm_send(sl->tid, IPS2_TAG_PING);
+    }
+    if (any && !s->closed) {
+        want_drain(s);
+        s->ping = Tcl_CreateTimerHandler(
+            s->host_timeout_ms / 4 > 250 ? s->host_timeout_ms / 4 : 250, ping_proc, s);
+    }
+    Tcl_Release(s);
+}
 
 static void file_proc(ClientData cd, int mask)
 {
@@ -150,6 +219,7 @@ struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
         return NULL;
     }
     s->fd = fds[0];
+    s->host_timeout_ms = host_timeout_of_env();
     pvm_setopt(PvmRoute, PvmDontRoute); /* see the top */
     Tcl_CreateFileHandler(s->fd, TCL_READABLE, file_proc, s);
     export_all(1);
@@ -217,6 +287,9 @@ void ips2_slaves_free(struct ips2_slaves *s)
     ips2_slaves_quit_all(s);
     wait_quit(s, QUIT_WAIT_MS);
     s->closed = true;
+    if (s->ping != NULL)
+        Tcl_DeleteTimerHandler(s->ping);
+    s->ping = NULL;
     export_all(0);
     Tcl_DeleteFileHandler(s->fd);
     Tcl_Release(s);
@@ -231,15 +304,23 @@ int ips2_slaves_alive(const struct ips2_slaves *s, int slave)
 }
 
 /* Adds host to the VM if no pvmd of that name is in it (with the
- * hostfile options of ips2_vm_host_line()).  0 or -1. */
+ * hostfile options of ips2_vm_host_line()).  0, or -1 (also for a host
+ * found unreachable: a spawn there would wait for it). */
 static int ensure_host(const struct ips2_vm *vm, const char *host, char *err, size_t errsize)
 {
     struct pvmhostinfo *hi = NULL;
     int nhost = 0, narch = 0;
     if (pvm_config(&nhost, &narch, &hi) >= 0)
         for (int i = 0; i < nhost; i++)
-            if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0)
+            if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0) {
+                for (int k = 0; k < vm->nlost; k++)
+                    if (vm->lost[k] == hi[i].hi_tid) {
+                        snprintf(err, errsize,
+                                 "host %s is unreachable (a slave there stopped answering)", host);
+                        return -1;
+                    }
                 return 0;
+            }
     char line[4096];
     ips2_vm_host_line(vm, host, line, sizeof line);
     char *hosts[] = {line, NULL};
@@ -294,6 +375,11 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
     sl->tid = tid;
     sl->host_tid = pvm_tidtohost(tid);
     sl->alive = true;
+    sl->remote = !local;
+    sl->heard = mono_s();
+    if (sl->remote && s->host_timeout_ms > 0 && s->ping == NULL)
+        s->ping = Tcl_CreateTimerHandler(
+            s->host_timeout_ms / 4 > 250 ? s->host_timeout_ms / 4 : 250, ping_proc, s);
     pvm_notify(PvmTaskExit, IPS2_TAG_TASK_EXIT, 1, &tid);
     pvm_notify(PvmHostDelete, IPS2_TAG_HOST_DELETE, 1, &sl->host_tid);
     want_drain(s);
@@ -342,6 +428,9 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     }
     int i = by_tid(s, src);
     if (i < 0)
+        return;
+    s->v[i].heard = mono_s();
+    if (tag == IPS2_TAG_PONG)
         return;
     if (tag >= IPS2_TAG_CPA_FIRST && tag <= IPS2_TAG_CPA_LAST) {
         if (s->v[i].cpa != NULL)

@@ -247,6 +247,14 @@ static void wait_gone(pid_t pid)
     close(fd);
 }
 
+static bool host_lost(const struct ips2_vm *vm, int host_tid)
+{
+    for (int i = 0; i < vm->nlost; i++)
+        if (vm->lost[i] == host_tid)
+            return true;
+    return false;
+}
+
 /* Whether t runs the program called name (PVM's a_out: a path or a name). */
 static bool task_runs(const struct pvmtaskinfo *t, const char *name)
 {
@@ -255,14 +263,11 @@ static bool task_runs(const struct pvmtaskinfo *t, const char *name)
     return base != NULL && strcmp(base, name) == 0;
 }
 
-int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
+/* ips2_vm_stop_tasks() of the tasks of one pvm_tasks() answer. */
+static int stop_listed(struct ips2_vm *vm, struct pvmtaskinfo *ti, int ntask, ips2_vm_task_fn *fn,
+                       void *arg)
 {
-    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE || vm->mytid <= 0)
-        return 0;
-    struct pvmtaskinfo *ti = NULL;
-    int ntask = 0, stopped = 0, me = pvm_tidtohost(vm->mytid);
-    if (pvm_tasks(0, &ntask, &ti) < 0 || ntask <= 0)
-        return 0;
+    int stopped = 0, me = pvm_tidtohost(vm->mytid);
     int *fds = malloc((size_t)ntask * sizeof *fds);
     if (fds == NULL)
         return 0;
@@ -298,6 +303,24 @@ int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
         close(fds[i]);
     }
     free(fds);
+    return stopped;
+}
+
+int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
+{
+    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE || vm->mytid <= 0)
+        return 0;
+    struct pvmtaskinfo *ti = NULL;
+    int ntask = 0, stopped = 0;
+    if (vm->nlost == 0)
+        return pvm_tasks(0, &ntask, &ti) < 0 || ntask <= 0 ? 0
+                                                           : stop_listed(vm, ti, ntask, fn, arg);
+    /* a host unreachable: the master pvmd then answers a pvm_tasks() of
+     * another host only when it gives up on that one (half a minute), so
+     * only this host's tasks are stopped; the other hosts' go with their
+     * pvmds when ips2_vm_close() deletes the hosts */
+    if (pvm_tasks(pvm_tidtohost(vm->mytid), &ntask, &ti) >= 0 && ntask > 0)
+        stopped = stop_listed(vm, ti, ntask, fn, arg);
     return stopped;
 }
 
@@ -355,6 +378,17 @@ static void copy_file(const char *from, const char *to)
  * waited for (PvmHostDelete, at most 2 s in all): a pvmd killed before it
  * has passed the halt on leaves the remote pvmds running. */
 #define HOST_GONE_TAG 0x7ff1 /* a tag of this file's own, received only here */
+void ips2_vm_host_lost(struct ips2_vm *vm, int host_tid)
+{
+    if (vm == NULL || host_lost(vm, host_tid))
+        return;
+    int *v = realloc(vm->lost, (size_t)(vm->nlost + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    vm->lost = v;
+    vm->lost[vm->nlost++] = host_tid;
+}
+
 static void delete_hosts(struct ips2_vm *vm)
 {
     struct pvmhostinfo *hi = NULL;
@@ -365,7 +399,7 @@ static void delete_hosts(struct ips2_vm *vm)
     int *info = calloc((size_t)nhost, sizeof *info), n = 0;
     int *tids = calloc((size_t)nhost, sizeof *tids);
     for (int i = 0; names != NULL && info != NULL && tids != NULL && i < nhost; i++)
-        if (hi[i].hi_tid != me && hi[i].hi_name != NULL) {
+        if (hi[i].hi_tid != me && hi[i].hi_name != NULL && !host_lost(vm, hi[i].hi_tid)) {
             tids[n] = hi[i].hi_tid;
             names[n++] = strdup(hi[i].hi_name);
         }
@@ -441,6 +475,7 @@ void ips2_vm_close(struct ips2_vm *vm, const char *keep_log)
     }
     free(vm->tmpdir);
     free(vm->ep);
+    free(vm->lost);
     free(vm->saved_tmp);
     free(vm->saved_vmid);
     free(vm);

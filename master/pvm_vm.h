@@ -27,6 +27,8 @@ struct ips2_vm {
     char *saved_tmp, *saved_vmid; /* env values before a private VM, to restore */
     char *ep;                     /* PRIVATE: the exec dirs it was given, or NULL */
     bool for_hosts;               /* PRIVATE: started under this host's name */
+    int *lost;                    /* pvmd tids of hosts found unreachable */
+    int nlost;
     bool had_tmp, had_vmid;
 };
 
@@ -80,6 +82,11 @@ int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg);
 /* Whether host names the local pvmd's host ("", ".", "localhost", the
  * host's own names). */
 bool ips2_vm_is_local(const struct ips2_vm *vm, const char *host);
+
+/* Marks the host of pvmd host_tid unreachable (a slave there stopped
+ * answering): no call that would wait for its pvmd (pvm_tasks of every
+ * host, pvm_delhosts, pvm_kill of its tasks) is made for it any more. */
+void ips2_vm_host_lost(struct ips2_vm *vm, int host_tid);
 
 /* PVM's message for an error code. */
 const char *ips2_vm_strerror(int code);

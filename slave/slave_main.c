@@ -809,6 +809,12 @@ static void handle(struct slave *s, int buf)
     }
     if (src != s->master)
         return;
+    if (tag == IPS2_TAG_PING) { /* at any stage: the master's liveness check */
+        int32_t seq = 0;
+        if (ips2_upk_i32(&seq) >= 0)
+            slave_send_pong(s->master, seq);
+        return;
+    }
     if (!s->configured && tag != IPS2_TAG_CONFIG && tag != IPS2_TAG_QUIT)
         return;
     switch (tag) {

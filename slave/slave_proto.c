@@ -213,6 +213,13 @@ int slave_send_part(int master, const char *path)
     return send(master, IPS2_TAG_PART);
 }
 
+int slave_send_pong(int master, int32_t seq)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_i32(seq));
+    return send(master, IPS2_TAG_PONG);
+}
+
 int slave_send_ready(int master, const char *app, int index, int ok, const char *text)
 {
     BEGIN();

@@ -24,8 +24,9 @@
 #     host's own trace storage, which no other host sees.  The master's
 #     STATE/private is the ordinary directory (its tmpfs would vanish with
 #     the last process in it), the others' are each a tmpfs;
-#   - a tmpfs over /run (sshd wants /run/sshd; nothing of the machine's
-#     /run is needed there).
+#   - but the master: a tmpfs over /run (sshd wants /run/sshd; nothing of
+#     the machine's /run is needed there); the master keeps the machine's
+#     /run, and so sees /run/netns (a test there can break a host).
 # Each host hI runs its own sshd (host key made here, listening on its
 # address only, root login by the key made here for the test, PVM's
 # variables set for every session: PVM_ROOT, PVM_ALLOW_ROOT and the host's
@@ -111,8 +112,11 @@ mkns() {
     touch "$STATE/ns/$h.mnt" "$STATE/ns/$h.uts"
     net=
     [ "$h" = master ] || net="nsenter --net=/run/netns/$PREFIX-$h --"
-    priv=
-    [ "$h" = master ] || priv="mount -t tmpfs -o size=256m,mode=755 $PREFIX-$h '$STATE/private' &&"
+    priv= run=
+    if [ "$h" != master ]; then
+        priv="mount -t tmpfs -o size=256m,mode=755 $PREFIX-$h '$STATE/private' &&"
+        run="mount -t tmpfs -o size=16m,mode=755 $PREFIX-run /run && mkdir -m 755 /run/sshd &&"
+    fi
     # shellcheck disable=SC2086 # net is one word or none
     $net unshare --mount="$STATE/ns/$h.mnt" --uts="$STATE/ns/$h.uts" \
         --propagation private sh -ec "
@@ -120,9 +124,7 @@ mkns() {
             mount --bind '$STATE/hosts' /etc/hosts
             $priv true
             mkdir -p '$STATE/private/sessions' '$STATE/private/pvm'
-            mount -t tmpfs -o size=16m,mode=755 $PREFIX-run /run
-            mkdir -p /run/sshd
-            chmod 755 /run/sshd" || return 1
+            $run true" || return 1
 }
 
 up() {
