@@ -822,7 +822,6 @@ static void on_gone(void *arg, int slave, const char *why)
 {
     struct cpa_pvm *p = arg;
     struct member *mb = member_of(p, slave);
-    (void)why;
     if (mb == NULL || mb->gone)
         return;
     mb->gone = true;
@@ -834,7 +833,8 @@ static void on_gone(void *arg, int slave, const char *why)
                         : p->step != Q_NONE        ? "during the diffusion"
                                                    : "between queries";
     char err[ERR_LEN];
-    snprintf(err, sizeof err, "the slave of %s died %s", file_of(p, mb, UINT32_MAX), doing);
+    snprintf(err, sizeof err, "the slave of %s died %s: %s", file_of(p, mb, UINT32_MAX), doing,
+             why != NULL ? why : "?");
     broken(p, err);
 }
 

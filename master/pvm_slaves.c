@@ -330,9 +330,11 @@ static int ensure_host(const struct ips2_vm *vm, const char *host, char *err, si
         int code = rc < 0 ? rc : info;
         snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
                  ips2_vm_strerror(code), code,
-                 code == PvmIPLoopback ? "; a private pvmd serves this host only: start a "
-                                         "virtual machine with that host and run with -pvm join"
-                                       : "");
+                 code == PvmIPLoopback  ? "; a private pvmd serves this host only: start a "
+                                          "virtual machine with that host and run with -pvm join"
+                 : code == PvmCantStart ? "; no pvmd started there over PVM_RSH (rsh, or ssh): the "
+                                          "host is down, unreachable or refused the login"
+                                        : "");
         return -1;
     }
     return 0;

@@ -5,6 +5,7 @@
 #   sh tests/cluster/cluster.sh up N      makes hosts h1..hN and the master
 #   sh tests/cluster/cluster.sh down      removes everything up made
 #   sh tests/cluster/cluster.sh exec HOST CMD ARG...   runs CMD on HOST
+#   sh tests/cluster/cluster.sh sshd HOST start|stop   (a fault: no sshd)
 #   sh tests/cluster/cluster.sh status    what of a cluster is there
 #   sh tests/cluster/cluster.sh check     whether up can work here (why not)
 #   sh tests/cluster/cluster.sh env       the variables a master needs
@@ -127,6 +128,40 @@ mkns() {
             $run true" || return 1
 }
 
+# sshd_start HOST: HOST's sshd, in the background (its pid in
+# STATE/HOST/sshd.pid).
+sshd_start() {
+    (enter "$1" /usr/sbin/sshd -f /dev/null -E "$STATE/$1/sshd.log" \
+        -h "$STATE/keys/$1" \
+        -o ListenAddress="$(addr_of "$1")" \
+        -o PidFile="$STATE/$1/sshd.pid" \
+        -o AuthorizedKeysFile="$STATE/keys/client.pub" \
+        -o PermitRootLogin=prohibit-password -o StrictModes=no -o UsePAM=no \
+        -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
+        -o UseDNS=no -o MaxStartups=100 -o MaxSessions=100 \
+        -o "SetEnv=PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_TMP=$STATE/private/pvm")
+}
+
+# sshd_wait HOST: until HOST's sshd lets ssh in (5 s at most).
+sshd_wait() {
+    tries=0
+    until "$STATE/bin/ssh" "$1" true 2>/dev/null; do
+        tries=$((tries + 1))
+        [ $tries -lt 50 ] || {
+            echo "cluster: $1's sshd does not answer" >&2
+            return 1
+        }
+        sleep 0.1 # polling a daemon's start-up, bounded
+    done
+}
+
+# sshd_stop HOST: ends HOST's sshd (a host that cannot be reached by ssh;
+# the sessions it started stay).
+sshd_stop() {
+    [ -f "$STATE/$1/sshd.pid" ] && kill "$(cat "$STATE/$1/sshd.pid")" 2>/dev/null
+    rm -f "$STATE/$1/sshd.pid"
+}
+
 up() {
     n=$1
     case $n in '' | *[!0-9]*) die "up: expected a number of hosts, got \"$n\"" ;; esac
@@ -195,28 +230,11 @@ EOF
         ip -n "$ns" link set lo up || return 1
         mkns "$h" || return 1
         mkdir -p "$STATE/$h"
-        (enter "$h" /usr/sbin/sshd -f /dev/null -E "$STATE/$h/sshd.log" \
-            -h "$STATE/keys/$h" \
-            -o ListenAddress="$(addr_of "$h")" \
-            -o PidFile="$STATE/$h/sshd.pid" \
-            -o AuthorizedKeysFile="$STATE/keys/client.pub" \
-            -o PermitRootLogin=prohibit-password -o StrictModes=no -o UsePAM=no \
-            -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
-            -o UseDNS=no -o MaxStartups=100 -o MaxSessions=100 \
-            -o "SetEnv=PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_TMP=$STATE/private/pvm") ||
-            return 1
+        sshd_start "$h" || return 1
     done
     # every sshd answers (ssh runs `true` there) before up returns
     for h in $list; do
-        tries=0
-        until "$STATE/bin/ssh" "$h" true 2>/dev/null; do
-            tries=$((tries + 1))
-            [ $tries -lt 50 ] || {
-                echo "cluster: $h's sshd does not answer" >&2
-                return 1
-            }
-            sleep 0.1 # polling a daemon's start-up, bounded (5 s)
-        done
+        sshd_wait "$h" || return 1
     done
     trap - EXIT INT TERM HUP
     echo "cluster: up, master $MASTER_ADDR and$list; state in $STATE"
@@ -250,6 +268,11 @@ down() {
         # shellcheck disable=SC2046 # a list of pids
         kill -9 $(ip netns pids "$ns" 2>/dev/null) 2>/dev/null
         ip netns del "$ns"
+    done
+    # a namespace goes (with its end of a veth) only once its last process
+    # is reaped: the root ends are deleted here
+    for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | grep "^$PREFIX-v"); do
+        ip link del "${l%@*}" 2>/dev/null
     done
     ip link del "$BRIDGE" 2>/dev/null
     umount "$STATE/ns" 2>/dev/null
@@ -295,6 +318,14 @@ case $cmd in
         [ $# -ge 2 ] || die "exec: expected HOST CMD ..."
         enter "$@"
         ;;
+    sshd)
+        [ -e "$STATE/ns/${1:-}.mnt" ] && [ "${1:-}" != master ] || die "sshd: no host ${1:-}"
+        case ${2:-} in
+            start) sshd_start "$1" && sshd_wait "$1" ;;
+            stop) sshd_stop "$1" ;;
+            *) die "sshd: expected HOST start|stop" ;;
+        esac
+        ;;
     status) status ;;
     check) check ;;
     env)
@@ -302,5 +333,5 @@ case $cmd in
         echo "PVM_TMP=$STATE/private/pvm"
         echo "IPS2_CLUSTER=$STATE"
         ;;
-    *) die "usage: cluster.sh up N | down | exec HOST CMD... | status | check | env" ;;
+    *) die "usage: cluster.sh up N | down | exec HOST CMD... | sshd HOST start|stop | status | check | env" ;;
 esac
