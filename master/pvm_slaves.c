@@ -56,8 +56,14 @@ struct slave {
     void *cpa_arg;
 };
 
+struct add_failure {
+    char *host, *why;
+};
+
 struct ips2_slaves {
     struct ips2_vm *vm;
+    struct add_failure *failed; /* hosts ips2_slaves_add_hosts() could not add */
+    int nfailed;
     char *path;
     struct ips2_slave_events ev;
     void *arg;
@@ -234,6 +240,11 @@ static void free_proc(char *cd)
         free(s->v[i].host);
     }
     free(s->v);
+    for (int i = 0; i < s->nfailed; i++) {
+        free(s->failed[i].host);
+        free(s->failed[i].why);
+    }
+    free(s->failed);
     free(s->path);
     Tcl_Free((char *)s);
 }
@@ -303,38 +314,113 @@ int ips2_slaves_alive(const struct ips2_slaves *s, int slave)
     return slave >= 0 && slave < s->n && s->v[slave].alive;
 }
 
-/* Adds host to the VM if no pvmd of that name is in it (with the
- * hostfile options of ips2_vm_host_line()).  0, or -1 (also for a host
- * found unreachable: a spawn there would wait for it). */
-static int ensure_host(const struct ips2_vm *vm, const char *host, char *err, size_t errsize)
+/* Whether host's pvmd is in the VM: 1, 0, or -1 with err (a host found
+ * unreachable: a spawn there would wait for it). */
+static int host_in_vm(const struct ips2_vm *vm, const char *host, char *err, size_t errsize)
 {
     struct pvmhostinfo *hi = NULL;
     int nhost = 0, narch = 0;
-    if (pvm_config(&nhost, &narch, &hi) >= 0)
-        for (int i = 0; i < nhost; i++)
-            if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0) {
-                for (int k = 0; k < vm->nlost; k++)
-                    if (vm->lost[k] == hi[i].hi_tid) {
-                        snprintf(err, errsize,
-                                 "host %s is unreachable (a slave there stopped answering)", host);
-                        return -1;
-                    }
-                return 0;
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return 0;
+    for (int i = 0; i < nhost; i++) {
+        if (hi[i].hi_name == NULL || strcmp(hi[i].hi_name, host) != 0)
+            continue;
+        for (int k = 0; k < vm->nlost; k++)
+            if (vm->lost[k] == hi[i].hi_tid) {
+                snprintf(err, errsize, "host %s is unreachable (a slave there stopped answering)",
+                         host);
+                return -1;
             }
+        return 1;
+    }
+    return 0;
+}
+
+/* The message of an add that failed with code. */
+static void add_failed(const char *host, int code, char *err, size_t errsize)
+{
+    snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
+             ips2_vm_strerror(code), code,
+             code == PvmIPLoopback  ? "; a private pvmd serves this host only: start a "
+                                      "virtual machine with that host and run with -pvm join"
+             : code == PvmCantStart ? "; no pvmd started there over PVM_RSH (rsh, or ssh): the "
+                                      "host is down, unreachable or refused the login"
+                                    : "");
+}
+
+/* A host ips2_slaves_add_hosts() could not add, and why. */
+static const char *add_error(const struct ips2_slaves *s, const char *host)
+{
+    for (int i = 0; i < s->nfailed; i++)
+        if (strcmp(s->failed[i].host, host) == 0)
+            return s->failed[i].why;
+    return NULL;
+}
+
+int ips2_slaves_add_hosts(struct ips2_slaves *s, const char *const *hosts, int n)
+{
+    char **lines = calloc(n > 0 ? (size_t)n : 1, sizeof *lines);
+    const char **names = calloc(n > 0 ? (size_t)n : 1, sizeof *names);
+    int *info = calloc(n > 0 ? (size_t)n : 1, sizeof *info), m = 0, added = 0;
+    char err[512], line[4096];
+    for (int i = 0; lines != NULL && names != NULL && info != NULL && i < n; i++) {
+        bool seen = false;
+        for (int k = 0; k < m && !seen; k++)
+            seen = strcmp(names[k], hosts[i]) == 0;
+        if (seen || ips2_vm_is_local(s->vm, hosts[i]) || add_error(s, hosts[i]) != NULL ||
+            host_in_vm(s->vm, hosts[i], err, sizeof err) != 0)
+            continue;
+        ips2_vm_host_line(s->vm, hosts[i], line, sizeof line);
+        if ((lines[m] = strdup(line)) != NULL)
+            names[m++] = hosts[i];
+    }
+    /* one call: PVM starts the pvmds of all of them at once */
+    int rc = m > 0 ? pvm_addhosts(lines, m, info) : 0;
+    for (int k = 0; k < m; k++) {
+        int code = rc < 0 ? rc : info[k];
+        if (code >= 0) {
+            added++;
+            continue;
+        }
+        struct add_failure *v = realloc(s->failed, (size_t)(s->nfailed + 1) * sizeof *v);
+        if (v == NULL)
+            continue;
+        s->failed = v;
+        add_failed(names[k], code, err, sizeof err);
+        v[s->nfailed].host = strdup(names[k]);
+        v[s->nfailed].why = strdup(err);
+        if (v[s->nfailed].host != NULL && v[s->nfailed].why != NULL)
+            s->nfailed++;
+    }
+    for (int k = 0; lines != NULL && k < m; k++)
+        free(lines[k]);
+    free(lines);
+    free(names);
+    free(info);
+    return added;
+}
+
+/* Adds host to the VM if no pvmd of that name is in it (with the
+ * hostfile options of ips2_vm_host_line()).  0, or -1 with err (also
+ * for a host found unreachable, or that ips2_slaves_add_hosts() could
+ * not add: it is not tried again). */
+static int ensure_host(struct ips2_slaves *s, const char *host, char *err, size_t errsize)
+{
+    const char *why = add_error(s, host);
+    if (why != NULL) {
+        snprintf(err, errsize, "%s", why);
+        return -1;
+    }
+    int in = host_in_vm(s->vm, host, err, errsize);
+    if (in != 0)
+        return in > 0 ? 0 : -1;
     char line[4096];
-    ips2_vm_host_line(vm, host, line, sizeof line);
+    ips2_vm_host_line(s->vm, host, line, sizeof line);
     char *hosts[] = {line, NULL};
     int info = 0;
     int rc = pvm_addhosts(hosts, 1, &info);
     if (rc < 1) {
-        int code = rc < 0 ? rc : info;
-        snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
-                 ips2_vm_strerror(code), code,
-                 code == PvmIPLoopback  ? "; a private pvmd serves this host only: start a "
-                                          "virtual machine with that host and run with -pvm join"
-                 : code == PvmCantStart ? "; no pvmd started there over PVM_RSH (rsh, or ssh): the "
-                                          "host is down, unreachable or refused the login"
-                                        : "");
+        add_failed(host, rc < 0 ? rc : info, err, errsize);
         return -1;
     }
     return 0;
@@ -359,7 +445,7 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
         return -1;
     }
     bool local = ips2_vm_is_local(s->vm, host);
-    if (!local && ensure_host(s->vm, host, err, errsize) != 0)
+    if (!local && ensure_host(s, host, err, errsize) != 0)
         return -1;
     char *argv[] = {"-m", (char *)machine, NULL};
     int tid = 0;

@@ -60,6 +60,12 @@ void ips2_slaves_free(struct ips2_slaves *s);
 int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *host, char *err,
                       size_t errsize);
 
+/* Adds to the VM, in one pvm_addhosts() (PVM starts their pvmds at
+ * once), every host of hosts that is not this one and not in it yet; a
+ * host that cannot be added is remembered with why, and a spawn there
+ * fails with that at once.  Returns how many were added. */
+int ips2_slaves_add_hosts(struct ips2_slaves *s, const char *const *hosts, int n);
+
 /* Whether the slave's task is still there, and how many still are. */
 int ips2_slaves_alive(const struct ips2_slaves *s, int slave);
 int ips2_slaves_live(const struct ips2_slaves *s);

@@ -948,6 +948,11 @@ static int Start(struct run *run)
         Tcl_SetErrorCode(interp, "IPS2", "RUN", "PVM", NULL);
         return TCL_ERROR;
     }
+    const char **hosts = (const char **)Tcl_Alloc((run->nmachines + 1) * sizeof *hosts);
+    for (int i = 0; i < run->nmachines; i++)
+        hosts[i] = run->machines[i].host;
+    ips2_slaves_add_hosts(run->slaves, hosts, run->nmachines);
+    Tcl_Free((char *)hosts);
     for (int i = 0; i < run->nmachines; i++) {
         struct run_machine *m = &run->machines[i];
         m->slave = ips2_slaves_spawn(run->slaves, m->name, m->host, err, sizeof err);
