@@ -396,9 +396,10 @@ static void remote_parts(const struct cpa_session *s, glob_t *g)
     fclose(f);
 }
 
+/* glob()'s order (strcoll), for the parts a list added. */
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcoll(*(char *const *)a, *(char *const *)b);
 }
 
 /* Frees what part_files() made. */
@@ -428,6 +429,7 @@ static int part_files(const struct cpa_session *s, glob_t *g, char ***hosts, str
                 g->gl_pathc++;
     }
     globfree(&found);
+    size_t listed = g->gl_pathc;
     remote_parts(s, g);
     if (g->gl_pathc == 0) {
         parts_free(g);
@@ -436,7 +438,8 @@ static int part_files(const struct cpa_session *s, glob_t *g, char ***hosts, str
                     "has no critical path",
                     s->dir);
     }
-    qsort(g->gl_pathv, g->gl_pathc, sizeof *g->gl_pathv, by_name);
+    if (g->gl_pathc > listed)
+        qsort(g->gl_pathv, g->gl_pathc, sizeof *g->gl_pathv, by_name);
     *hosts = calloc(g->gl_pathc, sizeof **hosts);
     if (*hosts == NULL) {
         parts_free(g);
