@@ -373,11 +373,6 @@ static void copy_file(const char *from, const char *to)
     fclose(in);
 }
 
-/* A private VM's other hosts are deleted, so their pvmds (and the tasks
- * still there) end now rather than when they miss ours; each deletion is
- * waited for (PvmHostDelete, at most 2 s in all): a pvmd killed before it
- * has passed the halt on leaves the remote pvmds running. */
-#define HOST_GONE_TAG 0x7ff1 /* a tag of this file's own, received only here */
 void ips2_vm_host_lost(struct ips2_vm *vm, int host_tid)
 {
     if (vm == NULL || host_lost(vm, host_tid))
@@ -389,6 +384,11 @@ void ips2_vm_host_lost(struct ips2_vm *vm, int host_tid)
     vm->lost[vm->nlost++] = host_tid;
 }
 
+/* A private VM's other hosts are deleted, so their pvmds (and the tasks
+ * still there) end now rather than when they miss ours; each deletion is
+ * waited for (PvmHostDelete, at most 2 s in all): a pvmd killed before it
+ * has passed the halt on leaves the remote pvmds running. */
+#define HOST_GONE_TAG 0x7ff1 /* a tag of this file's own, received only here */
 static void delete_hosts(struct ips2_vm *vm)
 {
     struct pvmhostinfo *hi = NULL;
