@@ -41,6 +41,9 @@
 # the namespaces, the bridge and STATE; it is what up does on any failure,
 # and is safe to run twice or on half a cluster.
 #
+# IPS2_CLUSTER_HOST_ENV="h1:NAME=VALUE h2:NAME=VALUE ...": variables of
+# one host's sessions (see sshd_start).
+#
 # STATE is $IPS2_CLUSTER (default /tmp/ips2-cluster).  One cluster per
 # machine: the names and the subnet are fixed.
 
@@ -129,8 +132,15 @@ mkns() {
 }
 
 # sshd_start HOST: HOST's sshd, in the background (its pid in
-# STATE/HOST/sshd.pid).
+# STATE/HOST/sshd.pid).  Every session it starts (a pvmd and so the slave
+# and the processes there) has PVM's variables and the HOST:NAME=VALUE
+# items of $IPS2_CLUSTER_HOST_ENV given for HOST (a per-host setting, such
+# as a clock offset to inject; no blanks in a value).
 sshd_start() {
+    extra=
+    for item in ${IPS2_CLUSTER_HOST_ENV:-}; do
+        case $item in "$1":*=*) extra="$extra ${item#*:}" ;; esac
+    done
     (enter "$1" /usr/sbin/sshd -f /dev/null -E "$STATE/$1/sshd.log" \
         -h "$STATE/keys/$1" \
         -o ListenAddress="$(addr_of "$1")" \
@@ -139,7 +149,7 @@ sshd_start() {
         -o PermitRootLogin=prohibit-password -o StrictModes=no -o UsePAM=no \
         -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
         -o UseDNS=no -o MaxStartups=100 -o MaxSessions=100 \
-        -o "SetEnv=PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_TMP=$STATE/private/pvm")
+        -o "SetEnv=PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1 PVM_TMP=$STATE/private/pvm$extra")
 }
 
 # sshd_wait HOST: until HOST's sshd lets ssh in (5 s at most).
