@@ -341,8 +341,10 @@ static void add_failed(const char *host, int code, char *err, size_t errsize)
 {
     snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
              ips2_vm_strerror(code), code,
-             code == PvmIPLoopback  ? "; a private pvmd serves this host only: start a "
-                                      "virtual machine with that host and run with -pvm join"
+             code == PvmIPLoopback  ? "; this host's name resolves to a loopback address, which "
+                                      "other hosts cannot reach: map it to this host's network "
+                                      "address (/etc/hosts), or run with -pvm join in a virtual "
+                                      "machine started with the hosts"
              : code == PvmCantStart ? "; no pvmd started there over PVM_RSH (rsh, or ssh): the "
                                       "host is down, unreachable or refused the login"
                                     : "");
