@@ -99,8 +99,21 @@ check() {
         return 1
     fi
     ip netns del "$PREFIX-probe"
-    if ! unshare -m -u true 2>/dev/null; then
-        echo "mount/UTS namespaces are not available (unshare failed)"
+    probe=$(mktemp -d /tmp/ips2c-probe.XXXXXX) || {
+        echo "no temporary directory"
+        return 1
+    }
+    touch "$probe/mnt"
+    ok=no
+    if mount --bind "$probe" "$probe" 2>/dev/null; then
+        mount --make-private "$probe" 2>/dev/null && touch "$probe/mnt" &&
+            unshare --mount="$probe/mnt" --uts true 2>/dev/null && ok=yes
+        umount "$probe/mnt" 2>/dev/null
+        umount "$probe" 2>/dev/null
+    fi
+    rm -rf "$probe"
+    if [ $ok = no ]; then
+        echo "persistent mount/UTS namespaces are not available (mount --bind, unshare --mount=FILE)"
         return 1
     fi
     if ip link show "$BRIDGE" >/dev/null 2>&1; then
