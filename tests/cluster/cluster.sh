@@ -129,7 +129,7 @@ mkns() {
     touch "$STATE/ns/$h.mnt" "$STATE/ns/$h.uts"
     net=
     [ "$h" = master ] || net="nsenter --net=/run/netns/$PREFIX-$h --"
-    priv= run=
+    priv="" run=""
     if [ "$h" != master ]; then
         priv="mount -t tmpfs -o size=256m,mode=755 $PREFIX-$h '$STATE/private' &&"
         run="mount -t tmpfs -o size=16m,mode=755 $PREFIX-run /run && mkdir -m 755 /run/sshd &&"
@@ -320,7 +320,7 @@ status() {
         echo "link $l"
         left=1
     done
-    if grep -q " $STATE[/ ]" /proc/self/mountinfo 2>/dev/null ||
+    if grep -q " ${STATE}[/ ]" /proc/self/mountinfo 2>/dev/null ||
         grep -q "$PREFIX-" /proc/self/mountinfo 2>/dev/null; then
         echo "mounts under $STATE"
         left=1
