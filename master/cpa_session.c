@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpa.h"
 #include "cpa_session.h"
@@ -213,6 +214,9 @@ static int resolve_phase(struct cpa_request *r, const struct ips2_model *m, stru
 int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struct cpa_error *e)
 {
     r->live = m->reducer.reduce != NULL && cpa_pvm_connected();
+    char list[PATH_MAX];
+    snprintf(list, sizeof list, "%s/pag/parts.remote", m->dir != NULL ? m->dir : "");
+    r->remote = m->dir != NULL && access(list, F_OK) == 0;
     if (r->table == CPA_TABLE_TIMELINE) {
         if (parse_node(r->node, r->nodebuf, sizeof r->nodebuf, &r->filter, e) != 0)
             return -1;
@@ -253,7 +257,8 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
 static bool wants_pvm(const struct cpa_request *r)
 {
     return r->table != CPA_TABLE_TIMELINE &&
-           (r->where == CPA_WHERE_PRIVATE || (r->where == CPA_WHERE_AUTO && r->live));
+           (r->where == CPA_WHERE_PRIVATE ||
+            (r->where == CPA_WHERE_AUTO && (r->live || r->remote)));
 }
 
 bool cpa_request_uses_pvm(const struct cpa_request *r)
@@ -367,24 +372,83 @@ size_t cpa_session_cached(struct cpa_session *s)
 
 /* ---- the parts ----------------------------------------------------------- */
 
-/* The session's part files (pag/ *.pag), sorted; the host of each file's
- * machine (the longest machine name that is the file's stem or its
- * stem's prefix before a dot). */
+/* Adds the lines of SESSION/pag/parts.remote (tcl_run.c: parts that the
+ * slaves of other hosts wrote there, which this host cannot see) that the
+ * glob has not found, and sorts the whole. */
+static void remote_parts(const struct cpa_session *s, glob_t *g)
+{
+    char path[PATH_MAX], line[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pag/parts.remote", s->dir);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    size_t dirlen = strlen(s->dir);
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line);
+        if (n < 5 || strcmp(line + n - 4, ".pag") != 0 || strncmp(line, s->dir, dirlen) != 0 ||
+            strncmp(line + dirlen, "/pag/", 5) != 0 || strchr(line + dirlen + 5, '/') != NULL)
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < g->gl_pathc && !seen; i++)
+            seen = strcmp(g->gl_pathv[i], line) == 0;
+        char **v = seen ? NULL : realloc(g->gl_pathv, (g->gl_pathc + 2) * sizeof *v);
+        if (v == NULL)
+            continue;
+        g->gl_pathv = v;
+        if ((v[g->gl_pathc] = strdup(line)) != NULL)
+            v[++g->gl_pathc] = NULL;
+    }
+    fclose(f);
+}
+
+/* glob()'s order (strcoll), for the parts a list added. */
+static int by_name(const void *a, const void *b)
+{
+    return strcoll(*(char *const *)a, *(char *const *)b);
+}
+
+/* Frees what part_files() made. */
+static void parts_free(glob_t *g)
+{
+    for (size_t i = 0; i < g->gl_pathc; i++)
+        free(g->gl_pathv[i]);
+    free(g->gl_pathv);
+    memset(g, 0, sizeof *g);
+}
+
+/* The session's part files (pag/ *.pag, and those of other hosts listed
+ * in pag/parts.remote), sorted; the host of each file's machine (the
+ * longest machine name that is the file's stem or its stem's prefix
+ * before a dot).  The list is the caller's (parts_free). */
 static int part_files(const struct cpa_session *s, glob_t *g, char ***hosts, struct cpa_error *e)
 {
     char pattern[PATH_MAX];
+    glob_t found;
     snprintf(pattern, sizeof pattern, "%s/pag/*.pag", s->dir);
     memset(g, 0, sizeof *g);
-    if (glob(pattern, 0, NULL, g) != 0 || g->gl_pathc == 0) {
-        globfree(g);
+    memset(&found, 0, sizeof found);
+    if (glob(pattern, 0, NULL, &found) == 0) { /* a copy the list may grow */
+        g->gl_pathv = calloc(found.gl_pathc + 1, sizeof *g->gl_pathv);
+        for (size_t i = 0; g->gl_pathv != NULL && i < found.gl_pathc; i++)
+            if ((g->gl_pathv[g->gl_pathc] = strdup(found.gl_pathv[i])) != NULL)
+                g->gl_pathc++;
+    }
+    globfree(&found);
+    size_t listed = g->gl_pathc;
+    remote_parts(s, g);
+    if (g->gl_pathc == 0) {
+        parts_free(g);
         return cpa_fail(e, "PARTS",
                         "%s/pag: no PAG parts (*.pag): the session was reduced without them, so it "
                         "has no critical path",
                         s->dir);
     }
+    if (g->gl_pathc > listed)
+        qsort(g->gl_pathv, g->gl_pathc, sizeof *g->gl_pathv, by_name);
     *hosts = calloc(g->gl_pathc, sizeof **hosts);
     if (*hosts == NULL) {
-        globfree(g);
+        parts_free(g);
         return cpa_fail(e, "PARTS", "out of memory");
     }
     for (size_t i = 0; i < g->gl_pathc; i++) {
@@ -551,7 +615,7 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
     s->distributed = distributed;
     atomic_store(&s->holds_pvm, distributed && s->set != NULL);
     free(hosts);
-    globfree(&g);
+    parts_free(&g);
     return rc == 0 ? 0 : cpa_fail(e, "PARTS", "%s", err);
 }
 
@@ -569,7 +633,7 @@ static struct cpa_set *local_set(struct cpa_session *s, struct cpa_error *e)
     char err[sizeof e->message] = "";
     int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->local, err, sizeof err);
     free(hosts);
-    globfree(&g);
+    parts_free(&g);
     if (rc != 0) {
         cpa_fail(e, "PARTS", "%s", err);
         return NULL;

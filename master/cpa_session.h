@@ -74,6 +74,7 @@ struct cpa_request {
     /* Filled in by cpa_request_resolve: */
     int64_t t0, t1;                /* the phase, or IPS2_CPA_RUN_START, _END */
     bool live;                     /* the session is a live run with a VM (auto: PVM) */
+    bool remote;                   /* parts are on other hosts only (auto: PVM) */
     struct ips2_cpa_filter filter; /* the node's (strings into nodebuf) */
     struct ips2_cpa_filter zero;   /* cp-zero -process's (strings into zerobuf) */
     char nodebuf[1024], zerobuf[1024];
