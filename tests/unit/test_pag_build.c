@@ -21,6 +21,7 @@
 #include "ips2_record.h"
 #include "ips2_reductions.h"
 #include "ips2_writer.h"
+#include "pag_build.h"
 #include "pag_internal.h"
 #include "scratch.h"
 #include "xorshift.h"
