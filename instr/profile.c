@@ -7,7 +7,9 @@
  * the thread's address base, see ips2_format.h) when the record fits below
  * the thread's limit, no sync point is due and the address is within 4 GiB
  * of the base.  Everything else goes to ips2_emit_slow(), which writes a
- * long record.  The hot path touches neither errno nor any lock.
+ * long record.  The hot path touches neither errno nor any lock.  With a
+ * filter (filter.c), the hooks first ask whether the call is counted only;
+ * without one that costs a load and a branch.
  *
  * The exit hook runs after the procedure's last statement, and for a
  * procedure that ends without a return statement (a K&R main that falls
@@ -39,6 +41,8 @@ static inline __attribute__((always_inline)) void record_proc(unsigned kind, uns
 
 IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
+    if (unlikely(ips2_filtering) && ips2_filter_enter((uintptr_t)fn))
+        return;
     record_proc(IPS2_EV_ENTER, IPS2_EV_ENTER_SHORT, fn);
 }
 
@@ -48,6 +52,8 @@ __attribute__((visibility("hidden"))) void ips2_func_exit(void *fn);
 
 void ips2_func_exit(void *fn)
 {
+    if (unlikely(ips2_filtering) && ips2_filter_exit((uintptr_t)fn))
+        return;
     record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn);
 }
 
@@ -80,6 +86,8 @@ __asm__(".text\n"
 
 IPS2_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
+    if (unlikely(ips2_filtering) && ips2_filter_exit((uintptr_t)fn))
+        return;
     record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn);
 }
 

@@ -42,6 +42,7 @@ struct ips2_stream {
     _Atomic uintptr_t wanted;    /* the writer would like it up to here */
     atomic_int populating;       /* a thread is populating or remapping it */
     int proc_events;             /* header says procedure events are present */
+    int calls;                   /* header says CALLS records may be present */
     int pinned;                  /* holds a record counted on in place: never unmapped */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
@@ -367,6 +368,20 @@ static inline __attribute__((always_inline)) void ips2_emit_release(uint64_t key
 
 /* process.c */
 void ips2_process_end(int how, int status, int in_signal);
+
+/* filter.c: counted-only procedures (IPS2_FILTER).  The hooks ask
+ * ips2_filter_enter/exit first while ips2_filtering is set: 1 means the
+ * call is counted (or excluded) and writes nothing.  ips2_filter_take
+ * hands out the counts that moved since it last did (1) until none (0);
+ * stream.c writes them as CALLS records. */
+extern int ips2_filtering;
+void ips2_filter_setup(const char *path);
+int ips2_filter_enter(uintptr_t fn);
+int ips2_filter_exit(uintptr_t fn);
+int ips2_filter_take(uint64_t *addr, uint64_t *calls);
+void ips2_filter_after_fork(void);
+/* stream.c: writes the calling thread's moved counts now, if it can. */
+void ips2_thread_flush_counts(struct ips2_thread *t);
 
 /* modules.c */
 void ips2_record_modules(void);

@@ -297,6 +297,33 @@ static uint64_t *put(struct ips2_thread *t, unsigned kind, uint64_t timer, int h
 #define SYNC_BRACKET_US    2
 #define SYNC_BRACKET_TRIES 4
 
+static void set_limit(struct ips2_thread *t);
+
+/* The counts of counted-only procedures that moved, as CALLS records. */
+static void put_counts(struct ips2_thread *t, uint64_t timer)
+{
+    uint64_t addr, calls;
+
+    while (ips2_filter_take(&addr, &calls)) {
+        if (!t->stream->calls) {
+            t->stream->calls = 1;
+            set_feature(t->stream, IPS2_FEAT_CALLS);
+        }
+        put(t, IPS2_EV_CALLS, timer, 0, 0, addr & IPS2_PAYLOAD_MASK, &calls, 1);
+    }
+}
+
+void ips2_thread_flush_counts(struct ips2_thread *t)
+{
+    if (!ips2_filtering || t->state != IPS2_THREAD_TRACING || t->busy)
+        return;
+    t->busy = 1;
+    t->limit = 0;
+    put_counts(t, ips2_timer_now());
+    set_limit(t);
+    t->busy = 0;
+}
+
 static void sync_point(struct ips2_thread *t)
 {
     uint64_t cpu = ips2_thread_cpu_ns();
@@ -313,6 +340,8 @@ static void sync_point(struct ips2_thread *t)
 
     put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
     t->last_sync = timer;
+    if (ips2_filtering)
+        put_counts(t, timer);
     if (ips2_proc.sync_records)
         t->sync_limit = t->cur + 8u * ips2_proc.sync_records;
 }
@@ -700,6 +729,7 @@ void ips2_thread_close(struct ips2_thread *t)
     if (s == NULL) /* never opened, or closed already */
         return;
     ips2_quiet_begin();
+    ips2_thread_flush_counts(t);
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
     t->lost_word = NULL; /* a cut stream's LOST record ends with it */

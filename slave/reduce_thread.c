@@ -768,6 +768,11 @@ void rt_finish(struct rt *r)
         r->procs[r->arcs[i].callee].m[IPS2_M_CALLS] += r->arcs[i].count;
         r->calls += r->arcs[i].count;
     }
+    for (uint32_t i = 1; i < r->nprocs; i++) { /* counted-only calls (CALLS records) */
+        r->procs[i].m[IPS2_M_CALLS] += r->procs[i].m[IPS2_M_COUNTED];
+        r->calls += r->procs[i].m[IPS2_M_COUNTED];
+        r->m[IPS2_M_COUNTED] += r->procs[i].m[IPS2_M_COUNTED];
+    }
 }
 
 /* ---- the PAG ----------------------------------------------------------- */

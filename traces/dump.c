@@ -233,6 +233,8 @@ static void print_header(const char *file, const struct ips2_file_header *h)
         printf(" proc-events");
     if (h->features & IPS2_FEAT_SHORT_LOCKS)
         printf(" short-locks");
+    if (h->features & IPS2_FEAT_CALLS)
+        printf(" calls");
     if (h->features & IPS2_FEAT_TRUNCATED)
         printf(" truncated");
     if (h->features & ~IPS2_FEAT_KNOWN)
@@ -269,6 +271,11 @@ static void put_detail(const struct ips2_event *ev, const struct ips2_file_heade
         ips2_dump_escaped(stdout, buf, sizeof(buf));
         if (ev->kind == IPS2_EV_ENTER)
             (*depth)++;
+    } else if (ev->kind == IPS2_EV_CALLS) { /* a counted-only procedure, by name */
+        proc_name(ev->payload, buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
+        if (ev->nextra > IPS2_F_CALLS_COUNT)
+            printf(" calls %" PRIu64, ev->extra[IPS2_F_CALLS_COUNT]);
     } else if (!ips2_dump_fields(stdout, ev, h)) {
         printf("payload 0x%" PRIx64, ev->payload);
         for (unsigned i = 0; i < ev->nextra; i++)
@@ -283,7 +290,7 @@ static void put_tsv(const struct ips2_event *ev)
 
     printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%d\t0x%" PRIx64 "\t", ips2_kind_name(ev->kind),
            ev->wall_ns, ev->cpu_ns, ev->cpu_exact ? 1 : 0, ev->payload);
-    if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT) {
+    if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT || ev->kind == IPS2_EV_CALLS) {
         proc_name(ev->payload, buf, sizeof(buf));
         ips2_dump_escaped(stdout, buf, sizeof(buf));
     }

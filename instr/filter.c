@@ -1,0 +1,397 @@
+/*
+ * filter.c - counted-only procedures: the procedure hooks' slow side when
+ * a filter is given (IPS2_FILTER names a filter file, filter_rules.h).
+ *
+ * At start-up the filter's patterns are matched against the function
+ * symbols of the executable and of every loaded object (their .symtab, or
+ * .dynsym when stripped), and each procedure whose action is not the
+ * default goes into a read-only open-addressing table of run-time
+ * addresses.  dlopen'ed objects are not looked at: their procedures get
+ * the default action.
+ *
+ * The hooks then ask ips2_filter_enter()/ips2_filter_exit() first.  A
+ * counted call reads no clock and writes nothing: it bumps its procedure's
+ * count in the thread's own table (no atomics, no lock) and its "counted
+ * activations" cdepth.  An exit with cdepth > 0 belongs to a counted
+ * activation (activations end last in, first out), so a procedure traced
+ * at one depth and counted at another stays balanced.  The table is a
+ * fixed open-addressing array mapped on the thread's first filtered call;
+ * when it is full a procedure is traced instead (counts stay exact: its
+ * calls are in the trace).  stream.c writes the counts that moved as CALLS
+ * records at the thread's sync points and its end (FORMAT.md section 5).
+ *
+ * A signal handler that interrupts a count's increment and counts the
+ * same procedure may lose one of the two: counts are per thread and
+ * plain.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "filter_rules.h"
+#include "runtime.h"
+
+int ips2_filtering;
+
+/* The filter, resolved: the decision table and the numeric limits. */
+static struct {
+    uint64_t *key; /* address + 1, 0 = empty */
+    uint8_t *action;
+    uint64_t mask;
+    unsigned fallback; /* action of addresses not in the table */
+    unsigned depth;
+    uint64_t time_ticks;
+} dec;
+
+#define COUNTS_CAP 8192 /* procedures counted per thread */
+
+struct ips2_count {
+    uint64_t addr;
+    uint64_t count, flushed; /* calls; calls already written */
+    uint32_t cdepth;         /* counted activations on the stack */
+    uint32_t dirty;          /* in the dirty list */
+};
+
+struct ips2_counts {
+    uint32_t depth;  /* the thread's stack depth (filtered hooks) */
+    uint32_t ndirty; /* procedures whose count moved since the last flush */
+    uint32_t used;
+    uint32_t dirty[COUNTS_CAP];
+    struct ips2_count e[COUNTS_CAP];
+};
+
+static __thread struct ips2_counts *counts __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t hash_addr(uint64_t a)
+{
+    return (a * 0x9e3779b97f4a7c15ull) >> 20;
+}
+
+static inline unsigned decide(uintptr_t fn)
+{
+    if (dec.key == NULL)
+        return dec.fallback;
+    for (uint64_t i = hash_addr(fn) & dec.mask;; i = (i + 1) & dec.mask) {
+        if (dec.key[i] == fn + 1)
+            return dec.action[i];
+        if (dec.key[i] == 0)
+            return dec.fallback;
+    }
+}
+
+/* ---- start-up: the decision table ------------------------------------ */
+
+struct collect {
+    const struct ips2_filter_rules *rules;
+    uint64_t *addr;
+    uint8_t *action;
+    size_t n, cap;
+};
+
+static void note(struct collect *c, uint64_t addr, unsigned action)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 256;
+        uint64_t *a = realloc(c->addr, cap * sizeof(*a));
+        if (a == NULL)
+            return;
+        c->addr = a;
+        uint8_t *b = realloc(c->action, cap);
+        if (b == NULL)
+            return;
+        c->action = b;
+        c->cap = cap;
+    }
+    c->addr[c->n] = addr;
+    c->action[c->n++] = (uint8_t)action;
+}
+
+/* The function symbols of one ELF file loaded at bias. */
+static void scan_object(struct collect *c, const char *path, uint64_t bias)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        close(fd);
+        return;
+    }
+    size_t size = (size_t)st.st_size;
+    const unsigned char *img = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (img == MAP_FAILED)
+        return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+        goto out;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+    const Elf64_Shdr *sym = NULL;
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        if (sh[i].sh_type == SHT_SYMTAB || (sh[i].sh_type == SHT_DYNSYM && sym == NULL))
+            sym = &sh[i];
+    if (sym == NULL || sym->sh_link >= eh->e_shnum || sym->sh_entsize != sizeof(Elf64_Sym))
+        goto out;
+    const Elf64_Shdr *str = &sh[sym->sh_link];
+    if (sym->sh_offset + sym->sh_size > size || str->sh_offset + str->sh_size > size ||
+        str->sh_size == 0)
+        goto out;
+    const char *strs = (const char *)img + str->sh_offset;
+    const Elf64_Sym *s = (const Elf64_Sym *)(img + sym->sh_offset);
+    size_t n = sym->sh_size / sizeof(Elf64_Sym);
+    unsigned fallback = ips2_filter_default(c->rules);
+    for (size_t i = 0; i < n; i++) {
+        unsigned type = ELF64_ST_TYPE(s[i].st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s[i].st_shndx == SHN_UNDEF ||
+            s[i].st_value == 0 || s[i].st_name >= str->sh_size)
+            continue;
+        const char *name = strs + s[i].st_name;
+        if (memchr(name, '\0', str->sh_size - s[i].st_name) == NULL)
+            continue;
+        unsigned a = ips2_filter_decide(c->rules, name);
+        if (a != fallback)
+            note(c, s[i].st_value + bias, a);
+    }
+out:
+    munmap((void *)img, size);
+}
+
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    const char *path = info->dlpi_name;
+
+    if (path == NULL || path[0] == '\0')
+        path = "/proc/self/exe"; /* the executable */
+    else if (strstr(path, "linux-vdso") || strstr(path, "libips2.so"))
+        return 0;
+    scan_object(arg, path, info->dlpi_addr);
+    return 0;
+}
+
+static void build_table(struct collect *c)
+{
+    uint64_t cap = 16;
+
+    while (cap < 2 * c->n)
+        cap *= 2;
+    uint64_t *key = calloc(cap, sizeof(*key));
+    uint8_t *action = calloc(cap, 1);
+    if (key == NULL || action == NULL) {
+        free(key);
+        free(action);
+        return;
+    }
+    for (size_t j = 0; j < c->n; j++) {
+        uint64_t i = hash_addr(c->addr[j]) & (cap - 1);
+        while (key[i] != 0 && key[i] != c->addr[j] + 1)
+            i = (i + 1) & (cap - 1);
+        key[i] = c->addr[j] + 1;
+        action[i] = c->action[j];
+    }
+    dec.key = key;
+    dec.action = action;
+    dec.mask = cap - 1;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *b = realloc(buf, cap = 2 * cap + 8192);
+            if (b == NULL)
+                break;
+            buf = b;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+void ips2_filter_setup(const char *path)
+{
+    struct ips2_filter_rules rules;
+    char err[256];
+
+    if (path == NULL || path[0] == '\0')
+        return;
+    char *text = read_file(path);
+    if (text == NULL) {
+        fprintf(stderr, "ips2: filter %s: %s; tracing every procedure\n", path, strerror(errno));
+        return;
+    }
+    int rc = ips2_filter_parse(&rules, text, err, sizeof(err));
+    free(text);
+    if (rc < 0) {
+        fprintf(stderr, "ips2: filter %s: %s; tracing every procedure\n", path, err);
+        return;
+    }
+    struct collect c = {&rules, NULL, NULL, 0, 0};
+    dl_iterate_phdr(scan_one, &c);
+    build_table(&c);
+    free(c.addr);
+    free(c.action);
+    dec.fallback = ips2_filter_default(&rules);
+    dec.depth = rules.depth;
+    dec.time_ticks = (uint64_t)((unsigned __int128)rules.time_ns * ips2_proc.tsc_hz / 1000000000u);
+    if (rules.time_ns && dec.time_ticks == 0)
+        dec.time_ticks = 1;
+    ips2_filtering =
+        dec.key != NULL || dec.fallback != IPS2_FILTER_TRACE || dec.depth || dec.time_ticks;
+    ips2_filter_rules_free(&rules);
+}
+
+/* ---- the hooks' side -------------------------------------------------- */
+
+static struct ips2_counts *thread_counts(void)
+{
+    struct ips2_counts *c = counts;
+
+    if (likely(c != NULL))
+        return c;
+    void *m = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    return counts = m;
+}
+
+/* The entry of fn, inserted if insert and there is room; NULL if not. */
+static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn, int insert)
+{
+    for (uint64_t i = hash_addr(fn) & (COUNTS_CAP - 1);; i = (i + 1) & (COUNTS_CAP - 1)) {
+        struct ips2_count *e = &c->e[i];
+        if (e->addr == fn + 1)
+            return e;
+        if (e->addr == 0) {
+            if (!insert || c->used >= COUNTS_CAP * 3 / 4)
+                return NULL;
+            c->used++;
+            e->addr = fn + 1;
+            return e;
+        }
+    }
+}
+
+static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
+{
+    e->count++;
+    if (!e->dirty) {
+        e->dirty = 1;
+        c->dirty[c->ndirty++] = (uint32_t)(e - c->e);
+    }
+}
+
+int ips2_filter_enter(uintptr_t fn)
+{
+    struct ips2_counts *c = thread_counts();
+    unsigned a = decide(fn);
+
+    if (a == IPS2_FILTER_EXCLUDE)
+        return 1;
+    if (c == NULL)
+        return 0;
+    uint32_t d = ++c->depth;
+    if (a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth)) {
+        struct ips2_count *e = entry(c, fn, 1);
+        if (e != NULL) {
+            count_one(c, e);
+            e->cdepth++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The time filter: erases the thread's latest record if it is the short
+ * ENTER of fn, less than the threshold ago, and counts the call. */
+static int erase_short_call(struct ips2_counts *c, uintptr_t fn)
+{
+    struct ips2_thread *t = &ips2_self;
+    uintptr_t p = t->cur;
+
+    if (t->state != IPS2_THREAD_TRACING || t->busy || t->stream == NULL ||
+        p < (uintptr_t)t->stream->window + 8)
+        return 0;
+    uint64_t w = *(uint64_t *)(p - 8);
+    if (IPS2_RAW_KIND(w) != IPS2_EV_ENTER_SHORT || (w >> 32) != (uint64_t)(fn - t->addr_base))
+        return 0;
+    uint64_t delta = ips2_timer_now() - t->last_sync;
+    if (delta - IPS2_SHORT_DELTA(w) >= dec.time_ticks || delta < IPS2_SHORT_DELTA(w))
+        return 0;
+    struct ips2_count *e = entry(c, fn, 1);
+    if (e == NULL)
+        return 0;
+    t->cur = p - 8;
+    ips2_compiler_barrier();
+    *(uint64_t *)(p - 8) = 0;
+    count_one(c, e);
+    return 1;
+}
+
+int ips2_filter_exit(uintptr_t fn)
+{
+    struct ips2_counts *c = counts;
+    unsigned a = decide(fn);
+
+    if (a == IPS2_FILTER_EXCLUDE)
+        return 1;
+    if (c == NULL)
+        return 0;
+    if (c->depth)
+        c->depth--;
+    struct ips2_count *e = entry(c, fn, 0);
+    if (e != NULL && e->cdepth) {
+        e->cdepth--;
+        return 1;
+    }
+    return dec.time_ticks ? erase_short_call(c, fn) : 0;
+}
+
+int ips2_filter_take(uint64_t *addr, uint64_t *calls)
+{
+    struct ips2_counts *c = counts;
+
+    while (c != NULL && c->ndirty) {
+        struct ips2_count *e = &c->e[c->dirty[--c->ndirty]];
+        e->dirty = 0;
+        if (e->count != e->flushed) {
+            *addr = e->addr - 1;
+            *calls = e->count - e->flushed;
+            e->flushed = e->count;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void ips2_filter_after_fork(void)
+{
+    struct ips2_counts *c = counts;
+
+    if (c == NULL)
+        return;
+    for (uint32_t i = 0; i < COUNTS_CAP; i++)
+        c->e[i].count = c->e[i].flushed = c->e[i].dirty = 0;
+    c->ndirty = 0;
+}
