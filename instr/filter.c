@@ -48,15 +48,28 @@ static struct {
     unsigned fallback; /* action of addresses not in the table */
     unsigned depth;
     uint64_t time_ticks;
+    uint32_t auto_calls; /* run-time mode: calls watched before deciding, 0 = off */
+    uint64_t auto_ticks; /* ... the mean length below which it counts only */
 } dec;
 
 #define COUNTS_CAP 8192 /* procedures counted per thread */
 
+/* The run-time mode's default (IPS2_AUTOCOUNT, the filter's auto line):
+ * a procedure is watched for its first IPS2_AUTO_CALLS calls in a thread,
+ * and counted only from then on if they took less than IPS2_AUTO_NS on
+ * average with nothing recorded inside them (bench/README.md has the
+ * measurements behind the numbers). */
+#define IPS2_AUTO_CALLS 4096
+#define IPS2_AUTO_NS    300
+
 struct ips2_count {
     uint64_t addr;
-    uint64_t count, flushed; /* calls; calls already written */
+    uint64_t count, flushed; /* calls counted; those already written */
     uint32_t cdepth;         /* counted activations on the stack */
-    uint32_t dirty;          /* in the dirty list */
+    uint8_t dirty;           /* in the dirty list */
+    uint8_t auto_counted;    /* the run-time mode made it counted only */
+    uint32_t seen, nonleaf;  /* run-time mode: traced calls without, with records inside */
+    uint64_t leaf_ticks;     /* ... and the former's total length */
 };
 
 struct ips2_counts {
@@ -229,36 +242,55 @@ static char *read_file(const char *path)
     return buf;
 }
 
-void ips2_filter_setup(const char *path)
+static uint64_t ns_to_ticks(uint64_t ns)
+{
+    uint64_t t = (uint64_t)((unsigned __int128)ns * ips2_proc.tsc_hz / 1000000000u);
+    return ns && t == 0 ? 1 : t;
+}
+
+void ips2_filter_setup(const char *path, const char *autocount)
 {
     struct ips2_filter_rules rules;
+    unsigned auto_calls = IPS2_AUTO_CALLS;
+    uint64_t auto_ns = IPS2_AUTO_NS;
     char err[256];
 
-    if (path == NULL || path[0] == '\0')
-        return;
-    char *text = read_file(path);
-    if (text == NULL) {
-        fprintf(stderr, "ips2: filter %s: %s; tracing every procedure\n", path, strerror(errno));
-        return;
+    memset(&rules, 0, sizeof(rules));
+    if (path != NULL && path[0] != '\0') {
+        char *text = read_file(path);
+        int rc = -1;
+        if (text == NULL)
+            snprintf(err, sizeof(err), "%s", strerror(errno));
+        else
+            rc = ips2_filter_parse(&rules, text, err, sizeof(err));
+        free(text);
+        if (rc < 0) {
+            fprintf(stderr, "ips2: filter %s: %s; no filter\n", path, err);
+            memset(&rules, 0, sizeof(rules));
+        }
     }
-    int rc = ips2_filter_parse(&rules, text, err, sizeof(err));
-    free(text);
-    if (rc < 0) {
-        fprintf(stderr, "ips2: filter %s: %s; tracing every procedure\n", path, err);
-        return;
+    if (rules.auto_set) {
+        auto_calls = rules.auto_calls;
+        auto_ns = rules.auto_ns;
     }
-    struct collect c = {&rules, NULL, NULL, 0, 0};
-    dl_iterate_phdr(scan_one, &c);
-    build_table(&c);
-    free(c.addr);
-    free(c.action);
+    if (autocount != NULL && autocount[0] != '\0' &&
+        ips2_filter_parse_auto(autocount, &auto_calls, &auto_ns) < 0)
+        fprintf(stderr, "ips2: IPS2_AUTOCOUNT=%s: expected off or CALLS:DURATION; ignored\n",
+                autocount);
+    if (rules.nrules) {
+        struct collect c = {&rules, NULL, NULL, 0, 0};
+        dl_iterate_phdr(scan_one, &c);
+        build_table(&c);
+        free(c.addr);
+        free(c.action);
+    }
     dec.fallback = ips2_filter_default(&rules);
     dec.depth = rules.depth;
-    dec.time_ticks = (uint64_t)((unsigned __int128)rules.time_ns * ips2_proc.tsc_hz / 1000000000u);
-    if (rules.time_ns && dec.time_ticks == 0)
-        dec.time_ticks = 1;
-    ips2_filtering =
-        dec.key != NULL || dec.fallback != IPS2_FILTER_TRACE || dec.depth || dec.time_ticks;
+    dec.time_ticks = ns_to_ticks(rules.time_ns);
+    dec.auto_calls = auto_calls;
+    dec.auto_ticks = auto_calls ? ns_to_ticks(auto_ns) : 0;
+    ips2_filtering = dec.key != NULL || dec.fallback != IPS2_FILTER_TRACE || dec.depth ||
+                     dec.time_ticks || dec.auto_calls;
     ips2_filter_rules_free(&rules);
 }
 
@@ -281,7 +313,7 @@ static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn, int 
 {
     for (uint64_t i = hash_addr(fn) & (COUNTS_CAP - 1);; i = (i + 1) & (COUNTS_CAP - 1)) {
         struct ips2_count *e = &c->e[i];
-        if (e->addr == fn + 1)
+        if (likely(e->addr == fn + 1))
             return e;
         if (e->addr == 0) {
             if (!insert || c->used >= COUNTS_CAP * 3 / 4)
@@ -309,12 +341,13 @@ int ips2_filter_enter(uintptr_t fn)
 
     if (a == IPS2_FILTER_EXCLUDE)
         return 1;
-    if (c == NULL)
+    if (unlikely(c == NULL))
         return 0;
     uint32_t d = ++c->depth;
-    if (a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth)) {
+    if (a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth) || dec.auto_calls) {
         struct ips2_count *e = entry(c, fn, 1);
-        if (e != NULL) {
+        if (e != NULL &&
+            (e->auto_counted || a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth))) {
             count_one(c, e);
             e->cdepth++;
             return 1;
@@ -323,30 +356,33 @@ int ips2_filter_enter(uintptr_t fn)
     return 0;
 }
 
-/* The time filter: erases the thread's latest record if it is the short
- * ENTER of fn, less than the threshold ago, and counts the call. */
-static int erase_short_call(struct ips2_counts *c, uintptr_t fn)
+/* The exit of a traced call at timer value now: is the thread's latest
+ * record this call's short ENTER (nothing recorded inside it)?  Then the
+ * call took dur ticks, and erase() makes it a counted call. */
+static inline int leaf_call(const struct ips2_thread *t, uintptr_t fn, uint64_t now, uint64_t *dur)
 {
-    struct ips2_thread *t = &ips2_self;
     uintptr_t p = t->cur;
 
     if (t->state != IPS2_THREAD_TRACING || t->busy || t->stream == NULL ||
         p < (uintptr_t)t->stream->window + 8)
         return 0;
     uint64_t w = *(uint64_t *)(p - 8);
-    if (IPS2_RAW_KIND(w) != IPS2_EV_ENTER_SHORT || (w >> 32) != (uint64_t)(fn - t->addr_base))
+    uint64_t delta = now - t->last_sync;
+    if (IPS2_RAW_KIND(w) != IPS2_EV_ENTER_SHORT || (w >> 32) != (uint64_t)(fn - t->addr_base) ||
+        delta < IPS2_SHORT_DELTA(w))
         return 0;
-    uint64_t delta = ips2_timer_now() - t->last_sync;
-    if (delta - IPS2_SHORT_DELTA(w) >= dec.time_ticks || delta < IPS2_SHORT_DELTA(w))
-        return 0;
-    struct ips2_count *e = entry(c, fn, 1);
-    if (e == NULL)
-        return 0;
-    t->cur = p - 8;
-    ips2_compiler_barrier();
-    *(uint64_t *)(p - 8) = 0;
-    count_one(c, e);
+    *dur = delta - IPS2_SHORT_DELTA(w);
     return 1;
+}
+
+static inline void erase(struct ips2_thread *t, struct ips2_counts *c, struct ips2_count *e)
+{
+    uintptr_t p = t->cur - 8;
+
+    t->cur = p;
+    ips2_compiler_barrier();
+    *(uint64_t *)p = 0;
+    count_one(c, e);
 }
 
 int ips2_filter_exit(uintptr_t fn)
@@ -356,7 +392,7 @@ int ips2_filter_exit(uintptr_t fn)
 
     if (a == IPS2_FILTER_EXCLUDE)
         return 1;
-    if (c == NULL)
+    if (unlikely(c == NULL))
         return 0;
     if (c->depth)
         c->depth--;
@@ -365,7 +401,36 @@ int ips2_filter_exit(uintptr_t fn)
         e->cdepth--;
         return 1;
     }
-    return dec.time_ticks ? erase_short_call(c, fn) : 0;
+    if (!dec.time_ticks && !dec.auto_calls)
+        return 0;
+    /* the time filter and the run-time mode look at the call's length */
+    struct ips2_thread *t = &ips2_self;
+    uint64_t now = ips2_timer_now(), dur;
+    if (leaf_call(t, fn, now, &dur)) {
+        if (dur < dec.time_ticks && (e != NULL || (e = entry(c, fn, 1)) != NULL)) {
+            erase(t, c, e);
+            return 1;
+        }
+        if (e != NULL && dec.auto_calls) {
+            e->leaf_ticks += dur;
+            if (++e->seen >= dec.auto_calls) {
+                if (e->leaf_ticks < dec.auto_ticks * e->seen && e->nonleaf * 16 <= e->seen) {
+                    e->auto_counted = 1;
+                    erase(t, c, e);
+                    return 1;
+                }
+                e->seen = e->nonleaf = 0; /* watch the next calls */
+                e->leaf_ticks = 0;
+            }
+        }
+    } else if (e != NULL && dec.auto_calls && ++e->nonleaf * 16 > dec.auto_calls) {
+        /* records inside its calls: watch again from the next call, as
+         * its callees may become counted only */
+        e->seen = e->nonleaf = 0;
+        e->leaf_ticks = 0;
+    }
+    ips2_record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn, now);
+    return 1;
 }
 
 int ips2_filter_take(uint64_t *addr, uint64_t *calls)

@@ -50,6 +50,25 @@ static int parse_duration(const char *s, uint64_t *ns)
     return -1;
 }
 
+int ips2_filter_parse_auto(const char *s, unsigned *calls, uint64_t *ns)
+{
+    char *end;
+
+    if (strcmp(s, "off") == 0 || strcmp(s, "0") == 0) {
+        *calls = 0;
+        *ns = 0;
+        return 0;
+    }
+    errno = 0;
+    unsigned long n = strtoul(s, &end, 10);
+    if (end == s || *end != ':' || errno || n == 0 || n > 1u << 30 || s[0] == '-')
+        return -1;
+    if (parse_duration(end + 1, ns) < 0 || *ns == 0)
+        return -1;
+    *calls = (unsigned)n;
+    return 0;
+}
+
 static int add_rule(struct ips2_filter_rules *r, unsigned action, const char *pattern)
 {
     struct ips2_filter_rule *n = realloc(r->rule, (r->nrules + 1) * sizeof(*n));
@@ -129,8 +148,17 @@ static int parse_line(struct ips2_filter_rules *r, char *text, unsigned n, char 
                         arg);
         return 0;
     }
+    if (strcmp(word, "auto") == 0) {
+        if (ips2_filter_parse_auto(arg, &r->auto_calls, &r->auto_ns) < 0)
+            return fail(err, size, n,
+                        "auto: expected off or CALLS:DURATION such as 4096:300ns, "
+                        "found '%s'",
+                        arg);
+        r->auto_set = 1;
+        return 0;
+    }
     return fail(err, size, n,
-                "unknown directive '%s' (count, exclude, include, trace, depth, time)", word);
+                "unknown directive '%s' (count, exclude, include, trace, depth, time, auto)", word);
 }
 
 int ips2_filter_parse(struct ips2_filter_rules *r, const char *text, char *err, size_t errsize)

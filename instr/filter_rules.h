@@ -14,6 +14,10 @@
  *   time DURATION     a call that returns within DURATION with nothing
  *                     recorded since its entry is erased and counted
  *                     (DURATION: a number with ns, us, ms or s; bare: ns)
+ *   auto N:DURATION   the run-time mode: a procedure whose first N calls
+ *                     in a thread recorded nothing inside them and took
+ *                     less than DURATION on average is counted only from
+ *                     then on in that thread; "auto off" turns it off
  *
  * PATTERN is a shell glob (fnmatch) on the symbol name; a compiler's clone
  * "f.constprop.0" also matches as "f".  For a name, the last line that
@@ -39,10 +43,16 @@ struct ips2_filter_rule {
 struct ips2_filter_rules {
     struct ips2_filter_rule *rule;
     size_t nrules;
-    int include;      /* an include line: procedures no line matches are counted */
-    unsigned depth;   /* 0: no depth limit */
-    uint64_t time_ns; /* 0: no time threshold */
+    int include;         /* an include line: procedures no line matches are counted */
+    unsigned depth;      /* 0: no depth limit */
+    uint64_t time_ns;    /* 0: no time threshold */
+    int auto_set;        /* an auto line: auto_calls and auto_ns say what */
+    unsigned auto_calls; /* 0: off */
+    uint64_t auto_ns;
 };
+
+/* "off" (or "0") or "N:DURATION" into calls (0: off) and ns; 0 or -1. */
+int ips2_filter_parse_auto(const char *s, unsigned *calls, uint64_t *ns);
 
 /* Parses a filter's text into r (zeroed first); 0, or -1 with err naming
  * the line and what is wrong ("line 3: unknown directive 'cout'"). */

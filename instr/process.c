@@ -145,7 +145,7 @@ __attribute__((constructor(101))) static void ips2_init(void)
         return;
     }
     ips2_threads_setup();
-    ips2_filter_setup(getenv("IPS2_FILTER"));
+    ips2_filter_setup(getenv("IPS2_FILTER"), getenv("IPS2_AUTOCOUNT"));
     pthread_atfork(NULL, NULL, after_fork_in_child);
     process_begin(IPS2_START_INITIAL, ips2_proc.ppid);
     if (ips2_proc.initialized)

@@ -25,18 +25,7 @@ __thread struct ips2_thread ips2_self __attribute__((tls_model("initial-exec")))
 static inline __attribute__((always_inline)) void record_proc(unsigned kind, unsigned short_kind,
                                                               void *fn)
 {
-    struct ips2_thread *t = &ips2_self;
-    uint64_t delta = ips2_timer_now() - t->last_sync;
-    uint64_t offset = (uintptr_t)fn - t->addr_base;
-    uintptr_t p = t->cur;
-
-    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks && offset <= UINT32_MAX)) {
-        t->cur = p + 8;
-        ips2_compiler_barrier();
-        *(uint64_t *)p = IPS2_SHORT_WORD(short_kind, delta, offset);
-        return;
-    }
-    ips2_emit_slow(t, kind, (uintptr_t)fn, NULL, 0, IPS2_CPU_DERIVED);
+    ips2_record_proc(kind, short_kind, (uintptr_t)fn, ips2_timer_now());
 }
 
 IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)

@@ -303,6 +303,25 @@ static inline void ips2_emit(unsigned kind, uint64_t payload, const uint64_t *ex
     ips2_emit_slow(t, kind, payload, extra, nextra, flags);
 }
 
+/* A procedure record at timer value now: the hot path's one-word record
+ * when it fits, else the slow path (profile.c's hooks, filter.c). */
+static inline __attribute__((always_inline)) void
+ips2_record_proc(unsigned kind, unsigned short_kind, uintptr_t fn, uint64_t now)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t delta = now - t->last_sync;
+    uint64_t offset = fn - t->addr_base;
+    uintptr_t p = t->cur;
+
+    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks && offset <= UINT32_MAX)) {
+        t->cur = p + 8;
+        ips2_compiler_barrier();
+        *(uint64_t *)p = IPS2_SHORT_WORD(short_kind, delta, offset);
+        return;
+    }
+    ips2_emit_slow(t, kind, fn, NULL, 0, IPS2_CPU_DERIVED);
+}
+
 /* Lock records without a wait (FORMAT.md section 3, short lock records):
  * one word when the object's slot is bound to it and the seq is close to
  * the slot's, appended like a procedure event; a release right after its
@@ -375,7 +394,7 @@ void ips2_process_end(int how, int status, int in_signal);
  * hands out the counts that moved since it last did (1) until none (0);
  * stream.c writes them as CALLS records. */
 extern int ips2_filtering;
-void ips2_filter_setup(const char *path);
+void ips2_filter_setup(const char *path, const char *autocount);
 int ips2_filter_enter(uintptr_t fn);
 int ips2_filter_exit(uintptr_t fn);
 int ips2_filter_take(uint64_t *addr, uint64_t *calls);
