@@ -70,6 +70,8 @@ struct ips2_count {
     uint8_t auto_counted;    /* the run-time mode made it counted only */
     uint32_t seen, nonleaf;  /* run-time mode: traced calls without, with records inside */
     uint64_t leaf_ticks;     /* ... and the former's total length */
+    uint64_t *word;          /* count word of its latest CALLS record, or NULL */
+    uint32_t gen;            /* the thread's calls_gen when that was written */
 };
 
 struct ips2_counts {
@@ -325,13 +327,48 @@ static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn, int 
     }
 }
 
-static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
+/* A pending count (not in a CALLS record yet) that put_counts() writes at
+ * the thread's next sync point or its end. */
+static void pending(struct ips2_counts *c, struct ips2_count *e)
 {
-    e->count++;
+    e->word = NULL;
     if (!e->dirty) {
         e->dirty = 1;
         c->dirty[c->ndirty++] = (uint32_t)(e - c->e);
     }
+}
+
+static __attribute__((noinline)) void count_slow(struct ips2_counts *c, struct ips2_count *e,
+                                                 struct ips2_thread *t)
+{
+    uint64_t *w = ips2_emit_calls(t, e->addr - 1, e->count - e->flushed);
+
+    if (w == NULL) {
+        pending(c, e);
+        return;
+    }
+    e->word = w;
+    e->gen = t->calls_gen; /* read after the record: writing it may move the generation */
+    e->flushed = e->count;
+}
+
+/* One more call of e: in place in its CALLS record while that is in the
+ * mapped window and no sync point came since, so that a killed process
+ * keeps its counts; else a new CALLS record. */
+static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
+{
+    struct ips2_thread *t = &ips2_self;
+
+    e->count++;
+    if (likely(e->word != NULL && e->gen == t->calls_gen && !t->busy)) {
+        ++*e->word;
+        e->flushed = e->count;
+        return;
+    }
+    if (t->busy || t->state == IPS2_THREAD_DONE)
+        pending(c, e); /* a signal handler inside the slow path, or no stream */
+    else
+        count_slow(c, e, t);
 }
 
 int ips2_filter_enter(uintptr_t fn)
@@ -456,7 +493,9 @@ void ips2_filter_after_fork(void)
 
     if (c == NULL)
         return;
-    for (uint32_t i = 0; i < COUNTS_CAP; i++)
+    for (uint32_t i = 0; i < COUNTS_CAP; i++) {
         c->e[i].count = c->e[i].flushed = c->e[i].dirty = 0;
+        c->e[i].word = NULL; /* the parent's window */
+    }
     c->ndirty = 0;
 }

@@ -78,6 +78,7 @@ struct ips2_thread {
     int state;            /* enum ips2_thread_state */
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
+    uint32_t calls_gen;   /* moves when CALLS records in the window stop taking counts */
     uint64_t lost;        /* records dropped since the last LOST record */
     int lost_errno;       /* why every event is now dropped (no stream, stream cut), or 0 */
     uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */
@@ -401,6 +402,10 @@ int ips2_filter_take(uint64_t *addr, uint64_t *calls);
 void ips2_filter_after_fork(void);
 /* stream.c: writes the calling thread's moved counts now, if it can. */
 void ips2_thread_flush_counts(struct ips2_thread *t);
+/* stream.c: appends a CALLS record of addr with count n; returns its
+ * count word, which the thread may increment in place while its
+ * calls_gen stays the same, or NULL if the record was not written. */
+uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n);
 
 /* modules.c */
 void ips2_record_modules(void);
