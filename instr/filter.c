@@ -52,7 +52,7 @@ static struct {
     uint64_t auto_ticks; /* ... the mean length below which it counts only */
 } dec;
 
-#define COUNTS_CAP 8192 /* procedures counted per thread */
+#define COUNTS_CAP 4096 /* procedures in a thread's table */
 
 /* The run-time mode's default (IPS2_AUTOCOUNT, the filter's auto line):
  * a procedure is watched for its first IPS2_AUTO_CALLS calls in a thread,
@@ -62,25 +62,33 @@ static struct {
 #define IPS2_AUTO_CALLS 4096
 #define IPS2_AUTO_NS    300
 
+/* A procedure in a thread's table: what every filtered call looks at ... */
 struct ips2_count {
-    uint64_t addr;
-    uint64_t count, flushed; /* calls counted; those already written */
-    uint32_t cdepth;         /* counted activations on the stack */
-    uint8_t dirty;           /* in the dirty list */
-    uint8_t auto_counted;    /* the run-time mode made it counted only */
-    uint32_t seen, nonleaf;  /* run-time mode: traced calls without, with records inside */
-    uint64_t leaf_ticks;     /* ... and the former's total length */
+    uint64_t addr;        /* address + 1, 0 = empty slot */
+    uint32_t cdepth;      /* counted activations on the stack */
+    uint8_t dirty;        /* in the dirty list */
+    uint8_t auto_counted; /* the run-time mode made it counted only */
+};
+
+/* ... and what only counted calls and the run-time mode's watch touch. */
+struct ips2_count_more {
+    uint64_t count, flushed; /* calls counted; those already in CALLS records */
     uint64_t *word;          /* count word of its latest CALLS record, or NULL */
     uint32_t gen;            /* the thread's calls_gen when that was written */
+    uint32_t seen, nonleaf;  /* run-time mode: traced calls without, with records inside */
+    uint64_t leaf_ticks;     /* ... and the former's total length */
 };
 
 struct ips2_counts {
     uint32_t depth;  /* the thread's stack depth (filtered hooks) */
-    uint32_t ndirty; /* procedures whose count moved since the last flush */
+    uint32_t ndirty; /* procedures whose count is pending */
     uint32_t used;
     uint32_t dirty[COUNTS_CAP];
-    struct ips2_count e[COUNTS_CAP];
+    struct ips2_count e[COUNTS_CAP]; /* 16 bytes each: the hot part stays in the cache */
+    struct ips2_count_more m[COUNTS_CAP];
 };
+
+#define MORE(c, e) (&(c)->m[(e) - (c)->e])
 
 static __thread struct ips2_counts *counts __attribute__((tls_model("initial-exec")));
 
@@ -331,7 +339,7 @@ static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn, int 
  * the thread's next sync point or its end. */
 static void pending(struct ips2_counts *c, struct ips2_count *e)
 {
-    e->word = NULL;
+    MORE(c, e)->word = NULL;
     if (!e->dirty) {
         e->dirty = 1;
         c->dirty[c->ndirty++] = (uint32_t)(e - c->e);
@@ -341,15 +349,16 @@ static void pending(struct ips2_counts *c, struct ips2_count *e)
 static __attribute__((noinline)) void count_slow(struct ips2_counts *c, struct ips2_count *e,
                                                  struct ips2_thread *t)
 {
-    uint64_t *w = ips2_emit_calls(t, e->addr - 1, e->count - e->flushed);
+    struct ips2_count_more *m = MORE(c, e);
+    uint64_t *w = ips2_emit_calls(t, e->addr - 1, m->count - m->flushed);
 
     if (w == NULL) {
         pending(c, e);
         return;
     }
-    e->word = w;
-    e->gen = t->calls_gen; /* read after the record: writing it may move the generation */
-    e->flushed = e->count;
+    m->word = w;
+    m->gen = t->calls_gen; /* read after the record: writing it may move the generation */
+    m->flushed = m->count;
 }
 
 /* One more call of e: in place in its CALLS record while that is in the
@@ -358,11 +367,12 @@ static __attribute__((noinline)) void count_slow(struct ips2_counts *c, struct i
 static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
 {
     struct ips2_thread *t = &ips2_self;
+    struct ips2_count_more *m = MORE(c, e);
 
-    e->count++;
-    if (likely(e->word != NULL && e->gen == t->calls_gen && !t->busy)) {
-        ++*e->word;
-        e->flushed = e->count;
+    m->count++;
+    if (likely(m->word != NULL && m->gen == t->calls_gen && !t->busy)) {
+        ++*m->word;
+        m->flushed = m->count;
         return;
     }
     if (t->busy || t->state == IPS2_THREAD_DONE)
@@ -449,22 +459,23 @@ int ips2_filter_exit(uintptr_t fn)
             return 1;
         }
         if (e != NULL && dec.auto_calls) {
-            e->leaf_ticks += dur;
-            if (++e->seen >= dec.auto_calls) {
-                if (e->leaf_ticks < dec.auto_ticks * e->seen && e->nonleaf * 16 <= e->seen) {
+            struct ips2_count_more *m = MORE(c, e);
+            m->leaf_ticks += dur;
+            if (++m->seen >= dec.auto_calls) {
+                if (m->leaf_ticks < dec.auto_ticks * m->seen && m->nonleaf * 16 <= m->seen) {
                     e->auto_counted = 1;
                     erase(t, c, e);
                     return 1;
                 }
-                e->seen = e->nonleaf = 0; /* watch the next calls */
-                e->leaf_ticks = 0;
+                m->seen = m->nonleaf = 0; /* watch the next calls */
+                m->leaf_ticks = 0;
             }
         }
-    } else if (e != NULL && dec.auto_calls && ++e->nonleaf * 16 > dec.auto_calls) {
+    } else if (e != NULL && dec.auto_calls && ++MORE(c, e)->nonleaf * 16 > dec.auto_calls) {
         /* records inside its calls: watch again from the next call, as
          * its callees may become counted only */
-        e->seen = e->nonleaf = 0;
-        e->leaf_ticks = 0;
+        MORE(c, e)->seen = MORE(c, e)->nonleaf = 0;
+        MORE(c, e)->leaf_ticks = 0;
     }
     ips2_record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn, now);
     return 1;
@@ -477,10 +488,11 @@ int ips2_filter_take(uint64_t *addr, uint64_t *calls)
     while (c != NULL && c->ndirty) {
         struct ips2_count *e = &c->e[c->dirty[--c->ndirty]];
         e->dirty = 0;
-        if (e->count != e->flushed) {
+        struct ips2_count_more *m = MORE(c, e);
+        if (m->count != m->flushed) {
             *addr = e->addr - 1;
-            *calls = e->count - e->flushed;
-            e->flushed = e->count;
+            *calls = m->count - m->flushed;
+            m->flushed = m->count;
             return 1;
         }
     }
@@ -494,8 +506,9 @@ void ips2_filter_after_fork(void)
     if (c == NULL)
         return;
     for (uint32_t i = 0; i < COUNTS_CAP; i++) {
-        c->e[i].count = c->e[i].flushed = c->e[i].dirty = 0;
-        c->e[i].word = NULL; /* the parent's window */
+        c->m[i].count = c->m[i].flushed = 0;
+        c->e[i].dirty = 0;
+        c->m[i].word = NULL; /* the parent's window */
     }
     c->ndirty = 0;
 }

@@ -79,6 +79,7 @@ struct ips2_thread {
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
     uint32_t calls_gen;   /* moves when CALLS records in the window stop taking counts */
+    uint64_t calls_at;    /* timer value when it last moved at a sync point */
     uint64_t lost;        /* records dropped since the last LOST record */
     int lost_errno;       /* why every event is now dropped (no stream, stream cut), or 0 */
     uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */

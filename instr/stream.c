@@ -348,7 +348,15 @@ static void sync_point(struct ips2_thread *t)
 
     put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
     t->last_sync = timer;
-    t->calls_gen++; /* counts after a sync point go to new CALLS records */
+    if (timer - t->calls_at >= ips2_proc.tsc_hz / 10) {
+        /* counts go to new CALLS records at the first sync point 100 ms
+         * after the last ones began, so that a count's time is known
+         * within about the sample interval: not at every sync point, as
+         * the new records would fall inside the callers of counted
+         * procedures and keep them from being counted in turn */
+        t->calls_gen++;
+        t->calls_at = timer;
+    }
     if (ips2_filtering)
         put_counts(t, timer);
     if (ips2_proc.sync_records)
