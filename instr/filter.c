@@ -64,10 +64,11 @@ static struct {
 
 /* A procedure in a thread's table: what every filtered call looks at ... */
 struct ips2_count {
-    uint64_t addr;        /* address + 1, 0 = empty slot */
-    uint32_t cdepth;      /* counted activations on the stack */
-    uint8_t dirty;        /* in the dirty list */
-    uint8_t auto_counted; /* the run-time mode made it counted only */
+    uint64_t addr;   /* address + 1, 0 = empty slot */
+    uint32_t cdepth; /* counted activations on the stack */
+    uint8_t how;     /* enum ips2_filter_action; the run-time mode turns TRACE into COUNT */
+    uint8_t watch;   /* the run-time mode or the time filter look at its traced calls */
+    uint8_t dirty;   /* in the dirty list */
 };
 
 /* ... and what only counted calls and the run-time mode's watch touch. */
@@ -318,20 +319,32 @@ static struct ips2_counts *thread_counts(void)
     return counts = m;
 }
 
-/* The entry of fn, inserted if insert and there is room; NULL if not. */
-static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn, int insert)
+/* Inserts fn with its action; NULL when the table is full. */
+static __attribute__((noinline)) struct ips2_count *insert(struct ips2_counts *c, uintptr_t fn)
+{
+    if (c->used >= COUNTS_CAP * 3 / 4)
+        return NULL;
+    for (uint64_t i = hash_addr(fn) & (COUNTS_CAP - 1);; i = (i + 1) & (COUNTS_CAP - 1)) {
+        struct ips2_count *e = &c->e[i];
+        if (e->addr == 0) {
+            c->used++;
+            e->how = (uint8_t)decide(fn);
+            e->watch = e->how == IPS2_FILTER_TRACE && (dec.auto_calls || dec.time_ticks);
+            e->addr = fn + 1;
+            return e;
+        }
+    }
+}
+
+/* The entry of fn, inserted if new; NULL if the table is full. */
+static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn)
 {
     for (uint64_t i = hash_addr(fn) & (COUNTS_CAP - 1);; i = (i + 1) & (COUNTS_CAP - 1)) {
         struct ips2_count *e = &c->e[i];
         if (likely(e->addr == fn + 1))
             return e;
-        if (e->addr == 0) {
-            if (!insert || c->used >= COUNTS_CAP * 3 / 4)
-                return NULL;
-            c->used++;
-            e->addr = fn + 1;
-            return e;
-        }
+        if (e->addr == 0)
+            return insert(c, fn);
     }
 }
 
@@ -383,24 +396,23 @@ static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
 
 int ips2_filter_enter(uintptr_t fn)
 {
-    struct ips2_counts *c = thread_counts();
-    unsigned a = decide(fn);
+    struct ips2_counts *c = counts;
 
-    if (a == IPS2_FILTER_EXCLUDE)
-        return 1;
-    if (unlikely(c == NULL))
+    if (unlikely(c == NULL) && (c = thread_counts()) == NULL)
         return 0;
-    uint32_t d = ++c->depth;
-    if (a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth) || dec.auto_calls) {
-        struct ips2_count *e = entry(c, fn, 1);
-        if (e != NULL &&
-            (e->auto_counted || a == IPS2_FILTER_COUNT || (dec.depth && d > dec.depth))) {
-            count_one(c, e);
-            e->cdepth++;
-            return 1;
-        }
-    }
-    return 0;
+    struct ips2_count *e = entry(c, fn);
+    if (unlikely(e == NULL)) /* a full table: traced, or excluded */
+        return decide(fn) == IPS2_FILTER_EXCLUDE;
+    unsigned how = e->how;
+    if (how == IPS2_FILTER_EXCLUDE)
+        return 1;
+    if (unlikely(dec.depth) && ++c->depth > dec.depth)
+        how = IPS2_FILTER_COUNT;
+    if (likely(how == IPS2_FILTER_TRACE))
+        return 0;
+    count_one(c, e);
+    e->cdepth++;
+    return 1;
 }
 
 /* The exit of a traced call at timer value now: is the thread's latest
@@ -435,35 +447,37 @@ static inline void erase(struct ips2_thread *t, struct ips2_counts *c, struct ip
 int ips2_filter_exit(uintptr_t fn)
 {
     struct ips2_counts *c = counts;
-    unsigned a = decide(fn);
 
-    if (a == IPS2_FILTER_EXCLUDE)
-        return 1;
     if (unlikely(c == NULL))
         return 0;
-    if (c->depth)
+    struct ips2_count *e = entry(c, fn);
+    if (unlikely(e == NULL))
+        return decide(fn) == IPS2_FILTER_EXCLUDE;
+    if (e->how == IPS2_FILTER_EXCLUDE)
+        return 1;
+    if (unlikely(dec.depth) && c->depth)
         c->depth--;
-    struct ips2_count *e = entry(c, fn, 0);
-    if (e != NULL && e->cdepth) {
+    if (e->cdepth) {
         e->cdepth--;
         return 1;
     }
-    if (!dec.time_ticks && !dec.auto_calls)
+    if (likely(!e->watch))
         return 0;
     /* the time filter and the run-time mode look at the call's length */
     struct ips2_thread *t = &ips2_self;
     uint64_t now = ips2_timer_now(), dur;
     if (leaf_call(t, fn, now, &dur)) {
-        if (dur < dec.time_ticks && (e != NULL || (e = entry(c, fn, 1)) != NULL)) {
+        if (dur < dec.time_ticks) {
             erase(t, c, e);
             return 1;
         }
-        if (e != NULL && dec.auto_calls) {
+        if (dec.auto_calls) {
             struct ips2_count_more *m = MORE(c, e);
             m->leaf_ticks += dur;
             if (++m->seen >= dec.auto_calls) {
                 if (m->leaf_ticks < dec.auto_ticks * m->seen && m->nonleaf * 16 <= m->seen) {
-                    e->auto_counted = 1;
+                    e->how = IPS2_FILTER_COUNT;
+                    e->watch = 0;
                     erase(t, c, e);
                     return 1;
                 }
@@ -471,7 +485,7 @@ int ips2_filter_exit(uintptr_t fn)
                 m->leaf_ticks = 0;
             }
         }
-    } else if (e != NULL && dec.auto_calls && ++MORE(c, e)->nonleaf * 16 > dec.auto_calls) {
+    } else if (dec.auto_calls && ++MORE(c, e)->nonleaf * 16 > dec.auto_calls) {
         /* records inside its calls: watch again from the next call, as
          * its callees may become counted only */
         MORE(c, e)->seen = MORE(c, e)->nonleaf = 0;
