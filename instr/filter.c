@@ -302,6 +302,7 @@ void ips2_filter_setup(const char *path, const char *autocount)
     dec.auto_ticks = auto_calls ? ns_to_ticks(auto_ns) : 0;
     ips2_filtering = dec.key != NULL || dec.fallback != IPS2_FILTER_TRACE || dec.depth ||
                      dec.time_ticks || dec.auto_calls;
+    ips2_proc.hook_slow = ips2_filtering || ips2_proc.timer != IPS2_TIMER_TSC;
     ips2_filter_rules_free(&rules);
 }
 

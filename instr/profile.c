@@ -9,7 +9,8 @@
  * of the base.  Everything else goes to ips2_emit_slow(), which writes a
  * long record.  The hot path touches neither errno nor any lock.  With a
  * filter (filter.c), the hooks first ask whether the call is counted only;
- * without one that costs a load and a branch.
+ * that test is the one the TSC test was (ips2_proc.hook_slow), so a
+ * program without a filter pays nothing for it.
  *
  * The exit hook runs after the procedure's last statement, and for a
  * procedure that ends without a return statement (a K&R main that falls
@@ -22,16 +23,31 @@
 
 __thread struct ips2_thread ips2_self __attribute__((tls_model("initial-exec")));
 
+/* The hooks' other path: a timer other than the TSC, or a filter. */
+static __attribute__((noinline)) void proc_slow(unsigned kind, unsigned short_kind, void *fn)
+{
+    if (ips2_filtering && (kind == IPS2_EV_ENTER ? ips2_filter_enter((uintptr_t)fn)
+                                                 : ips2_filter_exit((uintptr_t)fn)))
+        return;
+    ips2_record_proc(kind, short_kind, (uintptr_t)fn, ips2_timer_now());
+}
+
+/* ips2_proc.hook_slow folds "not the TSC" and "a filter" into the one test
+ * the hot path made before filters existed. */
 static inline __attribute__((always_inline)) void record_proc(unsigned kind, unsigned short_kind,
                                                               void *fn)
 {
-    ips2_record_proc(kind, short_kind, (uintptr_t)fn, ips2_timer_now());
+#if defined(__x86_64__) || defined(__i386__)
+    if (likely(!ips2_proc.hook_slow)) {
+        ips2_record_proc(kind, short_kind, (uintptr_t)fn, __builtin_ia32_rdtsc());
+        return;
+    }
+#endif
+    proc_slow(kind, short_kind, fn);
 }
 
 IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
-    if (unlikely(ips2_filtering) && ips2_filter_enter((uintptr_t)fn))
-        return;
     record_proc(IPS2_EV_ENTER, IPS2_EV_ENTER_SHORT, fn);
 }
 
@@ -41,8 +57,6 @@ __attribute__((visibility("hidden"))) void ips2_func_exit(void *fn);
 
 void ips2_func_exit(void *fn)
 {
-    if (unlikely(ips2_filtering) && ips2_filter_exit((uintptr_t)fn))
-        return;
     record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn);
 }
 
@@ -75,8 +89,6 @@ __asm__(".text\n"
 
 IPS2_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
-    if (unlikely(ips2_filtering) && ips2_filter_exit((uintptr_t)fn))
-        return;
     record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn);
 }
 

@@ -107,7 +107,8 @@ struct ips2_process {
     uint64_t hot_ticks;    /* hot path: short records up to this delta */
     unsigned sync_records; /* interp: records between forced syncs; else 0 */
     uint64_t tsc_hz;
-    unsigned timer; /* enum ips2_timer */
+    unsigned timer;     /* enum ips2_timer */
+    unsigned hook_slow; /* the procedure hooks' other path: not the TSC, or a filter */
     uint64_t ref_tsc, ref_mono_ns, ref_real_ns;
     uint32_t cost_ns[IPS2_COST_GROUPS];
     int exit_how, exit_status; /* as recorded by exit()/main return */
