@@ -262,14 +262,9 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
             rt_wait(r, IPS2_M_SYNC_WAIT, k->join_begin, t);
         k->in_join = false;
         break;
-    case IPS2_EV_CALLS:
-        /* a counted-only procedure's calls since its previous record; they
-         * count in the phase their record lies in */
-        if (ev->nextra > IPS2_F_CALLS_COUNT && t >= r->ps && t < r->pe) {
-            uint32_t p = rt_proc_of(r, ev->payload);
-            if (p != 0)
-                r->procs[p].m[IPS2_M_COUNTED] += ev->extra[IPS2_F_CALLS_COUNT];
-        }
+    case IPS2_EV_CALLS: /* a counted-only procedure's calls since its previous record */
+        if (ev->nextra > IPS2_F_CALLS_COUNT)
+            rt_counted(r, ev->payload, ev->extra[IPS2_F_CALLS_COUNT], t);
         break;
     case IPS2_EV_LOST:
         r->lost += ev->payload;
