@@ -161,6 +161,57 @@ static int parse_line(struct ips2_filter_rules *r, char *text, unsigned n, char 
                 "unknown directive '%s' (count, exclude, include, trace, depth, time, auto)", word);
 }
 
+static int is_glob(const char *pattern)
+{
+    return strpbrk(pattern, "*?[\\") != NULL;
+}
+
+static uint64_t hash_name(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The index of plain names and the list of globs (see the header). */
+static int index_rules(struct ips2_filter_rules *r)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * r->nrules)
+        cap *= 2;
+    r->plain = calloc(cap, sizeof(*r->plain));
+    r->globs = malloc((r->nrules ? r->nrules : 1) * sizeof(*r->globs));
+    if (r->plain == NULL || r->globs == NULL)
+        return -1;
+    r->plain_mask = cap - 1;
+    for (size_t i = 0; i < r->nrules; i++) {
+        const char *p = r->rule[i].pattern;
+        if (is_glob(p)) {
+            r->globs[r->nglobs++] = i;
+            continue;
+        }
+        size_t j = hash_name(p, strlen(p)) & r->plain_mask;
+        while (r->plain[j] != 0 && strcmp(r->rule[r->plain[j] - 1].pattern, p) != 0)
+            j = (j + 1) & r->plain_mask;
+        r->plain[j] = i + 1; /* the later rule of a name wins */
+    }
+    return 0;
+}
+
+/* The latest plain rule naming exactly name[0, len), or -1. */
+static long plain_rule(const struct ips2_filter_rules *r, const char *name, size_t len)
+{
+    for (size_t j = hash_name(name, len) & r->plain_mask; r->plain[j] != 0;
+         j = (j + 1) & r->plain_mask) {
+        const char *p = r->rule[r->plain[j] - 1].pattern;
+        if (strncmp(p, name, len) == 0 && p[len] == '\0')
+            return (long)r->plain[j] - 1;
+    }
+    return -1;
+}
+
 int ips2_filter_parse(struct ips2_filter_rules *r, const char *text, char *err, size_t errsize)
 {
     unsigned line = 0;
@@ -182,10 +233,16 @@ int ips2_filter_parse(struct ips2_filter_rules *r, const char *text, char *err, 
         }
         p += len + (nl != NULL);
     }
+    if (index_rules(r) < 0) {
+        ips2_filter_rules_free(r);
+        return fail(err, errsize, line, "out of memory");
+    }
     return 0;
 }
 
-static int matches(const char *pattern, const char *name)
+/* A glob against a name, or against a clone's source name ("f" of
+ * "f.constprop.0"). */
+static int glob_matches(const char *pattern, const char *name)
 {
     if (fnmatch(pattern, name, 0) == 0)
         return 1;
@@ -203,10 +260,21 @@ static int matches(const char *pattern, const char *name)
 
 unsigned ips2_filter_decide(const struct ips2_filter_rules *r, const char *name)
 {
-    for (size_t i = r->nrules; i-- > 0;)
-        if (matches(r->rule[i].pattern, name))
-            return r->rule[i].action;
-    return ips2_filter_default(r);
+    long best = -1;
+
+    if (r->plain != NULL) {
+        const char *dot = strchr(name, '.');
+        best = plain_rule(r, name, strlen(name));
+        if (dot != NULL && dot != name) {
+            long b = plain_rule(r, name, (size_t)(dot - name));
+            if (b > best)
+                best = b;
+        }
+    }
+    for (size_t k = r->nglobs; k-- > 0 && (long)r->globs[k] > best;)
+        if (glob_matches(r->rule[r->globs[k]].pattern, name))
+            return r->rule[r->globs[k]].action;
+    return best >= 0 ? r->rule[best].action : ips2_filter_default(r);
 }
 
 void ips2_filter_rules_free(struct ips2_filter_rules *r)
@@ -214,5 +282,7 @@ void ips2_filter_rules_free(struct ips2_filter_rules *r)
     for (size_t i = 0; i < r->nrules; i++)
         free(r->rule[i].pattern);
     free(r->rule);
+    free(r->plain);
+    free(r->globs);
     memset(r, 0, sizeof(*r));
 }

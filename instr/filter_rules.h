@@ -43,9 +43,16 @@ struct ips2_filter_rule {
 struct ips2_filter_rules {
     struct ips2_filter_rule *rule;
     size_t nrules;
-    int include;         /* an include line: procedures no line matches are counted */
-    unsigned depth;      /* 0: no depth limit */
-    uint64_t time_ns;    /* 0: no time threshold */
+    int include;      /* an include line: procedures no line matches are counted */
+    unsigned depth;   /* 0: no depth limit */
+    uint64_t time_ns; /* 0: no time threshold */
+    /* plain names (no glob characters): an open-addressing table of rule
+     * indexes + 1 by name (the latest rule of a name), and the globs'
+     * indexes, so that a name costs a lookup and the globs, not every rule */
+    size_t *plain;
+    size_t plain_mask;
+    size_t *globs;
+    size_t nglobs;
     int auto_set;        /* an auto line: auto_calls and auto_ns say what */
     unsigned auto_calls; /* 0: off */
     uint64_t auto_ns;

@@ -46,6 +46,27 @@ static void test_directives(void **state)
     ips2_filter_rules_free(&r);
 }
 
+static void test_last_line_wins_plain_or_glob(void **state)
+{
+    struct ips2_filter_rules r;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(ips2_filter_parse(&r,
+                                       "trace foo\ncount f*\nexclude bar\ntrace bar\n"
+                                       "count baz.cold\n",
+                                       err, sizeof(err)),
+                     0);
+    assert_int_equal(ips2_filter_decide(&r, "foo"), IPS2_FILTER_COUNT); /* the later glob */
+    assert_int_equal(ips2_filter_decide(&r, "fib"), IPS2_FILTER_COUNT);
+    assert_int_equal(ips2_filter_decide(&r, "bar"), IPS2_FILTER_TRACE); /* the later name */
+    assert_int_equal(ips2_filter_decide(&r, "bar.part.0"), IPS2_FILTER_TRACE);
+    assert_int_equal(ips2_filter_decide(&r, "baz.cold"), IPS2_FILTER_COUNT); /* a whole name */
+    assert_int_equal(ips2_filter_decide(&r, "baz"), IPS2_FILTER_TRACE);
+    assert_int_equal(ips2_filter_decide(&r, "ba"), IPS2_FILTER_TRACE);
+    ips2_filter_rules_free(&r);
+}
+
 static void test_include_counts_the_rest(void **state)
 {
     struct ips2_filter_rules r;
@@ -126,6 +147,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_directives),
+        cmocka_unit_test(test_last_line_wins_plain_or_glob),
         cmocka_unit_test(test_include_counts_the_rest),
         cmocka_unit_test(test_errors_name_the_line),
         cmocka_unit_test(test_durations_and_auto),
