@@ -52,7 +52,7 @@ static struct {
     uint64_t auto_ticks; /* ... the mean length below which it counts only */
 } dec;
 
-#define COUNTS_CAP 4096 /* procedures in a thread's table */
+#define COUNTS_CAP 2048 /* slots of a thread's table (3/4 of them used at most) */
 
 /* The run-time mode's default (IPS2_AUTOCOUNT, the filter's auto line):
  * a procedure is watched for its first IPS2_AUTO_CALLS calls in a thread,
@@ -62,22 +62,24 @@ static struct {
 #define IPS2_AUTO_CALLS 4096
 #define IPS2_AUTO_NS    300
 
-/* A procedure in a thread's table: what every filtered call looks at ... */
+/* A procedure in a thread's table: what every filtered call looks at,
+ * counted calls included (32 bytes: the lines a hot procedure needs are
+ * its row and its CALLS record's count word) ... */
 struct ips2_count {
     uint64_t addr;   /* address + 1, 0 = empty slot */
+    uint64_t *word;  /* count word of its latest CALLS record, or NULL */
     uint32_t cdepth; /* counted activations on the stack */
+    uint32_t gen;    /* the thread's calls_gen when that record was written */
     uint8_t how;     /* enum ips2_filter_action; the run-time mode turns TRACE into COUNT */
     uint8_t watch;   /* the run-time mode or the time filter look at its traced calls */
-    uint8_t dirty;   /* in the dirty list */
+    uint8_t dirty;   /* in the dirty list (pending calls) */
 };
 
-/* ... and what only counted calls and the run-time mode's watch touch. */
+/* ... and what the rare paths and the run-time mode's watch touch. */
 struct ips2_count_more {
-    uint64_t count, flushed; /* calls counted; those already in CALLS records */
-    uint64_t *word;          /* count word of its latest CALLS record, or NULL */
-    uint32_t gen;            /* the thread's calls_gen when that was written */
-    uint32_t seen, nonleaf;  /* run-time mode: traced calls without, with records inside */
-    uint64_t leaf_ticks;     /* ... and the former's total length */
+    uint64_t pending;       /* calls counted and in no CALLS record yet */
+    uint32_t seen, nonleaf; /* run-time mode: traced calls without, with records inside */
+    uint64_t leaf_ticks;    /* ... and the former's total length */
 };
 
 struct ips2_counts {
@@ -85,7 +87,7 @@ struct ips2_counts {
     uint32_t ndirty; /* procedures whose count is pending */
     uint32_t used;
     uint32_t dirty[COUNTS_CAP];
-    struct ips2_count e[COUNTS_CAP]; /* 16 bytes each: the hot part stays in the cache */
+    struct ips2_count e[COUNTS_CAP]; /* 32 bytes each: 64 KiB, apart from the rest */
     struct ips2_count_more m[COUNTS_CAP];
 };
 
@@ -349,11 +351,12 @@ static inline struct ips2_count *entry(struct ips2_counts *c, uintptr_t fn)
     }
 }
 
-/* A pending count (not in a CALLS record yet) that put_counts() writes at
- * the thread's next sync point or its end. */
+/* Calls that are in no CALLS record (the slow path was busy, or there is
+ * no stream): put_counts() writes them at the thread's next sync point or
+ * its end. */
 static void pending(struct ips2_counts *c, struct ips2_count *e)
 {
-    MORE(c, e)->word = NULL;
+    e->word = NULL;
     if (!e->dirty) {
         e->dirty = 1;
         c->dirty[c->ndirty++] = (uint32_t)(e - c->e);
@@ -364,35 +367,34 @@ static __attribute__((noinline)) void count_slow(struct ips2_counts *c, struct i
                                                  struct ips2_thread *t)
 {
     struct ips2_count_more *m = MORE(c, e);
-    uint64_t *w = ips2_emit_calls(t, e->addr - 1, m->count - m->flushed);
 
+    m->pending++;
+    if (t->busy || t->state == IPS2_THREAD_DONE) {
+        pending(c, e); /* a signal handler inside the slow path, or no stream */
+        return;
+    }
+    uint64_t *w = ips2_emit_calls(t, e->addr - 1, m->pending);
     if (w == NULL) {
         pending(c, e);
         return;
     }
-    m->word = w;
-    m->gen = t->calls_gen; /* read after the record: writing it may move the generation */
-    m->flushed = m->count;
+    e->word = w;
+    e->gen = t->calls_gen; /* read after the record: writing it may move the generation */
+    m->pending = 0;
 }
 
 /* One more call of e: in place in its CALLS record while that is in the
- * mapped window and no sync point came since, so that a killed process
- * keeps its counts; else a new CALLS record. */
+ * mapped window and the generation has not moved, so that a killed
+ * process keeps its counts; else a new CALLS record. */
 static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
 {
     struct ips2_thread *t = &ips2_self;
-    struct ips2_count_more *m = MORE(c, e);
 
-    m->count++;
-    if (likely(m->word != NULL && m->gen == t->calls_gen && !t->busy)) {
-        ++*m->word;
-        m->flushed = m->count;
+    if (likely(e->word != NULL && e->gen == t->calls_gen && !t->busy)) {
+        ++*e->word;
         return;
     }
-    if (t->busy || t->state == IPS2_THREAD_DONE)
-        pending(c, e); /* a signal handler inside the slow path, or no stream */
-    else
-        count_slow(c, e, t);
+    count_slow(c, e, t);
 }
 
 int ips2_filter_enter(uintptr_t fn)
@@ -504,10 +506,10 @@ int ips2_filter_take(uint64_t *addr, uint64_t *calls)
         struct ips2_count *e = &c->e[c->dirty[--c->ndirty]];
         e->dirty = 0;
         struct ips2_count_more *m = MORE(c, e);
-        if (m->count != m->flushed) {
+        if (m->pending) {
             *addr = e->addr - 1;
-            *calls = m->count - m->flushed;
-            m->flushed = m->count;
+            *calls = m->pending;
+            m->pending = 0;
             return 1;
         }
     }
@@ -521,9 +523,9 @@ void ips2_filter_after_fork(void)
     if (c == NULL)
         return;
     for (uint32_t i = 0; i < COUNTS_CAP; i++) {
-        c->m[i].count = c->m[i].flushed = 0;
+        c->m[i].pending = 0;
         c->e[i].dirty = 0;
-        c->m[i].word = NULL; /* the parent's window */
+        c->e[i].word = NULL; /* the parent's window */
     }
     c->ndirty = 0;
 }
