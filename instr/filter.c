@@ -94,6 +94,7 @@ struct ips2_counts {
 #define MORE(c, e) (&(c)->m[(e) - (c)->e])
 
 static __thread struct ips2_counts *counts __attribute__((tls_model("initial-exec")));
+static __thread int counts_gone __attribute__((tls_model("initial-exec"))); /* thread ended */
 
 static inline uint64_t hash_addr(uint64_t a)
 {
@@ -316,6 +317,8 @@ static struct ips2_counts *thread_counts(void)
 
     if (likely(c != NULL))
         return c;
+    if (counts_gone)
+        return NULL;
     void *m = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
@@ -528,4 +531,14 @@ void ips2_filter_after_fork(void)
         c->e[i].word = NULL; /* the parent's window */
     }
     c->ndirty = 0;
+}
+
+void ips2_filter_thread_end(void)
+{
+    struct ips2_counts *c = counts;
+
+    counts_gone = 1; /* the thread's last hooks (other destructors) trace, into nothing */
+    counts = NULL;
+    if (c != NULL)
+        munmap(c, sizeof(*c));
 }

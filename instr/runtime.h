@@ -402,6 +402,8 @@ int ips2_filter_enter(uintptr_t fn);
 int ips2_filter_exit(uintptr_t fn);
 int ips2_filter_take(uint64_t *addr, uint64_t *calls);
 void ips2_filter_after_fork(void);
+/* At a thread's end, after its stream closed: lets its table go. */
+void ips2_filter_thread_end(void);
 /* stream.c: writes the calling thread's moved counts now, if it can. */
 void ips2_thread_flush_counts(struct ips2_thread *t);
 /* stream.c: appends a CALLS record of addr with count n; returns its
