@@ -121,10 +121,14 @@ struct ips2_cpa_path {
 
 void ips2_cpa_path_init(struct ips2_cpa_path *p);
 void ips2_cpa_path_free(struct ips2_cpa_path *p);
-/* Appends chunk's segments and shares (as a worker's walk emits them). */
-int ips2_cpa_path_append(struct ips2_cpa_path *p, const struct ips2_cpa_path *chunk, char *err,
+/* Appends chunk's segments and shares (as a worker's walk emits them);
+ * into a path still without any it moves chunk's arrays (a path of a
+ * server's run holds millions of shares: no copy), leaving chunk's
+ * empty. */
+int ips2_cpa_path_append(struct ips2_cpa_path *p, struct ips2_cpa_path *chunk, char *err,
                          size_t errlen);
-/* Reverses the segment order (walk order is last-first). */
+/* Reverses the segment order (walk order is last-first) and gives back
+ * what the arrays' growth left unused. */
 void ips2_cpa_path_finish(struct ips2_cpa_path *p);
 
 /* ---- oracle and in-process run ------------------------------------------ */

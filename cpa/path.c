@@ -124,9 +124,29 @@ int cpa_path_warn(struct ips2_cpa_path *p, const char *fmt, ...)
     return 0;
 }
 
-int ips2_cpa_path_append(struct ips2_cpa_path *p, const struct ips2_cpa_path *chunk, char *err,
+/* Exchanges p's and chunk's segments and shares. */
+static void swap_arrays(struct ips2_cpa_path *p, struct ips2_cpa_path *chunk)
+{
+    struct ips2_cpa_path t = *p;
+    p->segs = chunk->segs, p->nsegs = chunk->nsegs, p->segcap = chunk->segcap;
+    p->shares = chunk->shares, p->nshares = chunk->nshares, p->sharecap = chunk->sharecap;
+    chunk->segs = t.segs, chunk->nsegs = t.nsegs, chunk->segcap = t.segcap;
+    chunk->shares = t.shares, chunk->nshares = t.nshares, chunk->sharecap = t.sharecap;
+}
+
+int ips2_cpa_path_append(struct ips2_cpa_path *p, struct ips2_cpa_path *chunk, char *err,
                          size_t errlen)
 {
+    if (p->nsegs == 0 && p->nshares == 0) {
+        for (size_t i = 0; i < chunk->nsegs; i++)
+            if ((uint64_t)chunk->segs[i].first_share + chunk->segs[i].nshares > chunk->nshares)
+                return cpa_err(err, errlen, "path chunk: segment %zu: shares out of range", i);
+        swap_arrays(p, chunk);
+        for (size_t i = 0; i < chunk->nwarnings; i++)
+            if (cpa_path_warn(p, "%s", chunk->warnings[i]))
+                return cpa_err(err, errlen, "out of memory");
+        return 0;
+    }
     if (grow((void **)&p->segs, &p->segcap, p->nsegs + chunk->nsegs, sizeof *p->segs) ||
         grow((void **)&p->shares, &p->sharecap, p->nshares + chunk->nshares, sizeof *p->shares))
         return cpa_err(err, errlen, "out of memory");
@@ -153,5 +173,17 @@ void ips2_cpa_path_finish(struct ips2_cpa_path *p)
         struct ips2_cpa_segment t = p->segs[i];
         p->segs[i] = p->segs[j - 1];
         p->segs[j - 1] = t;
+    }
+    /* a session keeps its paths: not the growth's slack (up to half) */
+    struct ips2_cpa_segment *segs;
+    struct ips2_cpa_share *shares;
+    if (p->nsegs && p->nsegs < p->segcap && (segs = realloc(p->segs, p->nsegs * sizeof *segs))) {
+        p->segs = segs;
+        p->segcap = p->nsegs;
+    }
+    if (p->nshares && p->nshares < p->sharecap &&
+        (shares = realloc(p->shares, p->nshares * sizeof *shares))) {
+        p->shares = shares;
+        p->sharecap = p->nshares;
     }
 }

@@ -10,6 +10,8 @@
 #        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
+#   ips2 phase SESSION NAME START:END   (saved in the manifest; a query's
+#        -phase START:END is its own and writes nothing)
 #   ips2 search SESSION ?-interval MS? ?-phase P? ?-app A? ?-threshold NAME=VALUE ...?
 #        ?-format text|json?   (the W3 search: bottlenecks, history graph, accounting)
 #   ips2 sessions ?DIR?
@@ -48,12 +50,16 @@ namespace eval ::ips2::cli {
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
+                -full {"" "print every table after the summary: the trees, the multi-application and NPT tables, gprof per application"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
-user's), reduces their traces on each machine and prints the logical and physical
-trees, the multi-application metric table, an NPT profile and a gprof table per
-application; with -search, the W3 search's bottlenecks too.  The session directory
-keeps everything; reopen it with report, tree, histogram and search."
+user's), reduces their traces on each machine and prints a summary: the
+applications, their processes, the procedures that took the most CPU, the
+critical path's length and top entries, and the problems.  With -full, then the
+logical and physical trees, the multi-application metric table, an NPT profile
+and a gprof table per application; with -search, the W3 search's bottlenecks too.
+The session directory keeps everything; reopen it with report, tree, histogram
+and search."
         }
         replay {
             summary "replay old sessions side by side (replay or comparison mode)"
@@ -62,6 +68,7 @@ keeps everything; reopen it with report, tree, histogram and search."
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -full {"" "print every table after the summary, as run -full"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
@@ -109,10 +116,11 @@ with its calls, traced calls, mean time and estimated cost.  Prints a summary."
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
-                -procedure {NAME "cp-zero: the procedure that would take no time"}
+                -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
+                -sort {COLUMN "latency: the column to sort by, largest first (default total)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -126,6 +134,8 @@ with its calls, traced calls, mean time and estimated cost.  Prints a summary."
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
   objects     the synchronisation objects waited for under a node, by their names
+  latency     per procedure under a node: count, mean, p50, p90, p99, max of its
+              inclusive wall time (-sort COLUMN); -procedure F: F's latency histogram
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   clocks      each machine's clock against the master's: the offset its slave measured at
@@ -159,7 +169,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             options {
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
@@ -181,6 +191,15 @@ with a bar, then a sparkline; csv and json give the buckets as data."
   folded  folded stacks (flamegraph.pl, speedscope): \"app;f;g N\", N the stack's self
           CPU time in microseconds
 The traces are read one stream at a time (ips2-export)."
+        }
+        phase {
+            summary "save a named phase in a session"
+            args "SESSION NAME START:END" min 3 max 3
+            options {}
+            help "Defines phase NAME of a session as the interval START:END (seconds from the
+session's start) and saves it in the session's manifest, so that every later
+query, and the GUI, can name it: -phase NAME.  A -phase START:END given to a
+query is that query's alone and writes nothing.  Prints the session's phases."
         }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
@@ -242,7 +261,23 @@ mistake is reported as FILE:LINE: what was expected."
 
 # --- entry, usage, errors -------------------------------------------------------
 
+# A reader that went away (`ips2 report ... | head` once head has its
+# lines; Tcl ignores SIGPIPE, so a write fails with EPIPE instead): ips2
+# stops quietly with the status of a command that SIGPIPE ended, 128 + 13,
+# as a shell reports it.
 proc ::ips2::cli::main {argv} {
+    if {[catch {Main $argv} status options]} {
+        if {![BrokenPipe $options]} { return -options $options $status }
+        return 141
+    }
+    return $status
+}
+
+proc ::ips2::cli::BrokenPipe {options} {
+    expr {[dict exists $options -errorcode] && [lrange [dict get $options -errorcode] 0 1] eq {POSIX EPIPE}}
+}
+
+proc ::ips2::cli::Main {argv} {
     variable Commands
     if {![llength $argv] || [lindex $argv 0] in {-h --help -help}} {
         puts [Overview]
@@ -275,6 +310,7 @@ proc ::ips2::cli::main {argv} {
         return $message ;# the command's own exit status (record)
     }
     if {$code == 1} {
+        if {[BrokenPipe $options]} { return 141 }
         set ecode [dict get $options -errorcode]
         if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
             puts stderr "ips2 $command: $message"
@@ -546,19 +582,26 @@ proc ::ips2::cli::Node {session name} {
 }
 
 # Phase SESSION SPEC: the name of a phase for -phase: a phase of the
-# session, or START:END in seconds defined here as a new phase.
+# session, or START:END in seconds defined here for this query only (the
+# session on disk is not written: `ips2 phase` saves a phase).
 proc ::ips2::cli::Phase {session spec} {
-    if {$spec eq ""} { return "" }
-    set num {[0-9]+(?:\.[0-9]*)?}
-    if {[regexp "^($num):($num)\$" $spec -> from to]} {
-        set start [expr {entier(round($from * 1e9))}]
-        set end [expr {entier(round($to * 1e9))}]
-        if {$end <= $start} { UsageError "expected -phase START:END with END after START, got \"$spec\"" }
-        set name "$from:$to"
-        $session phase $name $start $end
-        return $name
+    if {$spec ne "" && [set range [Range $spec -phase]] ne ""} {
+        $session phase $spec {*}$range -save 0
     }
     return $spec
+}
+
+# Range SPEC OPTION: {START END} in ns of START:END in seconds, or "" if
+# SPEC is not of that form.
+proc ::ips2::cli::Range {spec option} {
+    set num {[0-9]+(?:\.[0-9]*)?}
+    if {![regexp "^($num):($num)\$" $spec -> from to]} { return "" }
+    set start [expr {entier(round($from * 1e9))}]
+    set end [expr {entier(round($to * 1e9))}]
+    if {$end <= $start} {
+        UsageError "expected [string trim "$option START:END"] with END after START, got \"$spec\""
+    }
+    list $start $end
 }
 
 proc ::ips2::cli::PhaseArgs {session opts} {
@@ -595,7 +638,7 @@ proc ::ips2::cli::WorkloadText {w} {
     dict for {app a} [dict get $w applications] {
         foreach p [dict get $a processes] {
             lappend rows [list $app [dict get $p index] [dict get $p machine] [dict get $p timeout] \
-                              [join [dict get $p command] " "]]
+                              [ips2::format::commandLine [dict get $p command]]]
         }
     }
     if {[llength $rows]} {
@@ -619,7 +662,7 @@ proc ::ips2::cli::CmdRun {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0] [Opt $opts -full 0]
 }
 
 proc ::ips2::cli::CmdReplay {words opts} {
@@ -638,7 +681,7 @@ proc ::ips2::cli::CmdReplay {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir replay] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] 0 [Opt $opts -full 0]
 }
 
 # CmdRecord: the command as a one-process workload file read like any
@@ -699,7 +742,7 @@ proc ::ips2::cli::CmdRecord {words opts} {
     Fail "$exe: $status"
 }
 
-proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
+proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0} {full 0}} {
     # A run (or replay) whose machines all failed, their slaves dead (the
     # pvmd killed) or failing, has no results: it fails, naming why; one
     # that some machine finished is done, its problems listed.
@@ -715,7 +758,7 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
             set why [lmap {machine text} $failed { string cat $machine ": " $text }]
             Fail "no machine finished ([join $why {; }]); session $dir"
         }
-        puts -nonewline [Summary $session $dir]
+        puts -nonewline [Summary $session $dir $full]
         if {$search} {
             puts -nonewline "\n== W3 search\n[SearchText [$session search] $dir]"
         }
@@ -724,39 +767,120 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
     }
 }
 
-# Summary: what run and replay print: problems, trees, the multi-application
-# metric table, the NPT profile of the workload and a gprof table per
-# application.
-proc ::ips2::cli::Summary {session dir} {
+# Summary SESSION DIR FULL: what run and replay print, a few dozen lines
+# whatever the run's size (problems apart): the problems, the applications
+# (processes, threads, elapsed, CPU, how their processes ended), the first
+# ten processes, the ten procedures that took the most CPU, the critical
+# path's length and top five entries, and how to get more.  FULL: then
+# every table: the trees, the multi-application metric table, the NPT
+# profile of the workload and a gprof table per application.
+proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    # the process-time clock of every time below (ips2::format::clockLines)
+    set header [ClockHeader $session physical {}]
+    append out [join $header \n] \n
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
         foreach p $problems { append out "$p\n" }
         foreach p $problems { puts stderr "ips2: problem: $p" }
     }
+    append out "\n== applications\n" [ips2::format::table [Applications $session $apps]]
+    set t [$session table processes -columns {application index machine pid status cpu}]
+    append out "\n== processes\n" [Top $t 10 processes]
+    append out "\n== procedures by CPU\n" \
+        [Top [$session profile physical -level procedure -metric cpu -by name] 10 \
+             "profile -level procedure -by name"]
+    if {[catch {$session cp -level procedure} t]} {
+        append out "\n== critical path\nnot computed: $t\n"
+    } else {
+        append out "\n== critical path ([dict get $t mode], procedure level)\n" \
+            [::format "length %.3f ms, elapsed %.3f ms, ratio %.3f\n" [expr {[dict get $t length] / 1e6}] \
+                 [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
+        append out [Top [Columns $t {name time percent}] 5 "cp -level procedure"]
+        set warnings [dict get $t warnings]
+        if {[llength $warnings]} {
+            append out "[llength $warnings] ends found no partner, the first: [lindex $warnings 0]\n"
+        }
+    }
+    if {!$full} {
+        append out "\n== more\n" \
+            "  ips2 run ... -full             every tree, the multi-application and NPT tables, gprof per application\n" \
+            "  ips2 report SESSION TABLE      one table: metrics, profile, npt, gprof, cp, ... (ips2 report --help)\n" \
+            "  ips2 tree SESSION              the logical and physical trees\n"
+        return $out
+    }
     foreach app $apps {
         append out "\n== logical tree of $app\n" [ips2::format::tree [$session tree logical $app]]
     }
     append out "\n== physical tree\n" [ips2::format::tree [$session tree physical]]
     append out "\n== multi-application metric table\n" \
-        [ips2::format::table [$session metrics -apps $apps]]
+        [ips2::format::table [$session metrics -apps $apps] -header $header]
     append out "\n== NPT profile, processes of the workload\n" \
-        [ips2::format::table [$session npt physical -level process]]
+        [ips2::format::table [$session npt physical -level process] -header $header]
     foreach app $apps {
         append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
     return $out
 }
 
+# Applications SESSION APPS: a row per application: its processes,
+# threads, elapsed time and CPU (the multi-application table's), and how
+# its processes ended ("2 exited 0, 1 signal 9").
+proc ::ips2::cli::Applications {session apps} {
+    set m [$session metrics -apps $apps]
+    set value [dict create]
+    foreach row [dict get $m rows] {
+        foreach app $apps v [lrange $row 2 end] { dict set value $app [lindex $row 0] $v }
+    }
+    set ended [dict create]
+    foreach row [dict get [$session table processes -columns {application status}] rows] {
+        lassign $row app status
+        set n [expr {[dict exists $ended $app $status] ? [dict get $ended $app $status] : 0}]
+        dict set ended $app $status [incr n]
+    }
+    set rows [lmap app $apps {
+        set how {}
+        if {[dict exists $ended $app]} {
+            dict for {status n} [dict get $ended $app] { lappend how "$n $status" }
+        }
+        list $app {*}[lmap k {processes threads elapsed cpu} { dict get $value $app $k }] [join $how ", "]
+    }]
+    dict create columns {{application ""} {processes ""} {threads ""} {elapsed ns} {cpu ns} {ended ""}} \
+        rows $rows
+}
+
+# Columns TABLE NAMES: the table with only the columns named, in that order.
+proc ::ips2::cli::Columns {t names} {
+    set at [lmap name $names { lsearch -exact -index 0 [dict get $t columns] $name }]
+    dict set t columns [lmap i $at { lindex [dict get $t columns] $i }]
+    dict set t rows [lmap row [dict get $t rows] { lmap i $at { lindex $row $i } }]
+    return $t
+}
+
+# Top TABLE N WHAT: the table's first N rows as text, and a line saying how
+# many more `ips2 report SESSION WHAT` has.
+proc ::ips2::cli::Top {t n what} {
+    set rows [dict get $t rows]
+    set text [ips2::format::table [dict create columns [dict get $t columns] rows [lrange $rows 0 [expr {$n - 1}]]]]
+    if {[llength $rows] > $n} {
+        append text "([expr {[llength $rows] - $n}] more: ips2 report SESSION $what)\n"
+    }
+    return $text
+}
+
 # Gprof SESSION NODE PHASEARGS FORMAT: the gprof tables of a node: as text
 # in GNU gprof's layout (the master makes it), or the flat profile and the
 # call graph as CSV (one after the other) or JSON ({"flat": .., "graph": ..}).
 proc ::ips2::cli::Gprof {session node phase format} {
+    set header [ClockHeader $session $node $phase]
     if {$format eq "text"} {
-        return [$session gprof $node {*}$phase -format text]
+        # the clock's lines in the header paragraph, after GNU's first line
+        set text [$session gprof $node {*}$phase -format text]
+        return [string cat "Flat profile:\n\n" [join $header \n] \n \
+                    [string range $text [string length "Flat profile:\n\n"] end]]
     }
     set g [$session gprof $node {*}$phase]
     if {$format eq "csv"} {
@@ -764,7 +888,8 @@ proc ::ips2::cli::Gprof {session node phase format} {
     }
     set flat [string trimright [ips2::format::table [dict get $g flat] -format json]]
     set graph [string trimright [ips2::format::table [dict get $g graph] -format json]]
-    return "\{\"flat\": $flat,\n \"graph\": $graph\}\n"
+    set lines [lmap l $header { json::write string $l }]
+    return "\{\"header\": \[[join $lines {, }]\],\n \"flat\": $flat,\n \"graph\": $graph\}\n"
 }
 
 # CmdFilter: the proposer (ANALYSTS.md "Filters").  Per procedure name:
@@ -873,7 +998,7 @@ proc ::ips2::cli::RecordCost {dir} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance clocks}
+        master-worker cp cp-zero cp-path cp-imbalance clocks latency}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
@@ -923,8 +1048,15 @@ proc ::ips2::cli::CmdReport {words opts} {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
             }
+            latency {
+                package require ips2::latency 1.0
+                puts -nonewline [ips2::latency::report $session $node $phase $opts $format]
+                return
+            }
         }
-        puts -nonewline [ips2::format::table $t -format $format]
+        set header {}
+        if {$table in {metrics multi profile npt}} { set header [ClockHeader $session $node $phase] }
+        puts -nonewline [ips2::format::table $t -format $format -header $header]
     } finally {
         $session close
     }
@@ -972,6 +1104,14 @@ proc ::ips2::cli::Clocks {dir} {
     return [dict create columns {{machine ""} {host ""} {offset ns} {error ns} {"round trip" ns}
         {exchanges ""} {"message shift" ns} {"message pairs" ""} {backwards ""} {worst ns}
         {"backwards after" ""}} rows $rows]
+}
+
+# ClockHeader SESSION NODE PHASEARGS: the header lines of a table of NODE
+# that say which process-time clock its times come from (and warn about
+# procedures too short for it: ips2::format::clockLines).
+proc ::ips2::cli::ClockHeader {session node phase} {
+    if {$node eq ""} { set node physical }
+    ips2::format::clockLines [$session clock $node {*}$phase]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
@@ -1025,8 +1165,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
     }
     CpWarnings $session [dict get $t warnings]
+    # an intra-application path's clock is its application's
+    set intra [expr {[dict get $t mode] eq "intra" && $what ne ""}]
+    set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] \
+                    [expr {$table eq "cp-zero" ? {} : $phase}]]
     if {$format eq "text"} {
-        return [ips2::format::table $t -format text -title $title]
+        return [ips2::format::table $t -format text -title $title -header $header]
     }
     if {$format eq "json"} {
         dict set t segments [llength [dict get $t rows]]
@@ -1038,9 +1182,9 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
         return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
             cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
-            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table] $header]
     }
-    return [ips2::format::table $t -format $format]
+    return [ips2::format::table $t -format $format -header $header]
 }
 
 # CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
@@ -1081,10 +1225,11 @@ proc ::ips2::cli::CpProblems {session} {
     lmap w [dict get $t warnings] { list "critical path: $w" }
 }
 
-# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# CpJson TABLE TITLE KEYS ?HEADER?: a critical-path table as JSON, its header as
 # fields before the columns: the text's title, the answer's KEYS (times
-# in ns, as in the rows) and the warnings (an array of strings).
-proc ::ips2::cli::CpJson {t title keys} {
+# in ns, as in the rows), the warnings (an array of strings) and the
+# clock's HEADER lines ("header": an array of strings).
+proc ::ips2::cli::CpJson {t title keys {header {}}} {
     set fields [list "\"title\": [json::write string $title]"]
     foreach k $keys {
         set v [dict get $t $k]
@@ -1098,7 +1243,7 @@ proc ::ips2::cli::CpJson {t title keys} {
         }
     }
     lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
-    set body [ips2::format::table [dict remove $t title] -format json]
+    set body [ips2::format::table [dict remove $t title] -format json -header $header]
     return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 
@@ -1172,6 +1317,23 @@ proc ::ips2::cli::CmdExport {words opts} {
     if {$code && [lindex [dict get $options -errorcode] 0] ne "NONE"} { Fail $text }
     foreach line [split $text \n] {
         Say [expr {[string match "warning: *" $line] ? $line : "wrote $line"}]
+    }
+}
+
+proc ::ips2::cli::CmdPhase {words opts} {
+    lassign $words dir name spec
+    if {[set range [Range $spec ""]] eq ""} {
+        UsageError "expected START:END in seconds, got \"$spec\""
+    }
+    if {[Range $name ""] ne ""} {
+        UsageError "expected a name for the phase, not an interval: \"$name\""
+    }
+    set session [Open $dir]
+    try {
+        $session phase $name {*}$range
+        puts -nonewline [ips2::format::table [$session table phases]]
+    } finally {
+        $session close
     }
 }
 

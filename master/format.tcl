@@ -2,10 +2,16 @@
 # master package (docs/ANALYSTS.md §6) as aligned text, CSV or JSON.
 #
 #   ips2::format::table TABLE ?-format text|csv|json? ?-title TEXT? ?-raw?
+#                             ?-header LINES?
+#   ips2::format::clockLines CLOCK
 #   ips2::format::tree NODE ?-format text|json?
 #   ips2::format::histogram TABLE ?-format text|csv|json? ?-title TEXT? ?-width N?
+#   ips2::format::commandLine WORDS   a command as a shell reads it back
 #
 # A TABLE is the dict {columns {{NAME UNIT} ...} rows {{CELL ...} ...}}.
+# -header gives lines that say how the table was measured (clockLines):
+# text shows them under the title, JSON as "header": [LINE, ...]; CSV
+# stays rows only.
 #
 # Text is for people: a title line, a header ("NAME (UNIT)"), a rule, one
 # line per row, columns two spaces apart, no trailing blanks.  A column whose
@@ -26,7 +32,9 @@
 #   /\ program (kind app, or physical: the whole workload)   [] machine
 #   () process   <> collector   ~ thread   - procedure
 # A table with a column named "unit" (a metric table) gives each row's
-# unit-less numbers that row's unit.
+# unit-less numbers that row's unit, and shows an empty value (a metric not
+# measured there, e.g. by no collector) as n/a; CSV leaves it empty, JSON
+# says null.
 #
 # A histogram TABLE has the columns start, end (ns) and one metric; text
 # draws one bar per bucket, scaled to the largest, and a sparkline.
@@ -37,7 +45,7 @@ package require json::write
 package provide ips2::format 1.0
 
 namespace eval ::ips2::format {
-    namespace export table tree histogram
+    namespace export table tree histogram commandLine clockLines
     variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
                          program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
@@ -132,14 +140,47 @@ proc ::ips2::format::Cell {value unit raw} {
 # --- tables -------------------------------------------------------------------
 
 proc ::ips2::format::table {t args} {
-    set o [Options table $args {-format text -title "" -raw flag}]
+    set o [Options table $args {-format text -title "" -raw flag -header {}}]
     CheckFormat table [dict get $o -format] {text csv json}
     lassign [Check table $t] columns rows
+    set header [dict get $o -header]
     switch -- [dict get $o -format] {
-        text { Text $columns $rows [dict get $o -title] [dict get $o -raw] }
+        text {
+            set title [join [concat [list [dict get $o -title]] $header] \n]
+            Text $columns $rows [string trimleft $title \n] [dict get $o -raw]
+        }
         csv  { Csv $columns $rows }
-        json { Json $columns $rows [dict get $o -title] }
+        json {
+            set json [Json $columns $rows [dict get $o -title]]
+            if {![llength $header]} { return $json }
+            set lines [lmap l $header { json::write string $l }]
+            string cat "\{\"header\": \[[join $lines {, }]\],\n " [string range $json 1 end]
+        }
     }
+}
+
+# clockLines CLOCK: the header lines of a table whose times were measured
+# with the process-time clock CLOCK (what `$session clock NODE` gives):
+# "clock: METHOD (resolution R)", and a warning naming how many procedures
+# and which (the shortest eight, then how many more) have mean durations
+# (CPU time a call) within ten times of their clock's resolution.
+proc ::ips2::format::clockLines {clock} {
+    set lines [list "clock: [dict get $clock text]"]
+    set short [dict get $clock short]
+    set n [llength $short]
+    if {$n} {
+        set names [lmap p [lrange $short 0 7] {
+            set ns [dict get $p mean]
+            set mean [expr {$ns >= 1000000 ? [::format "%.3f ms" [expr {$ns / 1e6}]]
+                            : $ns >= 1000 ? [::format "%.3f us" [expr {$ns / 1e3}]] : "$ns ns"}]
+            ::format "%s (%s)" [dict get $p name] $mean
+        }]
+        if {$n > 8} { lappend names "and [expr {$n - 8}] more" }
+        lappend lines [::format "warning: %d procedure%s within 10x the clock's resolution: %s" \
+                           $n [expr {$n == 1 ? "'s mean duration is" : "s' mean durations are"}] \
+                           [join $names {, }]]
+    }
+    return $lines
 }
 
 proc ::ips2::format::Text {columns rows title raw} {
@@ -165,6 +206,8 @@ proc ::ips2::format::Text {columns rows title raw} {
             incr i
             if {$i == $unitcol} {
                 set text [DisplayUnit $value $raw]
+            } elseif {$unitcol >= 0 && $value eq "" && [lindex $columns $i 0] ne "metric"} {
+                set text n/a ;# no value: a metric never measured there
             } else {
                 set text [Cell $value [expr {$unit eq "" ? $rowunit : $unit}] $raw]
             }
@@ -180,7 +223,7 @@ proc ::ips2::format::Text {columns rows title raw} {
         foreach row $cells {
             set v [lindex $row $i]
             if {[string length $v] > $w} { set w [string length $v] }
-            if {$v ne "" && ![IsNumber $v]} { set numeric 0 }
+            if {$v ni {"" n/a} && ![IsNumber $v]} { set numeric 0 }
         }
         lappend widths $w
         set name [lindex $columns $i 0]
@@ -246,6 +289,20 @@ proc ::ips2::format::Json {columns rows title} {
     append out "\]\}\n"
 }
 
+# commandLine WORDS: the words joined by spaces, a word that is empty or
+# holds anything but letters, digits and _@%+=:,./- in single quotes (a
+# quote as '\''), so that an empty argument shows ('') and the line reads
+# back in a shell; the processes table (tcl_tables.c) writes it alike.
+proc ::ips2::format::commandLine {words} {
+    join [lmap w $words {
+        if {[regexp {^[A-Za-z0-9_@%+=:,./-]+$} $w]} {
+            set w
+        } else {
+            string cat ' [string map {' '\\''} $w] '
+        }
+    }] " "
+}
+
 # --- trees --------------------------------------------------------------------
 
 proc ::ips2::format::tree {node args} {
@@ -279,7 +336,7 @@ proc ::ips2::format::Label {node} {
         if {[catch {llength $command}]} {
             lappend more $command
         } else {
-            lappend more [join [lreplace $command 0 0 [file tail [lindex $command 0]]] " "]
+            lappend more [commandLine [lreplace $command 0 0 [file tail [lindex $command 0]]]]
         }
     }
     if {[dict exists $node status] && [dict get $node status] ne ""} {

@@ -755,7 +755,9 @@ static const char *str(const struct ips2_cell *c)
 }
 
 /* gprof's choice of unit for per-call times: the first scale at which the
- * largest total per call lies in [1, 1000). */
+ * largest total per call lies in [1, 1000); then, while a per-call time
+ * that is not 0 would print as 0.00 (a server's short calls under a long
+ * main), a finer one, as long as the largest still fits its %8.2f. */
 static double per_call_scale(const struct ips2_table *flat, char *unit)
 {
     static const struct {
@@ -763,23 +765,36 @@ static double per_call_scale(const struct ips2_table *flat, char *unit)
         double scale;
     } si[] = {{'T', 1e-12}, {'G', 1e-09}, {'M', 1e-06}, {'K', 1e-03}, {' ', 1},    {'m', 1e+03},
               {'u', 1e+06}, {'n', 1e+09}, {'p', 1e+12}, {'f', 1e+15}, {'a', 1e+18}};
-    double top = 0;
+    const size_t nsi = sizeof(si) / sizeof(si[0]);
+    double top = 0, least = 0; /* the largest, and the smallest not 0, in s */
+    size_t i;
 
-    for (size_t r = 0; r < flat->nrows; r++) {
-        const struct ips2_cell *c = ips2_table_at(flat, r, 5);
-        if (!blank(c) && num(c) / 1e9 > top)
-            top = num(c) / 1e9;
-    }
-    for (size_t i = 0; i < sizeof(si) / sizeof(si[0]); i++)
-        if (si[i].scale * top >= 1.0 && si[i].scale * top < 1000.0) {
-            sprintf(unit, "%cs/call", si[i].prefix);
-            return si[i].scale;
+    for (size_t r = 0; r < flat->nrows; r++)
+        for (size_t col = 4; col <= 5; col++) {
+            const struct ips2_cell *c = ips2_table_at(flat, r, col);
+            double v = num(c) / 1e9;
+            if (blank(c) || v <= 0)
+                continue;
+            if (v > top)
+                top = v;
+            if (least == 0 || v < least)
+                least = v;
         }
-    sprintf(unit, "Ts/call");
-    return 1e-12;
+    for (i = 0; i < nsi; i++)
+        if (si[i].scale * top >= 1.0 && si[i].scale * top < 1000.0)
+            break;
+    if (i == nsi) {
+        sprintf(unit, "Ts/call");
+        return 1e-12;
+    }
+    while (i + 1 < nsi && si[i].scale * least < 0.005 && si[i + 1].scale * top < 99999.995)
+        i++;
+    sprintf(unit, "%cs/call", si[i].prefix);
+    return si[i].scale;
 }
 
-char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph)
+char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph,
+                      const char *clock)
 {
     struct buf b = {0};
     char unit[16];
@@ -787,8 +802,14 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
 
     for (size_t r = 0; r < flat->nrows; r++)
         total += num(ips2_table_at(flat, r, 2));
-    bprintf(&b, "Flat profile:\n\nEach procedure's times are exact (from its traces), not "
-                "sampled.\n");
+    if (clock == NULL)
+        bprintf(&b, "Flat profile:\n\nEach procedure's times are exact (from its traces), not "
+                    "sampled.\n");
+    else
+        bprintf(&b,
+                "Flat profile:\n\nEach procedure's times are from its traces, not sampled, "
+                "measured with the\nprocess-time clock %s.\n",
+                clock);
     bprintf(&b, "  %%   cumulative   self              self     total           \n");
     bprintf(&b, " time   seconds   seconds    calls  %-7s  %-7s  name    \n", unit, unit);
     for (size_t r = 0; r < flat->nrows; r++) {
@@ -818,8 +839,12 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
         if (!first)
             bprintf(&b, "\n");
     }
-    bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: exact times; %.2f seconds in all\n\n",
-            total / 1e9);
+    if (clock == NULL)
+        bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: exact times; %.2f seconds in all\n\n",
+                total / 1e9);
+    else
+        bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: %s; %.2f seconds in all\n\n", clock,
+                total / 1e9);
     bprintf(&b, "index %% time    self  children    called     name\n");
     for (size_t r = 0; r < graph->nrows; r++) {
         const struct ips2_cell *c = ips2_table_at(graph, r, 0);

@@ -342,17 +342,19 @@ static Tcl_Obj *ZeroObj(const struct cpa_answer *a)
 
 static Tcl_Obj *PathObj(const struct cpa_answer *a)
 {
-    static const char *const cols[] = {"kind", "",       "thread", "",     "from", "ns", "to",
-                                       "ns",   "length", "ns",     "what", "",     NULL};
+    static const char *const cols[] = {"kind",   "",   "thread", "", "from",       "ns", "to", "ns",
+                                       "length", "ns", "what",   "", "procedures", "",   NULL};
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < a->nsegments; i++) {
         const struct cpa_segment_row *g = &a->segments[i];
         /* what: the CPU's procedures, or the source thread */
         Tcl_Obj *what = strcmp(g->kind, "cpu") == 0 ? Strings(g->what, g->nwhat)
                                                     : Ips2Str(g->nwhat ? g->what[0] : "");
-        Tcl_Obj *cells[] = {Ips2Str(g->kind), Ips2Str(g->thread), Wide(g->from),
-                            Wide(g->to),      Wide(g->length),    what};
-        Tcl_ListObjAppendElement(NULL, rows, Row(6, cells));
+        Tcl_Obj *cells[] = {Ips2Str(g->kind),        Ips2Str(g->thread),
+                            Wide(g->from),           Wide(g->to),
+                            Wide(g->length),         what,
+                            Wide((int64_t)g->nprocs)};
+        Tcl_ListObjAppendElement(NULL, rows, Row(7, cells));
     }
     return RowsTable(cols, rows, a);
 }

@@ -197,6 +197,61 @@ static void metas_of(struct ips2_pag **p, size_t n, struct ips2_cpa_meta **m)
         assert_int_equal(ips2_cpa_meta_from_pag(p[k], &m[k], err, sizeof err), 0);
 }
 
+/* A chunk of n segments with k shares each, share i's cpu = base + i. */
+static void chunk_of(struct ips2_cpa_path *c, size_t n, uint32_t k, int64_t base)
+{
+    ips2_cpa_path_init(c);
+    c->segs = calloc(n, sizeof *c->segs);
+    c->shares = calloc(n * k, sizeof *c->shares);
+    assert_non_null(c->segs);
+    assert_non_null(c->shares);
+    c->segcap = n;
+    c->sharecap = n * k;
+    for (size_t i = 0; i < n; i++) {
+        c->segs[i] = (struct ips2_cpa_segment){.kind = IPS2_CPA_SEG_CPU,
+                                               .first_share = (uint32_t)(i * k),
+                                               .nshares = k,
+                                               .length = base + (int64_t)i};
+        for (uint32_t j = 0; j < k; j++)
+            c->shares[i * k + j] = (struct ips2_cpa_share){j, 0, base + (int64_t)(i * k + j)};
+    }
+    c->nsegs = n;
+    c->nshares = n * k;
+}
+
+/* Appending into an empty path moves the chunk's arrays (no copy), into
+ * a path with segments copies them, shares renumbered; finish reverses
+ * and gives back the growth's slack. */
+static void test_path_append_moves(void **state)
+{
+    (void)state;
+    struct ips2_cpa_path p, a, b;
+    ips2_cpa_path_init(&p);
+    chunk_of(&a, 3, 2, 100);
+    chunk_of(&b, 2, 3, 200);
+    const struct ips2_cpa_share *moved = a.shares;
+    assert_int_equal(ips2_cpa_path_append(&p, &a, err, sizeof(err)), 0);
+    assert_ptr_equal(p.shares, moved);
+    assert_int_equal(a.nshares, 0);
+    assert_int_equal(a.nsegs, 0);
+    assert_int_equal(ips2_cpa_path_append(&p, &b, err, sizeof(err)), 0);
+    assert_int_equal(b.nshares, 6); /* copied: b keeps its own */
+    assert_int_equal(p.nsegs, 5);
+    assert_int_equal(p.nshares, 12);
+    ips2_cpa_path_finish(&p);
+    assert_int_equal(p.segcap, 5);
+    assert_int_equal(p.sharecap, 12);
+    /* last-first: b's second segment first; its shares where they were copied */
+    assert_int_equal(p.segs[0].length, 201);
+    assert_int_equal(p.segs[0].first_share, 6 + 3);
+    assert_int_equal(p.shares[p.segs[0].first_share].cpu, 203);
+    assert_int_equal(p.segs[4].length, 100);
+    assert_int_equal(p.shares[p.segs[4].first_share + 1].cpu, 101);
+    ips2_cpa_path_free(&a);
+    ips2_cpa_path_free(&b);
+    ips2_cpa_path_free(&p);
+}
+
 static void test_fig4_modes(void **state)
 {
     (void)state;
@@ -735,10 +790,15 @@ static void test_overlong_weights(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fig4_modes),       cmocka_unit_test(test_fig4_zeroing),
-        cmocka_unit_test(test_fig4_profiles),    cmocka_unit_test(test_shared_name_two_programs),
-        cmocka_unit_test(test_broken),           cmocka_unit_test(test_backward_arc),
-        cmocka_unit_test(test_overlong_weights), cmocka_unit_test(test_zero_set),
+        cmocka_unit_test(test_fig4_modes),
+        cmocka_unit_test(test_fig4_zeroing),
+        cmocka_unit_test(test_fig4_profiles),
+        cmocka_unit_test(test_shared_name_two_programs),
+        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_backward_arc),
+        cmocka_unit_test(test_overlong_weights),
+        cmocka_unit_test(test_zero_set),
+        cmocka_unit_test(test_path_append_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
