@@ -130,6 +130,7 @@ static void parse_cpuclock(const char *s)
 void ips2_clock_setup(const char *cpuclock_env)
 {
     ips2_proc.timer = invariant_tsc() ? IPS2_TIMER_TSC : IPS2_TIMER_MONOTONIC;
+    ips2_proc.hook_slow = ips2_proc.timer != IPS2_TIMER_TSC; /* filter.c may add to it */
     ips2_proc.tsc_hz = ips2_proc.timer == IPS2_TIMER_TSC ? calibrate_tsc() : 1000000000u;
     ips2_proc.ref_tsc = ips2_timer_now();
     ips2_proc.ref_mono_ns = ips2_mono_ns();

@@ -119,6 +119,7 @@ static void after_fork_in_child(void)
     ips2_modules_forget();
     ips2_threads_forget();
     ips2_spawn_forget();
+    ips2_filter_after_fork();
     ips2_proc.initialized = 0;
     ips2_proc.pid = getpid();
     ips2_proc.ppid = parent;
@@ -144,6 +145,7 @@ __attribute__((constructor(101))) static void ips2_init(void)
         return;
     }
     ips2_threads_setup();
+    ips2_filter_setup(getenv("IPS2_FILTER"), getenv("IPS2_AUTOCOUNT"));
     pthread_atfork(NULL, NULL, after_fork_in_child);
     process_begin(IPS2_START_INITIAL, ips2_proc.ppid);
     if (ips2_proc.initialized)
@@ -167,9 +169,10 @@ void ips2_process_end(int how, int status, int in_signal)
         ips2_emit_slow(t, IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1, IPS2_CPU_READ);
     else
         ips2_process_stream_emit(IPS2_EV_PROC_EXIT, (uint64_t)how, &st, 1, !in_signal);
-    if (in_signal)
+    if (in_signal) {
+        ips2_thread_flush_counts(t);
         ips2_streams_seal();
-    else
+    } else
         ips2_streams_close_all();
 }
 

@@ -7,7 +7,10 @@
  * the thread's address base, see ips2_format.h) when the record fits below
  * the thread's limit, no sync point is due and the address is within 4 GiB
  * of the base.  Everything else goes to ips2_emit_slow(), which writes a
- * long record.  The hot path touches neither errno nor any lock.
+ * long record.  The hot path touches neither errno nor any lock.  With a
+ * filter (filter.c), the hooks first ask whether the call is counted only;
+ * that test is the one the TSC test was (ips2_proc.hook_slow), so a
+ * program without a filter pays nothing for it.
  *
  * The exit hook runs after the procedure's last statement, and for a
  * procedure that ends without a return statement (a K&R main that falls
@@ -20,21 +23,27 @@
 
 __thread struct ips2_thread ips2_self __attribute__((tls_model("initial-exec")));
 
+/* The hooks' other path: a timer other than the TSC, or a filter. */
+static __attribute__((noinline)) void proc_slow(unsigned kind, unsigned short_kind, void *fn)
+{
+    if (ips2_filtering && (kind == IPS2_EV_ENTER ? ips2_filter_enter((uintptr_t)fn)
+                                                 : ips2_filter_exit((uintptr_t)fn)))
+        return;
+    ips2_record_proc(kind, short_kind, (uintptr_t)fn, ips2_timer_now());
+}
+
+/* ips2_proc.hook_slow folds "not the TSC" and "a filter" into the one test
+ * the hot path made before filters existed. */
 static inline __attribute__((always_inline)) void record_proc(unsigned kind, unsigned short_kind,
                                                               void *fn)
 {
-    struct ips2_thread *t = &ips2_self;
-    uint64_t delta = ips2_timer_now() - t->last_sync;
-    uint64_t offset = (uintptr_t)fn - t->addr_base;
-    uintptr_t p = t->cur;
-
-    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks && offset <= UINT32_MAX)) {
-        t->cur = p + 8;
-        ips2_compiler_barrier();
-        *(uint64_t *)p = IPS2_SHORT_WORD(short_kind, delta, offset);
+#if defined(__x86_64__) || defined(__i386__)
+    if (likely(!ips2_proc.hook_slow)) {
+        ips2_record_proc(kind, short_kind, (uintptr_t)fn, __builtin_ia32_rdtsc());
         return;
     }
-    ips2_emit_slow(t, kind, (uintptr_t)fn, NULL, 0, IPS2_CPU_DERIVED);
+#endif
+    proc_slow(kind, short_kind, fn);
 }
 
 IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)

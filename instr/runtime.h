@@ -42,6 +42,7 @@ struct ips2_stream {
     _Atomic uintptr_t wanted;    /* the writer would like it up to here */
     atomic_int populating;       /* a thread is populating or remapping it */
     int proc_events;             /* header says procedure events are present */
+    int calls;                   /* header says CALLS records may be present */
     int pinned;                  /* holds a record counted on in place: never unmapped */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
@@ -77,6 +78,8 @@ struct ips2_thread {
     int state;            /* enum ips2_thread_state */
     int exit_recorded;    /* THREAD_EXIT written */
     int modules_changed;  /* dlopen ran: record the module map */
+    uint32_t calls_gen;   /* moves when CALLS records in the window stop taking counts */
+    uint64_t calls_at;    /* timer value when it last moved at a sync point */
     uint64_t lost;        /* records dropped since the last LOST record */
     int lost_errno;       /* why every event is now dropped (no stream, stream cut), or 0 */
     uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */
@@ -104,7 +107,8 @@ struct ips2_process {
     uint64_t hot_ticks;    /* hot path: short records up to this delta */
     unsigned sync_records; /* interp: records between forced syncs; else 0 */
     uint64_t tsc_hz;
-    unsigned timer; /* enum ips2_timer */
+    unsigned timer;     /* enum ips2_timer */
+    unsigned hook_slow; /* the procedure hooks' other path: not the TSC, or a filter */
     uint64_t ref_tsc, ref_mono_ns, ref_real_ns;
     uint32_t cost_ns[IPS2_COST_GROUPS];
     int exit_how, exit_status; /* as recorded by exit()/main return */
@@ -302,6 +306,25 @@ static inline void ips2_emit(unsigned kind, uint64_t payload, const uint64_t *ex
     ips2_emit_slow(t, kind, payload, extra, nextra, flags);
 }
 
+/* A procedure record at timer value now: the hot path's one-word record
+ * when it fits, else the slow path (profile.c's hooks, filter.c). */
+static inline __attribute__((always_inline)) void
+ips2_record_proc(unsigned kind, unsigned short_kind, uintptr_t fn, uint64_t now)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t delta = now - t->last_sync;
+    uint64_t offset = fn - t->addr_base;
+    uintptr_t p = t->cur;
+
+    if (likely(p + 8 <= t->limit && delta < ips2_proc.hot_ticks && offset <= UINT32_MAX)) {
+        t->cur = p + 8;
+        ips2_compiler_barrier();
+        *(uint64_t *)p = IPS2_SHORT_WORD(short_kind, delta, offset);
+        return;
+    }
+    ips2_emit_slow(t, kind, fn, NULL, 0, IPS2_CPU_DERIVED);
+}
+
 /* Lock records without a wait (FORMAT.md section 3, short lock records):
  * one word when the object's slot is bound to it and the seq is close to
  * the slot's, appended like a procedure event; a release right after its
@@ -367,6 +390,26 @@ static inline __attribute__((always_inline)) void ips2_emit_release(uint64_t key
 
 /* process.c */
 void ips2_process_end(int how, int status, int in_signal);
+
+/* filter.c: counted-only procedures (IPS2_FILTER).  The hooks ask
+ * ips2_filter_enter/exit first while ips2_filtering is set: 1 means the
+ * call is counted (or excluded) and writes nothing.  ips2_filter_take
+ * hands out the counts that moved since it last did (1) until none (0);
+ * stream.c writes them as CALLS records. */
+extern int ips2_filtering;
+void ips2_filter_setup(const char *path, const char *autocount);
+int ips2_filter_enter(uintptr_t fn);
+int ips2_filter_exit(uintptr_t fn);
+int ips2_filter_take(uint64_t *addr, uint64_t *calls);
+void ips2_filter_after_fork(void);
+/* At a thread's end, after its stream closed: lets its table go. */
+void ips2_filter_thread_end(void);
+/* stream.c: writes the calling thread's moved counts now, if it can. */
+void ips2_thread_flush_counts(struct ips2_thread *t);
+/* stream.c: appends a CALLS record of addr with count n; returns its
+ * count word, which the thread may increment in place while its
+ * calls_gen stays the same, or NULL if the record was not written. */
+uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n);
 
 /* modules.c */
 void ips2_record_modules(void);

@@ -263,6 +263,7 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
         t->cur = (uintptr_t)s->window;
         if (t->sync_limit)
             t->sync_limit = t->cur;
+        t->calls_gen++; /* the previous window's CALLS records are unmapped */
     }
     if (s->owner != NULL) {
         uintptr_t populated = atomic_load(&s->populated);
@@ -297,6 +298,40 @@ static uint64_t *put(struct ips2_thread *t, unsigned kind, uint64_t timer, int h
 #define SYNC_BRACKET_US    2
 #define SYNC_BRACKET_TRIES 4
 
+static void set_limit(struct ips2_thread *t);
+
+/* The counts of counted-only procedures that moved, as CALLS records. */
+static void calls_feature(struct ips2_thread *t)
+{
+    if (!t->stream->calls) {
+        t->stream->calls = 1;
+        set_feature(t->stream, IPS2_FEAT_CALLS);
+    }
+}
+
+/* The counts of counted-only procedures not yet in a CALLS record (those
+ * the hooks could not write), as CALLS records. */
+static void put_counts(struct ips2_thread *t, uint64_t timer)
+{
+    uint64_t addr, calls;
+
+    while (ips2_filter_take(&addr, &calls)) {
+        calls_feature(t);
+        put(t, IPS2_EV_CALLS, timer, 0, 0, addr & IPS2_PAYLOAD_MASK, &calls, 1);
+    }
+}
+
+void ips2_thread_flush_counts(struct ips2_thread *t)
+{
+    if (!ips2_filtering || t->state != IPS2_THREAD_TRACING || t->busy)
+        return;
+    t->busy = 1;
+    t->limit = 0;
+    put_counts(t, ips2_timer_now());
+    set_limit(t);
+    t->busy = 0;
+}
+
 static void sync_point(struct ips2_thread *t)
 {
     uint64_t cpu = ips2_thread_cpu_ns();
@@ -313,6 +348,17 @@ static void sync_point(struct ips2_thread *t)
 
     put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
     t->last_sync = timer;
+    if (timer - t->calls_at >= ips2_proc.tsc_hz / 10) {
+        /* counts go to new CALLS records at the first sync point 100 ms
+         * after the last ones began, so that a count's time is known
+         * within about the sample interval: not at every sync point, as
+         * the new records would fall inside the callers of counted
+         * procedures and keep them from being counted in turn */
+        t->calls_gen++;
+        t->calls_at = timer;
+    }
+    if (ips2_filtering)
+        put_counts(t, timer);
     if (ips2_proc.sync_records)
         t->sync_limit = t->cur + 8u * ips2_proc.sync_records;
 }
@@ -349,6 +395,8 @@ static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payl
         has_cpu = 1;
         cpu = ips2_thread_cpu_ns();
     }
+    if (kind == IPS2_EV_CALLS)
+        calls_feature(t);
     if (ips2_lock_kind(kind) && !t->short_locks) {
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
         t->short_locks = 1;
@@ -402,6 +450,13 @@ void ips2_emit_slow(struct ips2_thread *t, unsigned kind, uint64_t payload, cons
                     unsigned nextra, unsigned flags)
 {
     emit(t, kind, payload, extra, nextra, flags);
+}
+
+uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n)
+{
+    uint64_t *at = emit(t, IPS2_EV_CALLS, addr & IPS2_PAYLOAD_MASK, &n, 1, IPS2_CPU_DERIVED);
+
+    return at == NULL ? NULL : at + 2 + ((at[0] >> 7) & 1); /* after the timer and CPU words */
 }
 
 void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,
@@ -665,6 +720,7 @@ int ips2_thread_open(struct ips2_thread *t)
     memset(t->lock_slot, 0, sizeof(t->lock_slot));
     t->held_at = 0;
     t->state = IPS2_THREAD_TRACING;
+    t->calls_gen++;
     ips2_threads_watch(t);
     sync_point(t);
     return 0;
@@ -687,7 +743,9 @@ void ips2_thread_close(struct ips2_thread *t)
     if (s == NULL) /* never opened, or closed already */
         return;
     ips2_quiet_begin();
+    ips2_thread_flush_counts(t);
     t->state = IPS2_THREAD_DONE;
+    t->calls_gen++; /* the window goes */
     t->limit = 0;
     t->lost_word = NULL; /* a cut stream's LOST record ends with it */
     t->lost_errno = 0;

@@ -4,7 +4,7 @@
 #
 #   ips2 run WORKLOAD ?-session DIR? ?-set NAME=VALUE ...? ?-pvm auto|join|private? ?-search?
 #   ips2 replay SESSION ... ?-mode replay|comparison? ?-session DIR? ?-pvm HOW?
-#   ips2 record ?-session DIR? ?-app NAME? ?-timeout S? ?-pvm HOW? COMMAND ?ARG ...?
+#   ips2 record ?-session DIR? ?-app NAME? ?-timeout S? ?-pvm HOW? ?-filter FILE? COMMAND ?ARG ...?
 #   ips2 report SESSION TABLE ?options? ?-format text|csv|json?
 #        (TABLE cp, cp-zero, cp-path, cp-imbalance: the critical path;
 #        messages, master-worker: message patterns over the PAG)
@@ -16,6 +16,7 @@
 #        ?-format text|json?   (the W3 search: bottlenecks, history graph, accounting)
 #   ips2 sessions ?DIR?
 #   ips2 check WORKLOAD ?-set NAME=VALUE ...?
+#   ips2 filter SESSION ?-target-size BYTES? ?-target-overhead PCT? ?-o FILE?
 #   ips2 gui ?WORKLOAD|SESSION ...?
 #   ips2 help ?COMMAND?      ips2 COMMAND --help
 #
@@ -81,6 +82,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -app {NAME "the application's name (default: the program's file name)"}
                 -timeout {SECONDS "stop the command after this long (default 600)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -filter {FILE "a procedure filter (count, exclude, include, depth, time lines; docs/ANALYSTS.md), as IPS2_FILTER"}
             }
             help "Runs one command traced, as a workload of one application on this host,
 and reduces its traces into a session that report, tree, histogram and gui read.
@@ -89,6 +91,21 @@ IPS2_SESSION), so that a build's own test programs leave nothing behind.  The
 command's standard output and error are copied out when it has ended (its standard
 input is /dev/null); ips2 record exits with the command's exit status, or 128 + N
 if a signal N ended it.  The words after COMMAND are its own, options included."
+        }
+        filter {
+            summary "propose a procedure filter that keeps a session's trace or overhead under a target"
+            args "SESSION" min 1 max 1
+            options {
+                -target-size {BYTES "the procedure records' raw size to stay under (16 bytes a traced call)"}
+                -target-overhead {PCT "the estimated tracing cost to stay under, % of the run's CPU (default 5)"}
+                -o {FILE "the filter file to write (default SESSION/ips2.filter)"}
+            }
+            help "Reads a session's calls and mean inclusive times per procedure and the
+measured cost of a procedure record (the trace headers' cost_ns), and writes a filter
+file (IPS2_FILTER, ips2 record -filter) that counts only the procedures with the shortest
+calls, as few as it takes to bring the estimate under the target (as Score-P's
+scorep-score does).  Each procedure gets a line: count NAME, or a comment when traced,
+with its calls, traced calls, mean time and estimated cost.  Prints a summary."
         }
         report {
             summary "print one table of a session (text, CSV or JSON)"
@@ -677,8 +694,13 @@ proc ::ips2::cli::CmdRecord {words opts} {
         lset words 0 [lindex $found 0]
     }
     set timeout [Opt $opts -timeout 600]
+    set env {}
+    if {[set filter [Opt $opts -filter ""]] ne ""} {
+        if {![file isfile $filter] || ![file readable $filter]} { Fail "$filter: no readable filter file" }
+        set env [list -env [list IPS2_FILTER [file normalize $filter]]]
+    }
     set text [join [list "machine local -host localhost" [list option timeout $timeout] \
-                        [list application $app [list process local -cwd [pwd] -- {*}$words]]] \n]
+                        [list application $app [list process local -cwd [pwd] {*}$env -- {*}$words]]] \n]
     set tmp [file tempfile file record.tcl]
     try {
         puts $tmp $text
@@ -868,6 +890,109 @@ proc ::ips2::cli::Gprof {session node phase format} {
     set graph [string trimright [ips2::format::table [dict get $g graph] -format json]]
     set lines [lmap l $header { json::write string $l }]
     return "\{\"header\": \[[join $lines {, }]\],\n \"flat\": $flat,\n \"graph\": $graph\}\n"
+}
+
+# CmdFilter: the proposer (ANALYSTS.md "Filters").  Per procedure name:
+# calls, counted (calls already counted only), incl_wall; traced calls are
+# calls - counted, their mean the inclusive wall time over them.  A traced
+# call costs 2 records: 16 raw bytes and 2 x cost_ns (the header's measured
+# cost of one record).  Procedures are counted shortest mean first (the
+# least detail lost for the cost saved) until the estimates are under the
+# targets; main is never counted.
+proc ::ips2::cli::CmdFilter {words opts} {
+    set dir [lindex $words 0]
+    set size [Opt $opts -target-size ""]
+    set overhead [Opt $opts -target-overhead [expr {$size eq "" ? 5 : ""}]]
+    if {$size ne "" && (![string is wide -strict $size] || $size < 0)} {
+        UsageError "expected -target-size BYTES (a number), got \"$size\""
+    }
+    if {$overhead ne "" && (![string is double -strict $overhead] || $overhead < 0)} {
+        UsageError "expected -target-overhead PCT (a number), got \"$overhead\""
+    }
+    set out [Opt $opts -o [file join $dir ips2.filter]]
+    set session [Open $dir 1]
+    try {
+        set procs {}
+        foreach metric {calls counted incl_wall} {
+            set t [$session profile physical -level procedure -metric $metric -by name]
+            foreach row [dict get $t rows] { dict set procs [lindex $row 0] $metric [lindex $row 2] }
+        }
+        set cpu 0
+        foreach row [dict get [$session metrics physical] rows] {
+            if {[lindex $row 0] eq "cpu"} { set cpu [lindex $row 1] }
+        }
+    } finally {
+        $session close
+    }
+    set cost [RecordCost $dir]
+    # name calls traced mean(ns, -1 n/a) cost(ns) per procedure
+    set list {}
+    dict for {name d} $procs {
+        set calls [dict get $d calls]
+        set traced [expr {$calls - [dict get $d counted]}]
+        set mean [expr {$traced > 0 ? double([dict get $d incl_wall]) / $traced : -1}]
+        lappend list [list $name $calls $traced $mean [expr {2.0 * $cost * $traced}]]
+    }
+    set list [lsort -real -index 3 [lsort -integer -decreasing -index 1 $list]]
+    set bytes 0
+    set spent 0.0
+    foreach p $list {
+        incr bytes [expr {16 * [lindex $p 2]}]
+        set spent [expr {$spent + [lindex $p 4]}]
+    }
+    set before [list $bytes $spent]
+    set counted {}
+    foreach p $list {
+        lassign $p name calls traced mean c
+        set over [expr {($size ne "" && $bytes > $size) ||
+                        ($overhead ne "" && $cpu > 0 && 100.0 * $spent / $cpu > $overhead)}]
+        if {!$over && $traced > 0} break
+        if {$name eq "main"} continue
+        dict set counted $name 1
+        incr bytes [expr {-16 * $traced}]
+        set spent [expr {$spent - $c}]
+    }
+    set pct [list apply {{spent cpu} {
+        expr {$cpu > 0 ? [format %.2f%% [expr {100.0 * $spent / $cpu}]] : "n/a"}
+    }}]
+    set f [open $out w]
+    puts $f "# ips2 filter [file normalize $dir]"
+    puts $f "# targets: size [expr {$size eq "" ? "none" : "$size bytes"}], overhead [expr {$overhead eq "" ? "none" : "$overhead%"}];\
+        a traced call: 16 bytes, [expr {2 * $cost}] ns (cost_ns $cost per record)"
+    puts $f "# estimated: [lindex $before 0] -> $bytes bytes of procedure records,\
+        [{*}$pct [lindex $before 1] $cpu] -> [{*}$pct $spent $cpu] of [format %.3f [expr {$cpu / 1e9}]] s CPU"
+    foreach p $list {
+        lassign $p name calls traced mean c
+        set why [format "calls %d, traced %d, mean %s, cost %.3f ms" $calls $traced \
+                     [expr {$mean < 0 ? "n/a" : [format "%.0f ns" $mean]}] [expr {$c / 1e6}]]
+        if {[dict exists $counted $name]} {
+            puts $f [format "%-40s # %s: counted" "count $name" $why]
+        } else {
+            puts $f [format "%-40s # %s: traced" "# $name" $why]
+        }
+    }
+    close $f
+    puts "procedures counted: [dict size $counted] of [llength $list]"
+    puts "procedure records: [lindex $before 0] -> $bytes bytes[expr {$size eq "" ? "" : " (target $size)"}]"
+    puts "tracing cost: [{*}$pct [lindex $before 1] $cpu] -> [{*}$pct $spent $cpu] of the CPU[expr {$overhead eq "" ? "" : " (target $overhead%)"}]"
+    puts "filter: $out"
+}
+
+# RecordCost DIR: the measured cost of one procedure record (cost_ns[0]
+# of a thread stream's header, FORMAT.md section 2), the largest over the
+# session's streams; 30 ns if none says.
+proc ::ips2::cli::RecordCost {dir} {
+    set cost 0
+    foreach f [glob -nocomplain [file join $dir traces * *.ips2] [file join $dir traces * *.raw]] {
+        if {[string match *.proc.* [file tail $f]]} continue
+        set ch [open $f rb]
+        set head [read $ch 100]
+        close $ch
+        if {[binary scan $head a7x89iu magic c] == 2 && $magic eq "IPS2TRC" && $c > $cost} {
+            set cost $c
+        }
+    }
+    return [expr {$cost > 0 ? $cost : 30}]
 }
 
 proc ::ips2::cli::CmdReport {words opts} {

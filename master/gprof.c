@@ -48,9 +48,10 @@ struct garc {
 struct gfn {
     const char *name;
     uint64_t self, incl, calls, self_calls;
-    uint64_t child; /* gprof's children: incl - self; a cycle member's: outside its cycle */
-    int cycle;      /* its cycle's number (before renumbering), 0 if none */
-    int index;      /* [N] in the call graph, 0 if not listed */
+    uint64_t counted; /* calls counted only by a filter (no times) */
+    uint64_t child;   /* gprof's children: incl - self; a cycle member's: outside its cycle */
+    int cycle;        /* its cycle's number (before renumbering), 0 if none */
+    int index;        /* [N] in the call graph, 0 if not listed */
 };
 
 struct gcycle {
@@ -160,6 +161,7 @@ static void gather_thread(void *arg, const struct ips2_node *thread, const struc
         g->fn[f].self += p->m[IPS2_M_CPU];
         g->fn[f].incl += p->incl_cpu;
         g->fn[f].calls += p->m[IPS2_M_CALLS];
+        g->fn[f].counted += p->m[IPS2_M_COUNTED];
     }
     for (uint32_t k = s->arc_at[ref->row]; k < s->arc_at[ref->row + 1] && !g->oom; k++) {
         const struct ips2_red_arc *a = &r->arcs[s->arc_ix[k]];
@@ -439,12 +441,16 @@ static int put_blank(struct ips2_table *t, long row, size_t c)
 static struct ips2_table *flat_table(struct gprof *g, const int *order, size_t n, uint64_t total)
 {
     static const char *const names[] = {"percent",       "cumulative",     "self", "calls",
-                                        "self_per_call", "total_per_call", "name"};
-    static const char *const units[] = {"%", "ns", "ns", "", "ns", "ns", ""};
-    struct ips2_table *t = ips2_table_new(7);
+                                        "self_per_call", "total_per_call", "name", "counted"};
+    static const char *const units[] = {"%", "ns", "ns", "", "ns", "ns", "", ""};
+    size_t ncols = 7; /* 8 with "counted" when a filter counted procedures only */
+    for (size_t i = 0; i < n; i++)
+        if (g->fn[order[i]].counted)
+            ncols = 8;
+    struct ips2_table *t = ips2_table_new(ncols);
     uint64_t cum = 0;
 
-    for (size_t c = 0; t && c < 7; c++)
+    for (size_t c = 0; t && c < ncols; c++)
         if (ips2_table_column(t, c, names[c], units[c]) != 0)
             goto oom;
     if (t == NULL)
@@ -470,6 +476,11 @@ static struct ips2_table *flat_table(struct gprof *g, const int *order, size_t n
             goto oom;
         }
         if (ips2_table_str(t, (size_t)row, 6, f->name) != 0)
+            goto oom;
+        if (ncols == 8 && ips2_table_str(t, (size_t)row, 7,
+                                         f->counted == 0          ? ""
+                                         : f->counted >= f->calls ? "only"
+                                                                  : "part") != 0)
             goto oom;
     }
     return t;
@@ -810,6 +821,23 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
             bprintf(&b, " %8" PRId64 " %8.2f %8.2f  ", c[3].u.i, scale * num(&c[4]) / 1e9,
                     scale * num(&c[5]) / 1e9);
         bprintf(&b, "%s\n", str(&c[6]));
+    }
+    for (int part = 0; flat->ncols > 7 && part < 2; part++) {
+        const char *mark = part ? "part" : "only";
+        int first = 1;
+        for (size_t r = 0; r < flat->nrows; r++) {
+            const struct ips2_cell *c = ips2_table_at(flat, r, 0);
+            if (strcmp(str(&c[7]), mark) != 0)
+                continue;
+            if (first)
+                bprintf(&b, part ? "\nPartly counted by a filter (some calls without times):"
+                                 : "\nCounted only by a filter (exact calls, their time is in "
+                                   "their callers'):");
+            bprintf(&b, " %s", str(&c[6]));
+            first = 0;
+        }
+        if (!first)
+            bprintf(&b, "\n");
     }
     if (clock == NULL)
         bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: exact times; %.2f seconds in all\n\n",

@@ -113,6 +113,7 @@ struct lstat {
     const char *name;
     bool available;
     uint64_t v[NCOLS]; /* by column; C_PROC unused */
+    uint64_t counted;  /* calls counted only (filters): in no distribution */
 };
 
 static int cmp_stat(const void *a, const void *b, void *arg)
@@ -172,7 +173,10 @@ struct ips2_table *ips2_latency_table(struct ips2_model *m, const struct ips2_no
             goto oom;
         }
         s->name = l.r[i].name;
-        if (!s->available || d.count > 0) {
+        s->counted = 0;
+        for (size_t k = i; k < j; k++)
+            s->counted += l.r[k].r->procs[l.r[k].proc].m[IPS2_M_COUNTED];
+        if (!s->available || d.count > 0 || s->counted > 0) {
             s->v[C_COUNT] = d.count;
             s->v[C_MEAN] = d.count ? (d.sum_ns + d.count / 2) / d.count : 0;
             s->v[C_P50] = ips2_lat_percentile(&d, 0.50);
@@ -187,11 +191,18 @@ struct ips2_table *ips2_latency_table(struct ips2_model *m, const struct ips2_no
     }
     if (nst)
         qsort_r(st, nst, sizeof(*st), cmp_stat, &col);
-    if (!(t = ips2_table_new(NCOLS)))
+    /* a last column "counted" when a filter counted calls only: they have
+     * no latencies, and the count column leaves them out */
+    bool marks = false;
+    for (size_t i = 0; i < nst; i++)
+        marks |= st[i].counted > 0;
+    if (!(t = ips2_table_new(NCOLS + (size_t)marks)))
         goto oom;
     for (int c = 0; c < NCOLS; c++)
         if (ips2_table_column(t, (size_t)c, col_names[c], col_units[c]))
             goto oom;
+    if (marks && ips2_table_column(t, NCOLS, "counted", ""))
+        goto oom;
     for (size_t i = 0; i < nst; i++) {
         long row = ips2_table_row(t);
         if (row < 0 || ips2_table_str(t, (size_t)row, C_PROC, st[i].name))
@@ -204,6 +215,8 @@ struct ips2_table *ips2_latency_table(struct ips2_model *m, const struct ips2_no
                 ips2_table_int(t, (size_t)row, (size_t)c, (int64_t)st[i].v[c]);
             }
         }
+        if (marks)
+            ips2_table_int(t, (size_t)row, NCOLS, (int64_t)st[i].counted);
     }
     free(l.r);
     free(st);

@@ -66,7 +66,7 @@ enum ips2_node_kind {
 static inline bool ips2_metric_is_external(int metric)
 {
     return metric == IPS2_M_PAGE_FAULTS || metric == IPS2_M_CTX_SWITCHES ||
-           (metric >= IPS2_M_MINOR_FAULTS && metric < IPS2_M_COUNT);
+           (metric >= IPS2_M_MINOR_FAULTS && metric <= IPS2_M_CYCLES);
 }
 
 struct ips2_machine_info {

@@ -364,6 +364,7 @@ struct prow {
     const char *name;
     double value, cpu;
     size_t nodes;
+    uint64_t calls, counted; /* procedure rows: calls, and those counted only */
 };
 
 struct plist {
@@ -385,6 +386,10 @@ static int plist_add(struct plist *l, const struct ips2_node *n)
     l->r[l->n].node = n;
     l->r[l->n].name = n->name;
     l->r[l->n].nodes = 1;
+    if (n->kind == IPS2_NODE_PROC) {
+        l->r[l->n].calls = n->m[IPS2_M_CALLS];
+        l->r[l->n].counted = n->m[IPS2_M_COUNTED];
+    }
     l->n++;
     return 0;
 }
@@ -429,6 +434,8 @@ static void merge_by_name(struct plist *l)
             l->r[out - 1].value += l->r[i].value;
             l->r[out - 1].cpu += l->r[i].cpu;
             l->r[out - 1].nodes += l->r[i].nodes;
+            l->r[out - 1].calls += l->r[i].calls;
+            l->r[out - 1].counted += l->r[i].counted;
             continue;
         }
         l->r[out] = l->r[i];
@@ -457,13 +464,25 @@ static int check_level(const struct ips2_node *n, enum ips2_node_kind level, cha
     return ok ? 0 : -1;
 }
 
+/* How a row's calls were recorded: "only" (every call counted by a
+ * filter, no times: they are in its callers'), "part", or "". */
+static const char *counted_mark(const struct prow *p)
+{
+    return p->counted == 0 ? "" : p->counted >= p->calls ? "only" : "part";
+}
+
 /* Fills the table's rows: name, path|nodes, values..., percent of whole,
- * or if whole < 0 of the total of column vcol. */
+ * or if whole < 0 of the total of column vcol, and when a filter counted
+ * some procedures only, a last column "counted" saying which
+ * (counted_mark). */
 static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cpu, int metric,
                                        double whole, char *err)
 {
     size_t ncols = with_cpu ? 5 : 4, vcol = with_cpu ? 3 : 2;
-    struct ips2_table *t = ips2_table_new(ncols);
+    int marks = 0;
+    for (size_t i = 0; i < l->n; i++)
+        marks |= l->r[i].counted != 0;
+    struct ips2_table *t = ips2_table_new(ncols + (size_t)marks);
     double total = 0;
 
     if (by_name)
@@ -478,7 +497,8 @@ static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cp
         ips2_table_column(t, 1, by_name ? "nodes" : "path", "") ||
         (with_cpu && ips2_table_column(t, 2, "cpu", "ns")) ||
         ips2_table_column(t, vcol, ips2_any_metric_name(metric), ips2_any_metric_unit(metric)) ||
-        ips2_table_column(t, vcol + 1, "percent", "%"))
+        ips2_table_column(t, vcol + 1, "percent", "%") ||
+        (marks && ips2_table_column(t, vcol + 2, "counted", "")))
         return oom(t, err);
     for (size_t i = 0; i < l->n; i++) {
         const struct prow *p = &l->r[i];
@@ -493,6 +513,8 @@ static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cp
             put_value(t, (size_t)row, 2, p->cpu);
         put_value(t, (size_t)row, vcol, p->value);
         ips2_table_real(t, (size_t)row, vcol + 1, total > 0 ? 100.0 * p->value / total : 0.0);
+        if (marks && ips2_table_str(t, (size_t)row, vcol + 2, counted_mark(p)))
+            return oom(t, err);
     }
     return t;
 }

@@ -7,7 +7,7 @@
 #   application NAME ?-mode active? ?-after {APP ...}?
 #           ?-stop-when {APP ... ended}? ?-signal NAME? ?-grace MS?
 #           { process ... ; ... }
-#   process MACHINE ?-cwd DIR? ?-env {NAME VALUE ...}? ?-timeout SECONDS?
+#   process MACHINE ?-cwd DIR? ?-env {NAME VALUE ...}? ?-timeout SECONDS? ?-filter FILE?
 #           ?-count N? ?-spawn N? ?-after {APP ...}? ?-ready {tcp PORT}|{file PATH}?
 #           ?-ready-timeout SECONDS? ?--? COMMAND ?ARG ...?   (inside an application)
 #   replay SESSION-DIR ?-mode replay|comparison? ?-apps {APP ...}? ?-prefix STRING?
@@ -293,7 +293,8 @@ proc ::ips2::workload::CmdProcess {slave args} {
     set spec {-cwd "a directory" -env "a list {NAME VALUE ...}" -timeout "seconds"
               -count "a number of processes" -spawn "a number of PVM tasks"
               -after "a list of applications"
-              -ready "{tcp PORT} or {file PATH}" -ready-timeout "seconds"}
+              -ready "{tcp PORT} or {file PATH}" -ready-timeout "seconds"
+              -filter "a filter file"}
     set words {}
     while {[llength $args]} {
         set word [lindex $args 0]
@@ -331,6 +332,11 @@ proc ::ips2::workload::CmdProcess {slave args} {
             }
             dict set env $name $value
         }
+    }
+    if {[dict exists $opts -filter]} {
+        # a procedure filter (docs/ANALYSTS.md §9): IPS2_FILTER, relative to this file
+        if {[dict get $opts -filter] eq ""} { Fail $slave "expected a filter file after -filter, got \"\"" }
+        dict set env IPS2_FILTER [file normalize [file join $dir [dict get $opts -filter]]]
     }
     set timeout ""
     if {[dict exists $opts -timeout]} {

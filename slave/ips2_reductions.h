@@ -54,6 +54,7 @@ enum ips2_metric {
     IPS2_M_CTX_INVOL,    /* context switches by preemption */
     IPS2_M_INSTRUCTIONS, /* instructions retired, user mode */
     IPS2_M_CYCLES,       /* CPU cycles, user mode */
+    IPS2_M_COUNTED,      /* calls counted only (filters): in CALLS, without times */
     IPS2_M_COUNT,
 };
 

@@ -35,6 +35,8 @@ static const struct {
     [IPS2_M_CTX_INVOL] = {"ctx_switches_invol", "", "context switches by preemption (collectors)"},
     [IPS2_M_INSTRUCTIONS] = {"instructions", "", "instructions retired, user mode (collectors)"},
     [IPS2_M_CYCLES] = {"cycles", "", "CPU cycles, user mode (collectors)"},
+    [IPS2_M_COUNTED] = {"counted", "",
+                        "calls counted only, without times (filters; included in calls)"},
 };
 
 const char *ips2_metric_name(unsigned metric)

@@ -262,6 +262,10 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
             rt_wait(r, IPS2_M_SYNC_WAIT, k->join_begin, t);
         k->in_join = false;
         break;
+    case IPS2_EV_CALLS: /* a counted-only procedure's calls since its previous record */
+        if (ev->nextra > IPS2_F_CALLS_COUNT)
+            rt_counted(r, ev->payload, ev->extra[IPS2_F_CALLS_COUNT], t);
+        break;
     case IPS2_EV_LOST:
         r->lost += ev->payload;
         if (extra(ev, IPS2_F_LOST_ERRNO) != 0)

@@ -141,6 +141,20 @@ static struct red_hist *proc_hist(struct rt *r, struct rt_proc *p, unsigned metr
     return &p->mhist[slot];
 }
 
+void rt_counted(struct rt *r, uint64_t addr, uint64_t n, int64_t t)
+{
+    if (n == 0 || !r->started || !in_phase(r, t))
+        return;
+    uint32_t i = rt_proc_of(r, addr);
+    if (i == 0)
+        return;
+    struct rt_proc *p = &r->procs[i];
+    p->m[IPS2_M_COUNTED] += n;
+    struct red_hist *h = proc_hist(r, p, IPS2_M_CALLS);
+    if (h)
+        hist_add(r, h, r->bucket, (double)n);
+}
+
 /* Puts the current bucket's unflushed CPU and calls into the histograms. */
 static void flush_bucket(struct rt *r)
 {
@@ -811,6 +825,11 @@ void rt_finish(struct rt *r)
     for (uint32_t i = 0; i < r->narcs; i++) {
         r->procs[r->arcs[i].callee].m[IPS2_M_CALLS] += r->arcs[i].count;
         r->calls += r->arcs[i].count;
+    }
+    for (uint32_t i = 1; i < r->nprocs; i++) { /* counted-only calls (CALLS records) */
+        r->procs[i].m[IPS2_M_CALLS] += r->procs[i].m[IPS2_M_COUNTED];
+        r->calls += r->procs[i].m[IPS2_M_COUNTED];
+        r->m[IPS2_M_COUNTED] += r->procs[i].m[IPS2_M_COUNTED];
     }
 }
 

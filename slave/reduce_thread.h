@@ -249,6 +249,9 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
  * stack at the acquisition. */
 void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t);
 void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t);
+/* Calls of a counted-only procedure (a CALLS record at t, after
+ * rt_advance() to t): its calls and its calls histogram. */
+void rt_counted(struct rt *r, uint64_t addr, uint64_t n, int64_t t);
 /* Notes the type an event gave an object key. */
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type);
 /* Notes a fact for naming an object (f->name becomes r's): the first of

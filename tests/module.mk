@@ -70,3 +70,10 @@ fuzz-corpus: $(CORPUS_GEN)
 	rm -f tests/fuzz/corpus/*
 	$(CORPUS_GEN) tests/fuzz/corpus
 
+
+# The filter language's pure code (instr/filter_rules.c), linked from the
+# runtime's object.
+$(B)/tests/unit/test_filter_rules: $(B)/obj/tests/unit/test_filter_rules.o \
+                                   $(B)/obj/instr/filter_rules.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -lcmocka

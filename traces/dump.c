@@ -24,6 +24,7 @@
  * "payload 0x.." and its words in hex.
  *
  * --summary prints, over all files, "calls <count> <name>" per procedure
+ * (traced calls and counted-only ones, from CALLS records, together)
  * (sorted by name), then "kind <name> <count>" per event kind (in kind
  * order).  --tsv prints one event per line, tab-separated: kind, wall_ns,
  * cpu_ns, cpu_exact (0/1), payload (hex), name (or empty), then the
@@ -78,7 +79,8 @@ static struct count *calls[CALL_BUCKETS];
 static size_t ncalls;
 static uint64_t kind_counts[IPS2_EV_KIND_MAX + 1];
 
-static void count_call(const char *name)
+/* Adds n calls of name (an ENTER: 1; a CALLS record: its count). */
+static void count_call(const char *name, uint64_t n)
 {
     uint64_t h = 1469598103934665603ULL;
     for (const char *p = name; *p; p++)
@@ -86,7 +88,7 @@ static void count_call(const char *name)
     struct count **b = &calls[h % CALL_BUCKETS];
     for (struct count *c = *b; c; c = c->next) {
         if (strcmp(c->name, name) == 0) {
-            c->n++;
+            c->n += n;
             return;
         }
     }
@@ -95,7 +97,7 @@ static void count_call(const char *name)
         fprintf(stderr, "ips2-dump: out of memory\n");
         exit(1);
     }
-    c->n = 1;
+    c->n = n;
     c->next = *b;
     *b = c;
     ncalls++;
@@ -233,6 +235,8 @@ static void print_header(const char *file, const struct ips2_file_header *h)
         printf(" proc-events");
     if (h->features & IPS2_FEAT_SHORT_LOCKS)
         printf(" short-locks");
+    if (h->features & IPS2_FEAT_CALLS)
+        printf(" calls");
     if (h->features & IPS2_FEAT_TRUNCATED)
         printf(" truncated");
     if (h->features & ~IPS2_FEAT_KNOWN)
@@ -269,6 +273,11 @@ static void put_detail(const struct ips2_event *ev, const struct ips2_file_heade
         ips2_dump_escaped(stdout, buf, sizeof(buf));
         if (ev->kind == IPS2_EV_ENTER)
             (*depth)++;
+    } else if (ev->kind == IPS2_EV_CALLS) { /* a counted-only procedure, by name */
+        proc_name(ev->payload, buf, sizeof(buf));
+        ips2_dump_escaped(stdout, buf, sizeof(buf));
+        if (ev->nextra > IPS2_F_CALLS_COUNT)
+            printf(" calls %" PRIu64, ev->extra[IPS2_F_CALLS_COUNT]);
     } else if (!ips2_dump_fields(stdout, ev, h)) {
         printf("payload 0x%" PRIx64, ev->payload);
         for (unsigned i = 0; i < ev->nextra; i++)
@@ -283,7 +292,7 @@ static void put_tsv(const struct ips2_event *ev)
 
     printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%d\t0x%" PRIx64 "\t", ips2_kind_name(ev->kind),
            ev->wall_ns, ev->cpu_ns, ev->cpu_exact ? 1 : 0, ev->payload);
-    if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT) {
+    if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_EXIT || ev->kind == IPS2_EV_CALLS) {
         proc_name(ev->payload, buf, sizeof(buf));
         ips2_dump_escaped(stdout, buf, sizeof(buf));
     }
@@ -375,10 +384,12 @@ static int dump_file(const char *file)
     while ((rc = ips2_reader_next(r, &ev)) == 1) {
         if (mode == MODE_SUMMARY) {
             kind_counts[ev->kind & IPS2_EV_KIND_MAX]++;
-            if (ev->kind == IPS2_EV_ENTER) {
+            if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_CALLS) {
                 char name[IPS2_PATH_MAX];
                 proc_name(ev->payload, name, sizeof(name));
-                count_call(name);
+                count_call(name, ev->kind == IPS2_EV_ENTER         ? 1
+                                 : ev->nextra > IPS2_F_CALLS_COUNT ? ev->extra[IPS2_F_CALLS_COUNT]
+                                                                   : 0);
             }
         } else if (mode == MODE_TSV) {
             put_tsv(ev);

@@ -179,6 +179,7 @@ static const struct field fields[IPS2_EV_KIND_MAX + 1][MAXF] = {
     [IPS2_EV_EXEC_FAILED] = {P("error", F_ERRNO)},
     [IPS2_EV_MODULE] = {W("", IPS2_F_MODULE_PATH, F_STRING), W("start", IPS2_F_MODULE_START, F_HEX),
                         W("end", IPS2_F_MODULE_END, F_HEX), P("bias", F_HEX)},
+    [IPS2_EV_CALLS] = {P("address", F_HEX), W("calls", IPS2_F_CALLS_COUNT, F_DEC)},
     [IPS2_EV_LOST] = {P("records", F_DEC), WF("why", IPS2_F_LOST_ERRNO, F_ERRNO, OPT),
                       WF("thread", IPS2_F_LOST_TID, F_DEC, OPT)},
 

@@ -248,6 +248,7 @@ enum ips2_field_role {
     X(k, JOINED, "joined", 1, 1, VALUE)                                                            \
     X(k, ERROR, "error", 2, 1, ERROR)                                                              \
     X(k, GROUP, "group", 3, 0, STRING)
+#define IPS2_FIELDS_CALLS(X, k) X(k, COUNT, "count", 0, 1, VALUE)
 
 /*
  * The kinds: K(KIND, "payload", PAYLOAD_ROLE, list of its extra words), in
@@ -311,7 +312,8 @@ enum ips2_field_role {
     K(PVM_SPAWN, "child", TASK, IPS2_FIELDS_PVM_SPAWN)                                             \
     K(PVM_EXIT, "tid", TASK, IPS2_FIELDS_PVM_EXIT)                                                 \
     K(PVM_BARRIER, "count", VALUE, IPS2_FIELDS_PVM_BARRIER)                                        \
-    K(PVM_GROUP, "instance", VALUE, IPS2_FIELDS_PVM_GROUP)
+    K(PVM_GROUP, "instance", VALUE, IPS2_FIELDS_PVM_GROUP)                                         \
+    K(CALLS, "address", ADDRESS, IPS2_FIELDS_CALLS)
 
 /* The named word indices: IPS2_F_<KIND>_<FIELD>. */
 #define IPS2_FIELD_INDEX_(k, id, name, word, words, role) IPS2_F_##k##_##id = (word),

@@ -57,13 +57,16 @@ enum ips2_stream_state {
 enum ips2_feature_bit {
     IPS2_FEAT_PROC_EVENTS_BIT = 0, /* procedure entry/exit present */
     IPS2_FEAT_SHORT_LOCKS_BIT = 1, /* raw: short lock records may be present */
+    IPS2_FEAT_CALLS_BIT = 2,       /* CALLS records (counted-only procedures) may be present */
     IPS2_FEAT_TRUNCATED_BIT = 32,  /* the writer lost records */
 };
 #define IPS2_FEAT_PROC_EVENTS   (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
 #define IPS2_FEAT_SHORT_LOCKS   (1ULL << IPS2_FEAT_SHORT_LOCKS_BIT)
+#define IPS2_FEAT_CALLS         (1ULL << IPS2_FEAT_CALLS_BIT)
 #define IPS2_FEAT_TRUNCATED     (1ULL << IPS2_FEAT_TRUNCATED_BIT)
 #define IPS2_FEAT_REQUIRED_MASK 0xffffffffULL
-#define IPS2_FEAT_KNOWN         (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_TRUNCATED)
+#define IPS2_FEAT_KNOWN                                                                            \
+    (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_CALLS | IPS2_FEAT_TRUNCATED)
 
 /* Event groups whose measured instrumentation cost the header carries. */
 enum ips2_cost_group {
@@ -180,6 +183,9 @@ enum ips2_kind {
     IPS2_EV_PVM_EXIT = 78,    /* pvm_exit */
     IPS2_EV_PVM_BARRIER = 79, /* pvm_barrier */
     IPS2_EV_PVM_GROUP = 80,   /* pvm_joingroup, pvm_lvgroup */
+
+    /* 90: procedures counted, not traced */
+    IPS2_EV_CALLS = 90, /* calls of a counted-only procedure since its last CALLS */
 
     IPS2_EV_KIND_MAX = 127,
 };

@@ -80,6 +80,9 @@ static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
     [IPS2_EV_PVM_EXIT] = "pvm-exit",
     [IPS2_EV_PVM_BARRIER] = "pvm-barrier",
     [IPS2_EV_PVM_GROUP] = "pvm-group",
+
+    /* 90: counted-only procedures */
+    [IPS2_EV_CALLS] = "calls",
 };
 
 const char *ips2_kind_name(unsigned kind)
