@@ -170,6 +170,8 @@ static int stream_create(struct ips2_stream *s, const char *path, unsigned kind,
     if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
         pwrite(s->fd, page, sizeof(page) - sizeof(h), sizeof(h)) !=
             (ssize_t)(sizeof(page) - sizeof(h)) ||
+        (ips2_proc.cost_ext.size && pwrite(s->fd, &ips2_proc.cost_ext, sizeof(ips2_proc.cost_ext),
+                                           sizeof(h)) != (ssize_t)sizeof(ips2_proc.cost_ext)) ||
         window_map(s, IPS2_RAW_HEADER_SIZE) < 0 ||
         (!named && linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)) {
         int saved_errno = errno; /* EEXIST sends the caller to the next name */

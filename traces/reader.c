@@ -80,6 +80,8 @@ struct ips2_reader {
     int fd;
     unsigned flags;
     struct ips2_file_header hdr;
+    struct ips2_cost_ext costs; /* the calibration block, if has_costs */
+    bool has_costs;
 
     /* input window: buf[0 .. len) holds file bytes [base, base + len) */
     unsigned char *buf;
@@ -299,6 +301,12 @@ static int read_header(struct ips2_reader *r)
         return fail(r, (uint64_t)n,
                     "expected a header of %u bytes (header_size), found end of file",
                     h->header_size);
+    /* the calibration block, inside header_size (older streams have none) */
+    if (h->header_size >= IPS2_COST_EXT_OFFSET + sizeof(r->costs)) {
+        memcpy(&r->costs, in(r) + IPS2_COST_EXT_OFFSET, sizeof(r->costs));
+        r->has_costs = memcmp(r->costs.magic, IPS2_COST_EXT_MAGIC, 4) == 0 &&
+                       r->costs.size >= sizeof(r->costs) && r->costs.nprobes == IPS2_PROBES;
+    }
     r->closed = h->state == IPS2_STATE_CLOSED;
     r->data_end = h->header_size + h->data_bytes;
     r->pos = h->header_size;
@@ -1178,6 +1186,11 @@ void ips2_reader_close(struct ips2_reader *r)
 const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r)
 {
     return &r->hdr;
+}
+
+const struct ips2_cost_ext *ips2_reader_costs(const struct ips2_reader *r)
+{
+    return r->has_costs ? &r->costs : NULL;
 }
 
 const char *ips2_reader_error(const struct ips2_reader *r)
