@@ -7,7 +7,7 @@
 # (libips2ext.a) and builds the machine's PAG part (libips2cpa.a).
 
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
-              slave/reduce_stream.c \
+              slave/reduce_stream.c slave/compensate.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
               slave/reduce_ext.c slave/reduce_names.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)

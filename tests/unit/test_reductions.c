@@ -278,8 +278,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 6);
-    refused(c, size, 8, "version 1 to 5, found 6");
+    put32(c + 8, 7);
+    refused(c, size, 8, "version 1 to 6, found 7");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
