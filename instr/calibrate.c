@@ -7,7 +7,12 @@
  * Method (Malony, Reed and Wijshoff's in vitro measurement, made
  * streaming): the probes' own code runs back to back, REPS times, writing
  * into fresh memory as a trace window is fresh, and the time of the batch
- * less that of the same loop calling an empty function is the probes'.
+ * less that of the same loop without them is the probes'.
+ * The probes' calls and returns count (the instrumented code makes them),
+ * the loop does not; between two probes runs a tiny procedure's worth of
+ * dependent work (BODY_STEPS), in both loops, since an out-of-order core
+ * overlaps part of a probe with the work around it: probes back to back
+ * cost more than probes among work.
  * The batch is repeated BATCHES times and the median taken, so that a
  * preemption on a loaded machine does not count.  Both clocks are read
  * around each batch: wall (the timer) and thread CPU.
@@ -57,10 +62,16 @@ static uint64_t median(uint64_t *v, unsigned n)
     return v[n / 2];
 }
 
-/* The loop's own cost: an empty call with the hooks' arguments. */
-__attribute__((noinline)) static void calib_nop(void *fn, void *site)
+#define BODY_STEPS 8
+static uint64_t body_sink;
+
+/* What runs between two probes: a few steps of dependent work, as in a
+ * tiny procedure, which an out-of-order core overlaps with the probes. */
+__attribute__((noinline)) static uint64_t calib_body(uint64_t x)
 {
-    __asm__ volatile("" : : "r"(fn), "r"(site) : "memory");
+    for (unsigned i = 0; i < BODY_STEPS; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
 }
 
 /* A procedure whose address the procedure records carry. */
@@ -87,6 +98,11 @@ static void scratch_window(struct ips2_thread *t, uintptr_t p, size_t bytes)
     t->held_at = 0;
 }
 
+static uint64_t i_seed(enum what w)
+{
+    return (uint64_t)w + body_sink;
+}
+
 /* One batch of reps probes of one kind into fresh memory at p. */
 static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes)
 {
@@ -101,10 +117,12 @@ static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes
         s->seq = 0;
     }
     uint64_t c0 = ips2_thread_cpu_ns(), t0 = ips2_timer_now();
+    uint64_t x = i_seed(w);
     for (unsigned i = 0; i < reps; i++) {
+        x = calib_body(x);
         switch (w) {
-        case W_NOP:
-            calib_nop((void *)calib_fn, NULL);
+        case W_NOP: /* the loop alone: a probe's call and return are its cost */
+            __asm__ volatile("" : : "r"(t), "r"(i) : "memory");
             break;
         case W_ENTER:
             __cyg_profile_func_enter((void *)calib_fn, NULL);
@@ -152,6 +170,7 @@ static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes
         }
     }
     uint64_t t1 = ips2_timer_now(), c1 = ips2_thread_cpu_ns();
+    body_sink += x;
     return (struct sample){timer_ns(t1 - t0), c1 - c0};
 }
 
