@@ -45,6 +45,7 @@ namespace eval ::ips2::cli {
                 -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
@@ -60,6 +61,7 @@ keeps everything; reopen it with report, tree, histogram and search."
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
@@ -73,6 +75,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -app {NAME "the application's name (default: the program's file name)"}
                 -timeout {SECONDS "stop the command after this long (default 600)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
             }
             help "Runs one command traced, as a workload of one application on this host,
 and reduces its traces into a session that report, tree, histogram and gui read.
@@ -97,6 +100,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
+                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints one table of a session.  TABLE is one of:
@@ -231,6 +235,16 @@ proc ::ips2::cli::main {argv} {
         return 2
     }
     lassign $parsed words opts
+    if {[dict exists $opts -times]} {
+        # the reductions this command makes (slaves inherit IPS2_* variables)
+        set times [dict get $opts -times]
+        if {$times ni {raw compensated}} {
+            puts stderr "ips2 $command: expected -times raw or compensated, got \"$times\""
+            puts stderr "Usage: [Usage $command]"
+            return 2
+        }
+        set ::env(IPS2_TIMES) $times
+    }
     set code [catch {Cmd[string totitle $command] $words $opts} message options]
     if {$code == 2} {
         return $message ;# the command's own exit status (record)
@@ -731,6 +745,7 @@ proc ::ips2::cli::CmdReport {words opts} {
     try {
         set node [Node $session [Opt $opts -node physical]]
         set phase [PhaseArgs $session $opts]
+        lassign [Times $session $opts $table $phase] times phase
         switch -- $table {
             metrics { set t [$session metrics $node {*}$phase] }
             multi {
@@ -749,7 +764,12 @@ proc ::ips2::cli::CmdReport {words opts} {
                 if {$node eq "physical" && [llength [$session apps]] == 1} {
                     set node app:[lindex [$session apps] 0]
                 }
-                puts -nonewline [Gprof $session $node $phase $format]
+                set text [Gprof $session $node $phase $format]
+                if {$format eq "text"} {
+                    # GNU's layout starts with its title: the times come after it
+                    regsub {\A(Flat profile:\n)} $text "\\1\nTimes: $times.\n" text
+                }
+                puts -nonewline $text
                 return
             }
             processes {
@@ -766,10 +786,36 @@ proc ::ips2::cli::CmdReport {words opts} {
                 return
             }
         }
-        puts -nonewline [ips2::format::table $t -format $format]
+        set title [expr {$table in {processes phases problems} ? "" : "times: $times"}]
+        puts -nonewline [ips2::format::table $t -format $format -title $title]
     } finally {
         $session close
     }
+}
+
+# Times SESSION OPTS TABLE PHASEARGS: {TIMES PHASEARGS}, which times a
+# table of the session shows (raw or compensated, REDUCTION.md
+# "Compensated times") and the phase arguments that give them: the
+# session's reductions when they hold the times asked for (-times, else
+# IPS2_TIMES, else compensated); else the traces are reduced again with
+# them (as for a phase; over the whole session without one).  The
+# critical path's PAG is built once, with the run's reductions.
+proc ::ips2::cli::Times {session opts table phase} {
+    set have [dict get [$session times] times]
+    set want [Opt $opts -times [expr {[info exists ::env(IPS2_TIMES)] ? $::env(IPS2_TIMES) : "compensated"}]]
+    if {$want ni {raw compensated} || $have eq $want || ![dict exists $opts -times] ||
+        $table in {processes phases problems}} {
+        return [list $have $phase]
+    }
+    if {[string match cp* $table]} {
+        UsageError "the critical path of this session was built with $have times: run it with -times $want"
+    }
+    if {![llength $phase]} {
+        set name "times:$want"
+        $session phase $name -1000000000000000000 1000000000000000000
+        set phase [list -phase $name]
+    }
+    return [list $want $phase]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
@@ -823,6 +869,8 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
     }
     if {$format eq "text"} {
+        # the PAG's CPU arcs hold the run's times (REDUCTION.md "Compensated times")
+        append title "; times: [dict get [$session times] times]"
         return [ips2::format::table $t -format text -title $title]
     }
     return [ips2::format::table $t -format $format]
