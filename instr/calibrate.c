@@ -201,6 +201,31 @@ static void measure(enum what w, uint32_t *wall_ps, uint32_t *cpu_ps, uint64_t *
         *inside = timer_ns(inside_ticks) * 1000 / ((uint64_t)reps * BATCHES);
 }
 
+/* At the end of a thread's stream, the cheap probes again (the machine's
+ * load may have changed since start-up), into *c for the stream's second
+ * block; the others as at start-up.  The writer's state is kept busy
+ * meanwhile, so that a signal handler's event is counted lost rather
+ * than written (the hot paths write into the scratch memory). */
+void ips2_measure_costs_end(struct ips2_cost_ext *c)
+{
+    struct ips2_thread *t = &ips2_self;
+    struct ips2_thread saved = *t;
+    uint64_t start = ips2_mono_ns();
+
+    *c = ips2_proc.cost_ext;
+    if (ips2_proc.cost_ext.size == 0 || ips2_proc.cpu_method != IPS2_CPU_INTERP)
+        return;
+    t->busy = 1;
+    t->short_locks = 1;
+    measure(W_ENTER, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
+    measure(W_EXIT, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
+    measure(W_LOCK, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
+    measure(W_EVENT, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT], NULL);
+    *t = saved;
+    memcpy(c->magic, IPS2_COST_END_MAGIC, 4);
+    c->calib_ns = (uint32_t)(ips2_mono_ns() - start);
+}
+
 void ips2_measure_costs(void)
 {
     struct ips2_cost_ext *c = &ips2_proc.cost_ext;

@@ -128,6 +128,7 @@ void ips2_clock_setup(const char *cpuclock_env);
 
 /* calibrate.c */
 void ips2_measure_costs(void);
+void ips2_measure_costs_end(struct ips2_cost_ext *c);
 
 /* The wall timer: the TSC where invariant, else CLOCK_MONOTONIC. */
 static inline uint64_t ips2_timer_now(void)

@@ -702,6 +702,12 @@ void ips2_thread_close(struct ips2_thread *t)
     if (s == NULL) /* never opened, or closed already */
         return;
     ips2_quiet_begin();
+    if (t == &ips2_self) { /* the probes' cost again, now (calibrate.c) */
+        struct ips2_cost_ext end;
+        ips2_measure_costs_end(&end);
+        if (end.size)
+            pwrite(s->fd, &end, sizeof(end), IPS2_COST_END_OFFSET);
+    }
     t->state = IPS2_THREAD_DONE;
     t->limit = 0;
     t->lost_word = NULL; /* a cut stream's LOST record ends with it */

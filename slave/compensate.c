@@ -10,7 +10,7 @@
 #include "ips2_fields.h"
 
 void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h,
-                   const struct ips2_cost_ext *x)
+                   const struct ips2_cost_ext *x, const struct ips2_cost_ext *end)
 {
     memset(c, 0, sizeof(*c));
     c->on = on;
@@ -20,6 +20,10 @@ void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h
         memcpy(c->in_w, x->wall_in_ps, sizeof(c->in_w));
         memcpy(c->out_c, x->cpu_ps, sizeof(c->out_c));
         memcpy(c->in_c, x->cpu_in_ps, sizeof(c->in_c));
+        for (unsigned p = 0; end && p < IPS2_PROBES; p++) { /* the load may have changed */
+            c->out_w[p] = (c->out_w[p] + end->wall_ps[p] + 1) / 2;
+            c->out_c[p] = (c->out_c[p] + end->cpu_ps[p] + 1) / 2;
+        }
         return;
     }
     /* an older stream: a procedure record's cost for the cheap probes, a

@@ -26,10 +26,11 @@ struct red_comp {
     uint64_t events;                                /* events compensated */
 };
 
-/* Takes a stream's costs: its calibration block, or (older streams) the
- * header's cost_ns.  on: false leaves every time as recorded. */
+/* Takes a stream's costs: its calibration block (the mean with the block
+ * measured at its end, if any), or (older streams) the header's cost_ns.  on: false leaves every
+ * time as recorded. */
 void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h,
-                   const struct ips2_cost_ext *x);
+                   const struct ips2_cost_ext *x, const struct ips2_cost_ext *end);
 
 /* The probe costs of a procedure entry or exit (probe), then its
  * compensated wall *t and CPU *cpu; never before the previous event's. */

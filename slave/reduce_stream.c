@@ -40,7 +40,7 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     struct red_clock clock = {session_offset, h->timer, h->tsc_hz, 0};
     struct red_comp comp;
     const struct ips2_cost_ext *costs = ips2_reader_costs(rd);
-    red_comp_init(&comp, r->compensate, h, costs);
+    red_comp_init(&comp, r->compensate, h, costs, ips2_reader_costs_end(rd));
     r->call_cost_ps = comp.out_w[IPS2_PROBE_ENTER] + comp.out_w[IPS2_PROBE_EXIT];
     r->truncated = (h->features & IPS2_FEAT_TRUNCATED) != 0;
     memset(&ks, 0, sizeof(ks));

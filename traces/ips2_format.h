@@ -97,6 +97,11 @@ enum ips2_cost_probe {
  */
 #define IPS2_COST_EXT_MAGIC  "COST"
 #define IPS2_COST_EXT_OFFSET 1280 /* sizeof(struct ips2_file_header) */
+/* A second block right after it, magic "CEND": the same measured again
+ * when the stream was closed by its own thread (the cheap probes; the
+ * others copied), so that a load that changed during the run shows. */
+#define IPS2_COST_END_MAGIC  "CEND"
+#define IPS2_COST_END_OFFSET (IPS2_COST_EXT_OFFSET + 144)
 struct ips2_cost_ext {
     char magic[4];                    /* IPS2_COST_EXT_MAGIC, no NUL */
     uint16_t size;                    /* bytes of this block */
@@ -140,6 +145,7 @@ struct ips2_file_header {
     char exe[IPS2_PATH_MAX];            /* executable path, NUL-terminated */
 };
 _Static_assert(sizeof(struct ips2_file_header) == IPS2_COST_EXT_OFFSET, "the block follows");
+_Static_assert(sizeof(struct ips2_cost_ext) == 144, "then the end block");
 
 /*
  * Event kinds.  Values are part of the format: never renumber, only add.

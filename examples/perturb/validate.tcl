@@ -85,7 +85,6 @@ proc perturb::measure {build name runs {scratch ""}} {
         lappend v(ref_cp) [dict get $r cp]
         set dir [file join $scratch $name.$i]
         file delete -force $dir
-        set env_before [array get ::env IPS2_SESSION]
         set ::env(IPS2_SESSION) $dir
         exec $traced {*}$args
         unset ::env(IPS2_SESSION)
