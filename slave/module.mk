@@ -37,6 +37,11 @@ $(B)/obj/tests/unit/test_reduce.o: CFLAGS_COMMON += -Islave
 $(B)/tests/unit/test_reduce: $(B)/obj/tests/unit/test_reduce.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
+# test_compensate drives slave/compensate.h directly
+$(B)/obj/tests/unit/test_compensate.o: CFLAGS_COMMON += -Islave
+$(B)/tests/unit/test_compensate: $(B)/obj/tests/unit/test_compensate.o $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
 $(B)/tests/unit/test_reductions: $(B)/obj/tests/unit/test_reductions.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
