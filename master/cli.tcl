@@ -141,6 +141,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             options {
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
+                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
                 -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -918,8 +919,10 @@ proc ::ips2::cli::CmdHistogram {words opts} {
             }
             set width [list -width [expr {entier(round($ms * 1e6))}]]
         }
-        set t [$session histogram $node -metric $metric {*}$width {*}[PhaseArgs $session $opts]]
-        puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
+        lassign [Times $session $opts histogram [PhaseArgs $session $opts]] times phase
+        set t [$session histogram $node -metric $metric {*}$width {*}$phase]
+        puts -nonewline [ips2::format::histogram $t -format $format \
+                             -title "$metric of $node ($times times)"]
     } finally {
         $session close
     }
