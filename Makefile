@@ -49,6 +49,7 @@ include collectors/module.mk
 include cpa/module.mk
 include slave/module.mk
 include master/module.mk
+include export/module.mk
 include tests/module.mk
 include bench/module.mk
 include examples/module.mk

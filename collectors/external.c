@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ips2_clocks.h"
 #include "ips2_codec.h"
 #include "ips2_external.h"
 
@@ -196,7 +197,9 @@ struct ips2_ext_writer *ips2_ext_create(const char *dir, const char *collector,
     struct timespec r, m;
     clock_gettime(CLOCK_REALTIME, &r);
     clock_gettime(CLOCK_MONOTONIC, &m);
-    struct ext_header h = {collector, host, ns_of(&r), ns_of(&m), interval_ns, (uint32_t)getpid()};
+    /* the test knob of ips2_clocks.h, as libips2 takes it */
+    int64_t real = ns_of(&r) + ips2_test_clock_offset();
+    struct ext_header h = {collector, host, real, ns_of(&m), interval_ns, (uint32_t)getpid()};
     write_header(&w->out, &h);
     if (ips2_out_flush(&w->out) != 0 || rename(tmp, w->path) != 0) {
         set_err(err, "cannot write %s: %s", tmp, strerror(w->out.err ? w->out.err : errno));

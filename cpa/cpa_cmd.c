@@ -4,8 +4,9 @@
  *
  *   ips2-cpa gen --seed S --parts K --nodes N --apps A [--processes P]
  *                [--threads T] [--cross X] OUTDIR     random part files
- *   ips2-cpa oracle|run -mode M [-app A] [-level L] [-zero-procedure F]
+ *   ips2-cpa oracle|run -mode M [-app A] [-level L] [-zero-procedure F]...
  *                [-seed S] FILES...                 length + profile
+ *                (-zero-procedure repeated: each one's CPU weighs 0)
  *   ips2-cpa bench [--nodes N] [--threads T] [--cross X] [--parts K]
  *                                                   time a random PAG
  *   ips2-cpa corpus DIR     seeds for tests/fuzz/fuzz_cpa.c (the wire
@@ -139,6 +140,7 @@ static int query(int oracle, int argc, char **argv)
     struct ips2_cpa_query q = {0};
     enum ips2_cpa_level level = IPS2_CPA_LEVEL_PROCESS;
     uint64_t seed = 1;
+    char *zero = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     size_t nf = 0;
     if (!files)
@@ -154,7 +156,21 @@ static int query(int oracle, int argc, char **argv)
             if (ips2_cpa_level_parse(argv[++i], &level))
                 usage();
         } else if (i + 1 < argc && strcmp(a, "-zero-procedure") == 0) {
-            q.zero_procedure = argv[++i];
+            /* repeated: every one of them (their names one a line) */
+            const char *prev = q.zero_procedure;
+            size_t len = (prev ? strlen(prev) + 1 : 0) + strlen(argv[++i]) + 1;
+            char *grown = realloc(zero, len);
+            if (grown == NULL) {
+                free(zero);
+                free(files);
+                return 1;
+            }
+            zero = grown;
+            if (prev == NULL)
+                zero[0] = '\0';
+            else
+                strcat(zero, "\n");
+            q.zero_procedure = strcat(zero, argv[i]);
         } else if (i + 1 < argc && strcmp(a, "-seed") == 0) {
             seed = num(argv[++i]);
         } else if (a[0] != '-') {
@@ -209,6 +225,7 @@ out:
     free(parts);
     free(metas);
     free(files);
+    free(zero);
     return rc;
 }
 

@@ -58,7 +58,8 @@ struct ips2_cpa_query {
     enum ips2_cpa_mode mode;
     const char *app; /* application name (intra, inter); NULL for global */
     /* Zeroing (what-if), both optional: */
-    const char *zero_procedure; /* this procedure's CPU shares weigh 0 */
+    const char *zero_procedure; /* this procedure's CPU shares weigh 0; several
+                                   names one a line ("P\nQ"): each one's */
     int zero_process;           /* nonzero: the CPU arcs of this process weigh 0: */
     uint32_t zero_part;         /*   the part it ran on (machine) */
     int32_t zero_pid;           /*   its pid */

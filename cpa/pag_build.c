@@ -54,7 +54,8 @@ struct pag_builder {
     uint64_t *ipkeys;        /* stream keys of TCP and UDP descriptors */
     size_t nipkeys, cap_ipkeys;
     bool oom;
-    bool fold; /* fold the part when it is finished (PAG.md §5) */
+    bool fold;          /* fold the part when it is finished (PAG.md §5) */
+    bool keep_messages; /* ... keeping every message's node */
 
     /* the current image */
     bool in_image;
@@ -109,6 +110,7 @@ struct pag_builder *pag_builder_new(void)
     }
     const char *f = getenv("IPS2_PAG_FOLD");
     b->fold = !(f && !strcmp(f, "0"));
+    b->keep_messages = f && !strcmp(f, "messages");
     return b;
 }
 
@@ -571,6 +573,43 @@ static uint32_t send_node(struct pag_builder *b, const struct ips2_event *ev, in
     return node(b, ev->kind, *t, c, top, shares, arg);
 }
 
+bool pag_message_kind(unsigned kind)
+{
+    switch (kind) {
+    case IPS2_EV_SEND:
+    case IPS2_EV_RECV:
+    case IPS2_EV_DGRAM_SEND:
+    case IPS2_EV_DGRAM_RECV:
+    case IPS2_EV_PVM_SEND:
+    case IPS2_EV_PVM_RECV:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool pag_message_node(const struct ips2_event *ev)
+{
+    switch (ev->kind) {
+    case IPS2_EV_SEND:
+    case IPS2_EV_RECV:
+        return x(ev, IPS2_F_SEND_KEY) != 0 && x(ev, IPS2_F_SEND_BYTES) != 0 &&
+               x(ev, IPS2_F_SEND_ERRNO) == 0 && !(x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK);
+    case IPS2_EV_DGRAM_SEND:
+    case IPS2_EV_DGRAM_RECV:
+        return x(ev, IPS2_F_DGRAM_SEND_KEY) != 0 && x(ev, IPS2_F_DGRAM_SEND_ERRNO) == 0 &&
+               !(x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK);
+    case IPS2_EV_PVM_SEND:
+        return ev->payload != 0 && x(ev, IPS2_F_PVM_SEND_SEQ) != 0 &&
+               x(ev, IPS2_F_PVM_SEND_ERROR) == 0;
+    case IPS2_EV_PVM_RECV:
+        return ev->payload != 0 && x(ev, IPS2_F_PVM_RECV_SEQ) != 0 &&
+               x(ev, IPS2_F_PVM_RECV_ERROR) == 0;
+    default:
+        return false;
+    }
+}
+
 static void message_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, uint64_t c,
                           int64_t ws, uint32_t top, pag_shares_fn *shares, void *arg)
 {
@@ -587,8 +626,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
         break;
     case IPS2_EV_SEND:
     case IPS2_EV_RECV:
-        if (x(ev, IPS2_F_SEND_KEY) == 0 || x(ev, IPS2_F_SEND_BYTES) == 0 ||
-            x(ev, IPS2_F_SEND_ERRNO) != 0 || (x(ev, IPS2_F_SEND_CALL) & IPS2_IO_PEEK))
+        if (!pag_message_node(ev))
             return;
         side = ev->kind == IPS2_EV_SEND ? PAG_SRC : PAG_DST;
         n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
@@ -601,8 +639,7 @@ static void message_event(struct pag_builder *b, const struct ips2_event *ev, in
         break;
     case IPS2_EV_DGRAM_SEND:
     case IPS2_EV_DGRAM_RECV:
-        if (x(ev, IPS2_F_DGRAM_SEND_KEY) == 0 || x(ev, IPS2_F_DGRAM_SEND_ERRNO) != 0 ||
-            (x(ev, IPS2_F_DGRAM_SEND_CALL) & IPS2_IO_PEEK))
+        if (!pag_message_node(ev))
             return;
         side = ev->kind == IPS2_EV_DGRAM_SEND ? PAG_SRC : PAG_DST;
         n = side == PAG_SRC ? send_node(b, ev, &t, c, ws, top, shares, arg) : NODE();
@@ -781,7 +818,7 @@ static void process_event(struct pag_builder *b, const struct ips2_event *ev, in
         };
         const bool send = ev->kind == IPS2_EV_PVM_SEND;
         const struct pvm_fields *f = &fields[!send];
-        if (ev->payload == 0 || x(ev, f->seq) == 0 || x(ev, f->error) != 0)
+        if (!pag_message_node(ev))
             return;
         n = NODE();
         if ((it = ITEM(PC_PVM, send ? PAG_SRC : PAG_DST, n))) {
@@ -1280,7 +1317,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));
     size_t folded = 0;
-    if (b->fold && !b->oom && !pag_fold(p, &folded))
+    if (b->fold && !b->oom && !pag_fold(p, b->keep_messages, &folded))
         b->oom = true;
 
     p->machine = strdup(machine ? machine : "");

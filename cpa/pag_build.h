@@ -24,7 +24,9 @@
 struct pag_builder;
 
 /* A new builder folds its part when it finishes (PAG.md §5) unless the
- * environment has IPS2_PAG_FOLD=0 (for tests that compare both). */
+ * environment has IPS2_PAG_FOLD=0 (for tests that compare both);
+ * IPS2_PAG_FOLD=messages folds but keeps every message's node (an
+ * exporter's parts: pag_message_node). */
 struct pag_builder *pag_builder_new(void);
 /* Folding on (the default) or off. */
 void pag_builder_set_fold(struct pag_builder *b, bool fold);
@@ -50,6 +52,15 @@ void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu);
  * role IPS2_ROLE_START in ips2_fields.h's table), or -1 (the caller turns
  * it into session time for pag_event's ws). */
 int pag_start_word(const struct ips2_event *ev);
+
+/* True when ev is a message that makes a node (PAG.md §1): a send, recv,
+ * dgram-send or dgram-recv that moved data, a pvm-send or pvm-recv that
+ * succeeded.  A part unfolded, or folded keeping messages
+ * (IPS2_PAG_FOLD=messages), has one node of the event's kind for each,
+ * in its thread's order, so the k-th such event of a thread stream is
+ * the k-th message node of its thread, and the part's arcs give its
+ * partner: an exporter reads the pairing so. */
+bool pag_message_node(const struct ips2_event *ev);
 
 /* An event at session time t, thread CPU c, procedure `top` on top of the
  * stack; ws: its call's start (session time), or INT64_MIN. */

@@ -29,6 +29,16 @@
  * is decoded from bytes that were altered).  The tables are the structs
  * as they are in memory, copied whole: a little-endian host is assumed.
  *
+ * A part FILE is that layout compressed (version 3): the 8-byte magic, u16
+ * version 3, u16 what (1), u32 0, then one zstd frame whose content is the
+ * layout above (its own magic, version 1 or 2, and crc).  The shares of a
+ * server's CPU arcs (dozens of procedures an arc, 16 bytes each) make
+ * most of a part, and compress about 14 times (a redis run: 107 MB of
+ * part, 7.6 MB written, against 25 MB of packed traces); zstd level 3 does
+ * it at about 200 MB/s and decompresses at 700 MB/s.  IPS2_PAG_ZSTD=0 in
+ * the environment writes the plain layout (and 1-19 another level).  The
+ * messages over PVM stay plain.
+ *
  * The decoder trusts nothing: it checks the crc, every count against the
  * bytes left before it allocates, every index against its table, the
  * threads' node ranges (they tile the nodes in order), the nodes' time
@@ -44,6 +54,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ips2_codec.h"
 #include "ips2_file.h"
@@ -66,6 +77,9 @@ _Static_assert(sizeof(struct ips2_pag_port) == 16, "port layout");
 #define VERSION          2
 #define VERSION_NO_PORTS 1
 #define HEAD             96
+#define VERSION_ZSTD     3           /* a part file: a zstd frame of the above */
+#define ZHEAD            16          /* magic, version, what, u32 0 */
+#define ZLEVEL           3           /* zstd's level for part files */
 #define WBUF             (64u << 10) /* the write buffer of a part file */
 
 enum what { W_PART = 1, W_ENDS = 2, W_CROSS = 3 };
@@ -204,9 +218,101 @@ void *ips2_pag_cross_encode(const struct ips2_pag *pag, size_t *size)
     return encode(pag, W_CROSS, size);
 }
 
-int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size_t errlen)
+/* A part file's compressor: ips2_out's sink in front of the file. */
+struct zsink {
+    ZSTD_CCtx *cctx;
+    int fd;
+    size_t cap;
+    uint8_t *buf; /* ZSTD_CStreamOutSize() bytes */
+};
+
+static int write_fd(int fd, const uint8_t *b, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, b, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        b += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Compresses len bytes (mode ZSTD_e_continue) or ends the frame
+ * (ZSTD_e_end, len 0), writing what zstd gives; 0 or an errno. */
+static int zsink_push(struct zsink *z, const void *bytes, size_t len, ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = {bytes, len, 0};
+    size_t left;
+
+    do {
+        ZSTD_outBuffer out = {z->buf, z->cap, 0};
+        left = ZSTD_compressStream2(z->cctx, &out, &in, mode);
+        if (ZSTD_isError(left))
+            return ENOMEM; /* zstd fails only for memory here */
+        int e = write_fd(z->fd, z->buf, out.pos);
+        if (e)
+            return e;
+    } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+    return 0;
+}
+
+static int zsink_write(void *ctx, const void *bytes, size_t len)
+{
+    return zsink_push(ctx, bytes, len, ZSTD_e_continue);
+}
+
+/* The level of a part file's compression: IPS2_PAG_ZSTD, else ZLEVEL;
+ * 0: none. */
+static int zstd_level(void)
+{
+    const char *v = getenv("IPS2_PAG_ZSTD");
+    char *end;
+    long l = v && *v ? strtol(v, &end, 10) : ZLEVEL;
+
+    return v && *v && (*end || l < 0 || l > ZSTD_maxCLevel()) ? ZLEVEL : (int)l;
+}
+
+/* Writes the part to fd, compressed at level (0: plain); 0 or an errno. */
+static int write_part(const struct ips2_pag *pag, int fd, int level)
 {
     struct ips2_out o;
+    struct zsink z = {NULL, fd, 0, NULL};
+    int e = 0;
+
+    if (level == 0) {
+        ips2_out_init_fd(&o, fd, WBUF);
+    } else {
+        uint8_t head[ZHEAD] = {0};
+        memcpy(head, MAGIC, 8);
+        ips2_le16_store(head + 8, VERSION_ZSTD);
+        ips2_le16_store(head + 10, W_PART);
+        z.cap = ZSTD_CStreamOutSize();
+        if (!(z.cctx = ZSTD_createCCtx()) || !(z.buf = malloc(z.cap)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_compressionLevel, level)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_checksumFlag, 0)))
+            e = ENOMEM;
+        else
+            e = write_fd(fd, head, sizeof head);
+        ips2_out_init_sink(&o, zsink_write, &z, WBUF);
+    }
+    if (!e && !o.err) {
+        write_pag(&o, pag, W_PART);
+        ips2_out_flush(&o);
+    }
+    e = e ? e : o.err;
+    if (!e && level)
+        e = zsink_push(&z, NULL, 0, ZSTD_e_end);
+    ips2_out_free(&o);
+    ZSTD_freeCCtx(z.cctx);
+    free(z.buf);
+    return e;
+}
+
+int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size_t errlen)
+{
     char tmp[4096];
     int fd;
 
@@ -215,18 +321,9 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
         return -1;
     }
-    ips2_out_init_fd(&o, fd, WBUF);
-    if (o.err) {
-        snprintf(err, errlen, "%s: out of memory encoding the PAG", path);
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    write_pag(&o, pag, W_PART);
-    ips2_out_flush(&o);
-    ips2_out_free(&o);
-    if (o.err) {
-        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(o.err));
+    int e = write_part(pag, fd, zstd_level());
+    if (e) {
+        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(e));
         close(fd);
         unlink(tmp);
         return -1;
@@ -585,8 +682,97 @@ static bool check(struct dec *d, struct ips2_pag *g, enum what w, const size_t *
     return true;
 }
 
+/* True when data is a compressed part file (version 3). */
+static bool compressed(const uint8_t *data, size_t size)
+{
+    return size >= ZHEAD && memcmp(data, MAGIC, 8) == 0 && ips2_le16_load(data + 8) == VERSION_ZSTD;
+}
+
+/* The layout a compressed part file holds, in *plain (*plain_size bytes;
+ * the caller frees it); -1 with "NAME: byte OFF: ..." in err. */
+static int inflate_part(const uint8_t *data, size_t size, const char *name, uint8_t **plain,
+                        size_t *plain_size, char *err, size_t errlen)
+{
+    /* No real part compresses 1000 times: beyond that, the frame is not
+     * one of ours (and would only exhaust the memory). */
+    uint64_t limit = (uint64_t)(size - ZHEAD) * 1000 + (64u << 20);
+    size_t cap = (size - ZHEAD) * 4 + (64u << 10);
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    ZSTD_inBuffer in = {data + ZHEAD, size - ZHEAD, 0};
+    uint8_t *buf = NULL;
+    size_t n = 0, rc = 1;
+
+    *plain = NULL;
+    if (ips2_le16_load(data + 10) != W_PART || ips2_le32_load(data + 12) != 0) {
+        snprintf(err, errlen, "%s: byte 10: expected a compressed part (kind 1, then 0)", name);
+        ZSTD_freeDCtx(dctx);
+        return -1;
+    }
+    while (dctx && in.pos < in.size && rc != 0) {
+        if (n == cap || !buf) {
+            size_t want = buf ? cap * 2 : cap;
+            uint8_t *q = want <= limit ? realloc(buf, want) : NULL;
+            if (!q) {
+                snprintf(err, errlen,
+                         "%s: byte %zu: expected a part that fits in memory, found "
+                         "more than %zu bytes",
+                         name, (size_t)ZHEAD + in.pos, n);
+                goto fail;
+            }
+            buf = q;
+            cap = want;
+        }
+        ZSTD_outBuffer out = {buf, cap, n};
+        rc = ZSTD_decompressStream(dctx, &out, &in);
+        n = out.pos;
+        if (ZSTD_isError(rc)) {
+            snprintf(err, errlen, "%s: byte %zu: expected a zstd frame, found %s", name,
+                     (size_t)ZHEAD + in.pos, ZSTD_getErrorName(rc));
+            goto fail;
+        }
+    }
+    if (!dctx || rc != 0 || in.pos != in.size) {
+        snprintf(err, errlen, "%s: byte %zu: expected %s", name, (size_t)ZHEAD + in.pos,
+                 !dctx ? "memory for zstd"
+                 : rc  ? "the rest of the zstd frame, found the end of the file"
+                       : "the end of the file after the zstd frame, found more bytes");
+        goto fail;
+    }
+    ZSTD_freeDCtx(dctx);
+    *plain = buf;
+    *plain_size = n;
+    return 0;
+fail:
+    ZSTD_freeDCtx(dctx);
+    free(buf);
+    return -1;
+}
+
+static int decode_plain(const void *data, size_t size, const char *name, enum what w,
+                        struct ips2_pag **out, char *err, size_t errlen);
+
+/* A part file's bytes (compressed or plain), or a message's. */
 static int decode(const void *data, size_t size, const char *name, enum what w,
                   struct ips2_pag **out, char *err, size_t errlen)
+{
+    const char *nm = name ? name : "PAG";
+    uint8_t *plain;
+    size_t plain_size;
+    char inner[4200];
+
+    *out = NULL;
+    if (w != W_PART || !compressed(data, size))
+        return decode_plain(data, size, name, w, out, err, errlen);
+    if (inflate_part(data, size, nm, &plain, &plain_size, err, errlen) < 0)
+        return -1;
+    snprintf(inner, sizeof inner, "%s (decompressed)", nm);
+    int rc = decode_plain(plain, plain_size, inner, w, out, err, errlen);
+    free(plain);
+    return rc;
+}
+
+static int decode_plain(const void *data, size_t size, const char *name, enum what w,
+                        struct ips2_pag **out, char *err, size_t errlen)
 {
     struct dec d = {.w = w};
 

@@ -105,7 +105,7 @@ static bool put_share(struct out_shares *o, const struct ips2_pag_share *s)
 
 /* Marks what must stay; false if the part is not as the builder makes it
  * (then it is left alone). */
-static bool mark(const struct ips2_pag *p, uint32_t *map)
+static bool mark(const struct ips2_pag *p, bool keep_messages, uint32_t *map)
 {
     size_t next = 0;
 
@@ -150,6 +150,9 @@ static bool mark(const struct ips2_pag *p, uint32_t *map)
         if (e->role == IPS2_PAG_ROLE_PVM_BARRIER && e->key[2] < p->nnodes)
             map[e->key[2]] = KEEP; /* the node its release will leave from */
     }
+    for (size_t i = 0; keep_messages && i < p->nnodes; i++)
+        if (pag_message_kind(p->nodes[i].kind))
+            map[i] = KEEP;
     return true;
 }
 
@@ -250,7 +253,7 @@ static void renumber(struct ips2_pag *p, const uint32_t *map)
     }
 }
 
-bool pag_fold(struct ips2_pag *p, size_t *folded)
+bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded)
 {
     struct out_shares o = {0};
     struct pending pd = {0};
@@ -263,7 +266,7 @@ bool pag_fold(struct ips2_pag *p, size_t *folded)
         return true;
     if (!(map = calloc(p->nnodes, sizeof(*map))))
         return false;
-    if (!mark(p, map)) {
+    if (!mark(p, keep_messages, map)) {
         free(map);
         return true; /* not a builder's part: nothing folded */
     }

@@ -103,6 +103,20 @@ int pag_item_cmp(const void *a, const void *b);
  * only if `final`.  false on OOM. */
 bool pag_match_items(struct pag_item *items, size_t n, bool final, struct pag_pairs *out);
 
+/* The items of every part's ends that may pair across parts (each part's
+ * .part must be its index), and the tids of the traced PVM tasks, sorted;
+ * both NULL if no part has an end.  0, or -1 with err. */
+int pag_end_items(struct ips2_pag **parts, size_t n, struct pag_item **items, size_t *nitems,
+                  uint64_t **tids, size_t *ntids, char *err, size_t errlen);
+
+/* pag_clocks.c: the message pass over the pairs matching made of items
+ * (parts 0..nparts): the shift per part that leaves no message received
+ * before it was sent, the pairs' weights recomputed with it, and what it
+ * did per part into out (nparts entries, NULL: not wanted).  false on OOM. */
+struct ips2_pag_clock;
+bool pag_clock_pass(const struct pag_item *items, size_t nitems, struct pag_pairs *pairs,
+                    size_t nparts, struct ips2_pag_clock *out);
+
 /* Whether an item of class cls may pair with another machine's. */
 bool pag_class_crosses(unsigned cls, uint16_t flags);
 
@@ -160,8 +174,12 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
 
 /* Folds every node that no arc, out or end names and that is not its
  * thread's first or last node into its thread's next node (PAG.md §5);
+ * with keep_messages, a message's node (pag_message_node) stays too;
  * *folded: how many went.  false on OOM (the part is then half folded:
  * throw it away). */
-bool pag_fold(struct ips2_pag *p, size_t *folded);
+bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded);
+
+/* A node kind that pag_message_node's events make. */
+bool pag_message_kind(unsigned kind);
 
 #endif /* IPS2_CPA_PAG_INTERNAL_H */

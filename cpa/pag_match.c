@@ -492,14 +492,17 @@ static bool untraced_partner(const struct pag_item *it, const uint64_t *tids, si
     }
 }
 
-int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t errlen)
+int pag_end_items(struct ips2_pag **parts, size_t n, struct pag_item **items_out,
+                  size_t *nitems_out, uint64_t **tids_out, size_t *ntids_out, char *err,
+                  size_t errlen)
 {
     size_t nitems = 0, ntids = 0;
     struct pag_item *items = NULL;
     uint64_t *tids = NULL;
-    struct pag_pairs pairs = {0};
-    int rc = -1;
 
+    *items_out = NULL;
+    *tids_out = NULL;
+    *nitems_out = *ntids_out = 0;
     for (size_t p = 0; p < n; p++) {
         if (parts[p]->part != p) {
             snprintf(err, errlen, "part %zu (%s) says it is part %u", p,
@@ -510,8 +513,11 @@ int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t err
     }
     if (nitems == 0)
         return 0;
-    if (!(items = calloc(nitems, sizeof(*items))) || !(tids = calloc(nitems, sizeof(*tids))))
-        goto oom;
+    if (!(items = calloc(nitems, sizeof(*items))) || !(tids = calloc(nitems, sizeof(*tids)))) {
+        free(items);
+        snprintf(err, errlen, "out of memory matching the PAG's ends");
+        return -1;
+    }
     nitems = 0;
     for (size_t p = 0; p < n; p++) {
         for (size_t i = 0; i < parts[p]->nends; i++) {
@@ -542,7 +548,29 @@ int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t err
         }
     }
     qsort(tids, ntids, sizeof(*tids), cmp_u64);
+    *items_out = items;
+    *nitems_out = nitems;
+    *tids_out = tids;
+    *ntids_out = ntids;
+    return 0;
+}
+
+int ips2_pag_match_ends(struct ips2_pag **parts, size_t n, char *err, size_t errlen)
+{
+    size_t nitems = 0, ntids = 0;
+    struct pag_item *items = NULL;
+    uint64_t *tids = NULL;
+    struct pag_pairs pairs = {0};
+    int rc = -1;
+
+    if (pag_end_items(parts, n, &items, &nitems, &tids, &ntids, err, errlen) < 0)
+        return -1;
+    if (items == NULL)
+        return 0; /* no part has an end */
     if (!pag_match_items(items, nitems, true, &pairs))
+        goto oom;
+    /* the machines' clocks, corrected by the messages (pag_clocks.c) */
+    if (!pag_clock_pass(items, nitems, &pairs, n, NULL))
         goto oom;
 
     /* arcs into their destination parts, outs into their source parts */

@@ -194,9 +194,16 @@ int cpa_scope_init(struct cpa_scope *s, const struct ips2_pag *pag, const struct
             cpa_scope_free(s);
             return cpa_err(err, errlen, "out of memory");
         }
-        for (size_t i = 0; i < pag->nstrings; i++)
-            if (pag->strings[i] && strcmp(pag->strings[i], q->zero_procedure) == 0)
-                s->zero_str[i] = 1;
+        /* one name, or several one a line (inclusive zeroing) */
+        for (const char *name = q->zero_procedure; *name != '\0';) {
+            const char *nl = strchr(name, '\n');
+            size_t len = nl != NULL ? (size_t)(nl - name) : strlen(name);
+            for (size_t i = 0; len > 0 && i < pag->nstrings; i++)
+                if (pag->strings[i] && strncmp(pag->strings[i], name, len) == 0 &&
+                    pag->strings[i][len] == '\0')
+                    s->zero_str[i] = 1;
+            name += len + (nl != NULL);
+        }
     }
     return 0;
 }

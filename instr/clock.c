@@ -12,6 +12,10 @@
  * sync_records records.  Readers interpolate between sync points; the
  * error bound is measured in tests/integration.  exact reads it at every
  * event; tick:<ms> does too but truncates to a coarse tick (paper §5.1).
+ *
+ * The header's CLOCK_REALTIME reading (which places the machine's streams
+ * in the session) takes IPS2_TEST_CLOCK_OFFSET_NS, a test knob that plays
+ * a machine whose clock is off (traces/ips2_clocks.h).
  */
 #include <cpuid.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ips2_clocks.h"
 #include "runtime.h"
 
 #define DEFAULT_SYNC_US      1000
@@ -116,7 +121,8 @@ void ips2_clock_setup(const char *cpuclock_env)
     ips2_proc.tsc_hz = ips2_proc.timer == IPS2_TIMER_TSC ? calibrate_tsc() : 1000000000u;
     ips2_proc.ref_tsc = ips2_timer_now();
     ips2_proc.ref_mono_ns = ips2_mono_ns();
-    ips2_proc.ref_real_ns = ips2_real_ns();
+    /* the test knob of ips2_clocks.h: this machine's clock is off by N ns */
+    ips2_proc.ref_real_ns = ips2_real_ns() + (uint64_t)ips2_test_clock_offset();
 
     /* Sync points also pair the timer with CLOCK_MONOTONIC, so every
      * method has them at least every DEFAULT_SYNC_US; only interp has a

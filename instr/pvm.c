@@ -607,7 +607,7 @@ IPS2_EXPORT int pvm_parent(void)
 /* --- spawned tasks trace into this session --------------------------- */
 
 static const char *const tracing_vars[] = {"IPS2_SESSION", "IPS2_APP", "IPS2_CPUCLOCK",
-                                           "IPS2_PREFAULT"};
+                                           "IPS2_PREFAULT", "IPS2_TEST_CLOCK_OFFSET_NS"};
 enum { TRACING_VARS = sizeof(tracing_vars) / sizeof(tracing_vars[0]) };
 
 /* The program's values of the variables a spawn changes (NULL: unset). */

@@ -10,6 +10,8 @@
 #        messages, master-worker: message patterns over the PAG)
 #   ips2 tree SESSION ?APP|physical? ?-level LEVEL? ?-format text|json?
 #   ips2 histogram SESSION NODE -metric M ?-width MS? ?-phase P? ?-format text|csv|json?
+#   ips2 phase SESSION NAME START:END   (saved in the manifest; a query's
+#        -phase START:END is its own and writes nothing)
 #   ips2 search SESSION ?-interval MS? ?-phase P? ?-app A? ?-threshold NAME=VALUE ...?
 #        ?-format text|json?   (the W3 search: bottlenecks, history graph, accounting)
 #   ips2 sessions ?DIR?
@@ -30,6 +32,7 @@ package require Tcl 8.6
 package require ips2::workload 1.0
 package require ips2::manifest 1.0
 package require ips2::format 1.0
+package require json::write
 package provide ips2::cli 1.0
 
 namespace eval ::ips2::cli {
@@ -47,12 +50,16 @@ namespace eval ::ips2::cli {
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
                 -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
+                -full {"" "print every table after the summary: the trees, the multi-application and NPT tables, gprof per application"}
             }
             help "Runs the applications of a workload file under a private PVM (or the
-user's), reduces their traces on each machine and prints the logical and physical
-trees, the multi-application metric table, an NPT profile and a gprof table per
-application; with -search, the W3 search's bottlenecks too.  The session directory
-keeps everything; reopen it with report, tree, histogram and search."
+user's), reduces their traces on each machine and prints a summary: the
+applications, their processes, the procedures that took the most CPU, the
+critical path's length and top entries, and the problems.  With -full, then the
+logical and physical trees, the multi-application metric table, an NPT profile
+and a gprof table per application; with -search, the W3 search's bottlenecks too.
+The session directory keeps everything; reopen it with report, tree, histogram
+and search."
         }
         replay {
             summary "replay old sessions side by side (replay or comparison mode)"
@@ -62,6 +69,7 @@ keeps everything; reopen it with report, tree, histogram and search."
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
                 -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -full {"" "print every table after the summary, as run -full"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
 what run prints.  In comparison mode each session's time base is shifted so that
@@ -94,11 +102,12 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -level {LEVEL "profile, npt: machine, process, thread or procedure"}
                 -metric {METRIC "profile: the metric (default cpu)"}
                 -by {GROUPING "profile, npt: node (a row per node, the default) or name (rows of one name merged); cp -level procedure: name (the default) or node"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
                 -procedure {NAME "cp-zero: the procedure that would take no time"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
+                -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
                 -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
                 -format {FORMAT "text (default), csv or json"}
@@ -113,11 +122,14 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   objects     the synchronisation objects waited for under a node, by their names
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
+  clocks      each machine's clock against the master's: the offset its slave measured at
+              start and its error bound, and what the messages corrected after (docs/CLOCKS.md)
   cp          critical-path profile (-mode, -app, -level machine|process|thread|procedure,
               -by name|node, -node, -phase): each item's contribution to the path, message delays
               as their own entries; the header gives path length, elapsed time, ratio
   cp-zero     critical-path zeroing: the path's length if -procedure F (or -process P)
-              took no time (the diffusion run again without it)
+              took no time (the diffusion run again without it); -inclusive: F and
+              every procedure it calls
   cp-path     the critical path itself, one segment per line (CPU, message, sync ...)
   cp-imbalance critical-path imbalance per procedure: max(CP time - average time, 0)
   messages    message channels (-app, -phase): receive, late-sender and late-receiver waits
@@ -142,11 +154,37 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
                 -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
-                -phase {PHASE "restrict to a phase: its name, or START:END in seconds"}
+                -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints the time histogram of one metric of a node: one line per bucket,
 with a bar, then a sparkline; csv and json give the buckets as data."
+        }
+        export {
+            summary "write a session's traces for Vampir, Perfetto and flame graphs"
+            args "SESSION OUT" min 2 max 2
+            options {
+                -format {FORMAT "otf2 (the default; OUT a directory), json (trace-event JSON) or folded (flame-graph stacks); OUT - is standard output for json and folded"}
+            }
+            help "Writes a session's traces in formats other tools open (docs/ANALYSTS.md §8):
+  otf2    an OTF2 archive OUT/traces.otf2 (Vampir, otf2-print): machines, processes
+          and threads, procedures as regions, messages as point-to-point sends and
+          receives paired as the PAG pairs them, locks as lock events
+  json    trace-event JSON (Perfetto, chrome://tracing): a slice per procedure call,
+          process and thread names, messages and other dependences as flows, the
+          critical path as its own track
+  folded  folded stacks (flamegraph.pl, speedscope): \"app;f;g N\", N the stack's self
+          CPU time in microseconds
+The traces are read one stream at a time (ips2-export)."
+        }
+        phase {
+            summary "save a named phase in a session"
+            args "SESSION NAME START:END" min 3 max 3
+            options {}
+            help "Defines phase NAME of a session as the interval START:END (seconds from the
+session's start) and saves it in the session's manifest, so that every later
+query, and the GUI, can name it: -phase NAME.  A -phase START:END given to a
+query is that query's alone and writes nothing.  Prints the session's phases."
         }
         search {
             summary "find the bottlenecks of a session (the W3 search)"
@@ -208,7 +246,23 @@ mistake is reported as FILE:LINE: what was expected."
 
 # --- entry, usage, errors -------------------------------------------------------
 
+# A reader that went away (`ips2 report ... | head` once head has its
+# lines; Tcl ignores SIGPIPE, so a write fails with EPIPE instead): ips2
+# stops quietly with the status of a command that SIGPIPE ended, 128 + 13,
+# as a shell reports it.
 proc ::ips2::cli::main {argv} {
+    if {[catch {Main $argv} status options]} {
+        if {![BrokenPipe $options]} { return -options $options $status }
+        return 141
+    }
+    return $status
+}
+
+proc ::ips2::cli::BrokenPipe {options} {
+    expr {[dict exists $options -errorcode] && [lrange [dict get $options -errorcode] 0 1] eq {POSIX EPIPE}}
+}
+
+proc ::ips2::cli::Main {argv} {
     variable Commands
     if {![llength $argv] || [lindex $argv 0] in {-h --help -help}} {
         puts [Overview]
@@ -251,6 +305,7 @@ proc ::ips2::cli::main {argv} {
         return $message ;# the command's own exit status (record)
     }
     if {$code == 1} {
+        if {[BrokenPipe $options]} { return 141 }
         set ecode [dict get $options -errorcode]
         if {[lindex $ecode 0] eq "IPS2CLI" && [lindex $ecode 1] eq "USAGE"} {
             puts stderr "ips2 $command: $message"
@@ -445,6 +500,10 @@ proc ::ips2::cli::Progress {event} {
     switch -- $what {
         spawned { Say "$machine: slave spawned on [{*}$get host]" }
         hello   { Say "$machine: slave running, pid [{*}$get pid] on [{*}$get host]" }
+        clock   {
+            Say [::format "%s: clock %+.3f ms from the master's, within %.3f ms" $machine \
+                     [expr {[{*}$get offset] / 1e6}] [expr {[{*}$get error] / 1e6}]]
+        }
         started { Say "$machine: [{*}$get app].[{*}$get index] started, pid [{*}$get pid]" }
         exited  { Say "$machine: [{*}$get app].[{*}$get index] (pid [{*}$get pid]) ended: [{*}$get status]" }
         ready   {
@@ -518,19 +577,26 @@ proc ::ips2::cli::Node {session name} {
 }
 
 # Phase SESSION SPEC: the name of a phase for -phase: a phase of the
-# session, or START:END in seconds defined here as a new phase.
+# session, or START:END in seconds defined here for this query only (the
+# session on disk is not written: `ips2 phase` saves a phase).
 proc ::ips2::cli::Phase {session spec} {
-    if {$spec eq ""} { return "" }
-    set num {[0-9]+(?:\.[0-9]*)?}
-    if {[regexp "^($num):($num)\$" $spec -> from to]} {
-        set start [expr {entier(round($from * 1e9))}]
-        set end [expr {entier(round($to * 1e9))}]
-        if {$end <= $start} { UsageError "expected -phase START:END with END after START, got \"$spec\"" }
-        set name "$from:$to"
-        $session phase $name $start $end
-        return $name
+    if {$spec ne "" && [set range [Range $spec -phase]] ne ""} {
+        $session phase $spec {*}$range -save 0
     }
     return $spec
+}
+
+# Range SPEC OPTION: {START END} in ns of START:END in seconds, or "" if
+# SPEC is not of that form.
+proc ::ips2::cli::Range {spec option} {
+    set num {[0-9]+(?:\.[0-9]*)?}
+    if {![regexp "^($num):($num)\$" $spec -> from to]} { return "" }
+    set start [expr {entier(round($from * 1e9))}]
+    set end [expr {entier(round($to * 1e9))}]
+    if {$end <= $start} {
+        UsageError "expected [string trim "$option START:END"] with END after START, got \"$spec\""
+    }
+    list $start $end
 }
 
 proc ::ips2::cli::PhaseArgs {session opts} {
@@ -567,7 +633,7 @@ proc ::ips2::cli::WorkloadText {w} {
     dict for {app a} [dict get $w applications] {
         foreach p [dict get $a processes] {
             lappend rows [list $app [dict get $p index] [dict get $p machine] [dict get $p timeout] \
-                              [join [dict get $p command] " "]]
+                              [ips2::format::commandLine [dict get $p command]]]
         }
     }
     if {[llength $rows]} {
@@ -591,7 +657,7 @@ proc ::ips2::cli::CmdRun {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir [file rootname [file tail $file]]] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] [Opt $opts -search 0] [Opt $opts -full 0]
 }
 
 proc ::ips2::cli::CmdReplay {words opts} {
@@ -610,7 +676,7 @@ proc ::ips2::cli::CmdReplay {words opts} {
     Master
     set dir [Opt $opts -session]
     if {$dir eq ""} { set dir [NewSessionDir replay] }
-    RunAndSummarise $w $dir [Opt $opts -pvm auto]
+    RunAndSummarise $w $dir [Opt $opts -pvm auto] 0 [Opt $opts -full 0]
 }
 
 # CmdRecord: the command as a one-process workload file read like any
@@ -666,7 +732,7 @@ proc ::ips2::cli::CmdRecord {words opts} {
     Fail "$exe: $status"
 }
 
-proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
+proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0} {full 0}} {
     # A run (or replay) whose machines all failed, their slaves dead (the
     # pvmd killed) or failing, has no results: it fails, naming why; one
     # that some machine finished is done, its problems listed.
@@ -682,7 +748,7 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
             set why [lmap {machine text} $failed { string cat $machine ": " $text }]
             Fail "no machine finished ([join $why {; }]); session $dir"
         }
-        puts -nonewline [Summary $session $dir]
+        puts -nonewline [Summary $session $dir $full]
         if {$search} {
             puts -nonewline "\n== W3 search\n[SearchText [$session search] $dir]"
         }
@@ -691,10 +757,14 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0}} {
     }
 }
 
-# Summary: what run and replay print: problems, trees, the multi-application
-# metric table, the NPT profile of the workload and a gprof table per
-# application.
-proc ::ips2::cli::Summary {session dir} {
+# Summary SESSION DIR FULL: what run and replay print, a few dozen lines
+# whatever the run's size (problems apart): the problems, the applications
+# (processes, threads, elapsed, CPU, how their processes ended), the first
+# ten processes, the ten procedures that took the most CPU, the critical
+# path's length and top five entries, and how to get more.  FULL: then
+# every table: the trees, the multi-application metric table, the NPT
+# profile of the workload and a gprof table per application.
+proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
@@ -703,6 +773,31 @@ proc ::ips2::cli::Summary {session dir} {
         append out "\n== problems\n"
         foreach p $problems { append out "$p\n" }
         foreach p $problems { puts stderr "ips2: problem: $p" }
+    }
+    append out "\n== applications\n" [ips2::format::table [Applications $session $apps]]
+    set t [$session table processes -columns {application index machine pid status cpu}]
+    append out "\n== processes\n" [Top $t 10 processes]
+    append out "\n== procedures by CPU\n" \
+        [Top [$session profile physical -level procedure -metric cpu -by name] 10 \
+             "profile -level procedure -by name"]
+    if {[catch {$session cp -level procedure} t]} {
+        append out "\n== critical path\nnot computed: $t\n"
+    } else {
+        append out "\n== critical path ([dict get $t mode], procedure level)\n" \
+            [::format "length %.3f ms, elapsed %.3f ms, ratio %.3f\n" [expr {[dict get $t length] / 1e6}] \
+                 [expr {[dict get $t elapsed] / 1e6}] [dict get $t ratio]]
+        append out [Top [Columns $t {name time percent}] 5 "cp -level procedure"]
+        set warnings [dict get $t warnings]
+        if {[llength $warnings]} {
+            append out "[llength $warnings] ends found no partner, the first: [lindex $warnings 0]\n"
+        }
+    }
+    if {!$full} {
+        append out "\n== more\n" \
+            "  ips2 run ... -full             every tree, the multi-application and NPT tables, gprof per application\n" \
+            "  ips2 report SESSION TABLE      one table: metrics, profile, npt, gprof, cp, ... (ips2 report --help)\n" \
+            "  ips2 tree SESSION              the logical and physical trees\n"
+        return $out
     }
     foreach app $apps {
         append out "\n== logical tree of $app\n" [ips2::format::tree [$session tree logical $app]]
@@ -716,6 +811,51 @@ proc ::ips2::cli::Summary {session dir} {
         append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
     return $out
+}
+
+# Applications SESSION APPS: a row per application: its processes,
+# threads, elapsed time and CPU (the multi-application table's), and how
+# its processes ended ("2 exited 0, 1 signal 9").
+proc ::ips2::cli::Applications {session apps} {
+    set m [$session metrics -apps $apps]
+    set value [dict create]
+    foreach row [dict get $m rows] {
+        foreach app $apps v [lrange $row 2 end] { dict set value $app [lindex $row 0] $v }
+    }
+    set ended [dict create]
+    foreach row [dict get [$session table processes -columns {application status}] rows] {
+        lassign $row app status
+        set n [expr {[dict exists $ended $app $status] ? [dict get $ended $app $status] : 0}]
+        dict set ended $app $status [incr n]
+    }
+    set rows [lmap app $apps {
+        set how {}
+        if {[dict exists $ended $app]} {
+            dict for {status n} [dict get $ended $app] { lappend how "$n $status" }
+        }
+        list $app {*}[lmap k {processes threads elapsed cpu} { dict get $value $app $k }] [join $how ", "]
+    }]
+    dict create columns {{application ""} {processes ""} {threads ""} {elapsed ns} {cpu ns} {ended ""}} \
+        rows $rows
+}
+
+# Columns TABLE NAMES: the table with only the columns named, in that order.
+proc ::ips2::cli::Columns {t names} {
+    set at [lmap name $names { lsearch -exact -index 0 [dict get $t columns] $name }]
+    dict set t columns [lmap i $at { lindex [dict get $t columns] $i }]
+    dict set t rows [lmap row [dict get $t rows] { lmap i $at { lindex $row $i } }]
+    return $t
+}
+
+# Top TABLE N WHAT: the table's first N rows as text, and a line saying how
+# many more `ips2 report SESSION WHAT` has.
+proc ::ips2::cli::Top {t n what} {
+    set rows [dict get $t rows]
+    set text [ips2::format::table [dict create columns [dict get $t columns] rows [lrange $rows 0 [expr {$n - 1}]]]]
+    if {[llength $rows] > $n} {
+        append text "([expr {[llength $rows] - $n}] more: ips2 report SESSION $what)\n"
+    }
+    return $text
 }
 
 # Gprof SESSION NODE PHASEARGS FORMAT: the gprof tables of a node: as text
@@ -737,11 +877,15 @@ proc ::ips2::cli::Gprof {session node phase format} {
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance}
+        master-worker cp cp-zero cp-path cp-imbalance clocks}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
     set format [Format $opts {text csv json}]
+    if {$table eq "clocks"} {
+        puts -nonewline [ips2::format::table [Clocks $dir] -format $format]
+        return
+    }
     set session [Open $dir [expr {$table eq "problems"}]]
     try {
         set node [Node $session [Opt $opts -node physical]]
@@ -776,7 +920,10 @@ proc ::ips2::cli::CmdReport {words opts} {
             processes {
                 set t [$session table processes -columns {application index machine pid status cpu command}]
             }
-            phases - problems { set t [$session table $table] }
+            phases - problems {
+                set t [$session table $table]
+                if {$table eq "problems"} { dict lappend t rows {*}[CpProblems $session] }
+            }
             objects { set t [$session objects $node {*}$phase] }
             messages - master-worker {
                 set which [expr {$table eq "messages" ? "channels" : "groups"}]
@@ -813,10 +960,54 @@ proc ::ips2::cli::Times {session opts table phase} {
     }
     if {![llength $phase]} {
         set name "times:$want"
-        $session phase $name -1000000000000000000 1000000000000000000
+        $session phase $name -1000000000000000000 1000000000000000000 -save 0
         set phase [list -phase $name]
     }
     return [list $want $phase]
+}
+
+# Clocks DIR: the clocks table of session DIR (docs/CLOCKS.md): per
+# machine, the offset of its clock from the master's that its slave
+# measured (the manifest's clock line), its error bound, the round trip
+# and exchanges it came from; then what the message pass did to the run's
+# part files (ips2::clocks): its shift, the machine's message pairings with
+# the others, how many ran backwards before, the worst, and how many
+# still do.  n/a: not measured (a session from before, a slave that could
+# not), or no part file.
+proc ::ips2::cli::Clocks {dir} {
+    Master
+    set file [file join $dir manifest.tcl]
+    if {![file isfile $file]} { Fail "$dir: not a session directory (no manifest.tcl)" }
+    set m [ips2::manifest::read $file]
+    set files {}
+    dict for {name mach} [dict get $m machines] {
+        set f [file join $dir pag $name.pag]
+        if {[file isfile $f]} { lappend files $f }
+    }
+    set pass {}
+    if {[llength $files]} {
+        if {[catch {ips2::clocks {*}$files} got]} { Fail "$dir: $got" }
+        foreach d $got { dict set pass [dict get $d machine] $d }
+    }
+    set rows {}
+    dict for {name mach} [dict get $m machines] {
+        set row [list $name [dict get $mach host]]
+        if {[dict exists $mach clock]} {
+            lappend row {*}[dict get $mach clock]
+        } else {
+            lappend row n/a n/a n/a n/a
+        }
+        if {[dict exists $pass $name]} {
+            set d [dict get $pass $name]
+            foreach k {shift pairs backwards worst after} { lappend row [dict get $d $k] }
+        } else {
+            lappend row n/a n/a n/a n/a n/a
+        }
+        lappend rows $row
+    }
+    return [dict create columns {{machine ""} {host ""} {offset ns} {error ns} {"round trip" ns}
+        {exchanges ""} {"message shift" ns} {"message pairs" ""} {backwards ""} {worst ns}
+        {"backwards after" ""}} rows $rows]
 }
 
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
@@ -848,8 +1039,12 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             if {![dict exists $opts -procedure] && ![dict exists $opts -process]} {
                 UsageError "cp-zero needs -procedure NAME or -process PATH"
             }
+            if {[dict exists $opts -inclusive]} { lappend q -inclusive }
             set t [$session table cp-zero {*}$q]
             set thing [lindex [dict get $t rows] 0 0]
+            if {[dict get $t inclusive] && [llength [dict get $t zeroed]] > 1} {
+                append thing " ([join [lrange [dict get $t zeroed] 1 end] {, }])"
+            }
             set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
@@ -865,16 +1060,84 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
                            [expr {[dict get $t length] / 1e6}]]
         }
     }
-    set warnings [dict get $t warnings]
-    if {[llength $warnings]} {
-        Say "critical path: [llength $warnings] warnings (ends that found no partner ...), the first: [lindex $warnings 0]"
-    }
+    CpWarnings $session [dict get $t warnings]
     if {$format eq "text"} {
         # the PAG's CPU arcs hold the run's times (REDUCTION.md "Compensated times")
         append title "; times: [dict get [$session times] times]"
         return [ips2::format::table $t -format text -title $title]
     }
+    if {$format eq "json"} {
+        dict set t segments [llength [dict get $t rows]]
+        if {$table eq "cp-zero"} {
+            foreach k {procedure process} { dict set t $k [Opt $opts -$k] }
+            foreach k {length new_length saved percent} v [lrange [lindex [dict get $t rows] 0] 1 end] {
+                dict set t $k $v
+            }
+        }
+        return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
+            cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+    }
     return [ips2::format::table $t -format $format]
+}
+
+# CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
+# ends ...) said on stderr once per session: the ones said are kept in
+# SESSION/pag/warnings-said (one a line), and a later command whose
+# warnings were all said points to `report problems` in one line.  A
+# session that cannot be written to is told every time.
+proc ::ips2::cli::CpWarnings {session warnings} {
+    if {![llength $warnings]} return
+    set dir [dict get [$session info] dir]
+    set file [file join $dir pag warnings-said]
+    set said {}
+    if {![catch {open $file r} f]} {
+        set said [split [string trimright [read $f] \n] \n]
+        close $f
+    }
+    set new [lmap w $warnings { expr {$w in $said ? [continue] : $w} }]
+    set where "ips2 report [list $dir] problems"
+    if {![llength $new]} {
+        Say "critical path: [llength $warnings] warnings, said before: $where lists them"
+        return
+    }
+    Say "critical path: [llength $new] warnings (ends that found no partner ...), the first: [lindex $new 0]; $where lists them all"
+    catch {
+        set f [open $file a]
+        puts $f [join $new \n]
+        close $f
+    }
+}
+
+# CpProblems SESSION: the critical path's warnings, for the problems
+# table (in this process, "" if the session has no critical path).
+proc ::ips2::cli::CpProblems {session} {
+    if {![llength [glob -nocomplain -directory [file join [dict get [$session info] dir] pag] *.pag]]
+        || [catch {$session cp -mode global -level machine -pvm none} t]} {
+        return {}
+    }
+    lmap w [dict get $t warnings] { list "critical path: $w" }
+}
+
+# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# fields before the columns: the text's title, the answer's KEYS (times
+# in ns, as in the rows) and the warnings (an array of strings).
+proc ::ips2::cli::CpJson {t title keys} {
+    set fields [list "\"title\": [json::write string $title]"]
+    foreach k $keys {
+        set v [dict get $t $k]
+        if {$k eq "zeroed"} {
+            lappend fields "\"zeroed\": \[[join [lmap n $v { json::write string $n }] {, }]\]"
+        } elseif {$k eq "inclusive"} {
+            lappend fields "\"inclusive\": [expr {$v ? "true" : "false"}]"
+        } else {
+            lappend fields "[json::write string $k]: [expr {[ips2::format::JsonNumber $v] && $k ni {app procedure process}
+                                                         ? $v : [json::write string $v]}]"
+        }
+    }
+    lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
+    set body [ips2::format::table [dict remove $t title] -format json]
+    return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 
 proc ::ips2::cli::CmdTree {words opts} {
@@ -923,6 +1186,47 @@ proc ::ips2::cli::CmdHistogram {words opts} {
         set t [$session histogram $node -metric $metric {*}$width {*}$phase]
         puts -nonewline [ips2::format::histogram $t -format $format \
                              -title "$metric of $node ($times times)"]
+    } finally {
+        $session close
+    }
+}
+
+# export: ips2-export (export/) beside bin/ips2 writes the files; its line
+# on stderr says what it wrote.
+set ::ips2::cli::Here [file dirname [file normalize [info script]]]
+
+proc ::ips2::cli::CmdExport {words opts} {
+    variable Here
+    lassign $words dir out
+    set format [Opt $opts -format otf2]
+    if {$format ni {otf2 json folded}} {
+        UsageError "unknown format \"$format\": expected otf2, json, folded"
+    }
+    if {![file isfile [file join $dir manifest.tcl]]} {
+        Fail "$dir: not a session directory (no manifest.tcl)"
+    }
+    set prog [file join [file dirname [file dirname $Here]] bin ips2-export]
+    if {![file executable $prog]} { set prog ips2-export }
+    set code [catch {exec $prog -format $format $dir $out >@ stdout} text options]
+    set text [string map {"ips2-export: " ""} [string trim $text]]
+    if {$code && [lindex [dict get $options -errorcode] 0] ne "NONE"} { Fail $text }
+    foreach line [split $text \n] {
+        Say [expr {[string match "warning: *" $line] ? $line : "wrote $line"}]
+    }
+}
+
+proc ::ips2::cli::CmdPhase {words opts} {
+    lassign $words dir name spec
+    if {[set range [Range $spec ""]] eq ""} {
+        UsageError "expected START:END in seconds, got \"$spec\""
+    }
+    if {[Range $name ""] ne ""} {
+        UsageError "expected a name for the phase, not an interval: \"$name\""
+    }
+    set session [Open $dir]
+    try {
+        $session phase $name {*}$range
+        puts -nonewline [ips2::format::table [$session table phases]]
     } finally {
         $session close
     }

@@ -118,6 +118,7 @@ void cpa_request_free(struct cpa_request *r)
     free(r->phase);
     free(r->procedure);
     free(r->process);
+    free(r->zero_names);
     free(r);
 }
 
@@ -228,6 +229,13 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
             return -1;
         if ((r->procedure == NULL) == (r->process == NULL))
             return fail(e, "USAGE", "cp-zero needs -procedure NAME or -process PATH");
+        free(r->zero_names);
+        r->zero_names = NULL;
+        if (r->procedure != NULL &&
+            cpa_zero_names(m, r->procedure, r->inclusive, &r->zero_names, e) != 0)
+            return -1;
+        if (r->inclusive && r->procedure == NULL)
+            return fail(e, "USAGE", "cp-zero -inclusive needs -procedure NAME");
         if (r->process != NULL) {
             if (parse_node(r->process, r->zerobuf, sizeof r->zerobuf, &r->zero, e) != 0)
                 return -1;
@@ -729,7 +737,7 @@ static int zero_query(const struct cpa_set *set, const struct cpa_request *r,
 {
     const struct ips2_cpa_filter *f = &r->zero;
     if (r->procedure != NULL) {
-        zq->zero_procedure = r->procedure;
+        zq->zero_procedure = r->zero_names != NULL ? r->zero_names : r->procedure;
         return 0;
     }
     for (size_t k = 0; k < set->n; k++) {
@@ -765,9 +773,55 @@ static int zero_table(struct cpa_session *s, const struct cpa_request *r,
     if (p1 == NULL)
         return -1;
     a->new_length = p1->length;
+    a->inclusive = r->inclusive;
     if (cpa_request_set(&a->procedure, r->procedure) != 0 ||
-        cpa_request_set(&a->process, r->process) != 0 || take_warnings(a, s->set, p1) != 0)
+        cpa_request_set(&a->process, r->process) != 0 ||
+        cpa_request_set(&a->zero_names, r->zero_names) != 0 || take_warnings(a, s->set, p1) != 0)
         return fail(e, "MEMORY", "out of memory");
+    return 0;
+}
+
+static int by_proc(const void *a, const void *b)
+{
+    const struct ips2_cpa_share *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/* A CPU segment's row: its procedures counted (a procedure may have more
+ * than one share of an arc), and the CPA_SEGMENT_TOP with most CPU named,
+ * most first (ties: in the order of the part's strings).  0, or -1 out of
+ * memory. */
+static int top_procedures(struct cpa_segment_row *row, const struct ips2_cpa_share *shares,
+                          size_t n, const struct ips2_cpa_meta *m)
+{
+    struct ips2_cpa_share *v = malloc((n ? n : 1) * sizeof *v), top[CPA_SEGMENT_TOP];
+    size_t ntop = 0, nprocs = 0;
+    if (v == NULL)
+        return -1;
+    memcpy(v, shares, n * sizeof *v);
+    qsort(v, n, sizeof *v, by_proc);
+    for (size_t i = 0; i < n;) {
+        struct ips2_cpa_share one = v[i];
+        for (i++; i < n && v[i].proc == one.proc; i++)
+            one.cpu += v[i].cpu;
+        nprocs++;
+        /* insert into the top list, kept sorted by CPU, most first */
+        size_t at = ntop;
+        while (at > 0 && top[at - 1].cpu < one.cpu)
+            at--;
+        if (at >= CPA_SEGMENT_TOP)
+            continue;
+        if (ntop < CPA_SEGMENT_TOP)
+            ntop++;
+        memmove(top + at + 1, top + at, (ntop - 1 - at) * sizeof *top);
+        top[at] = one;
+    }
+    free(v);
+    row->nprocs = nprocs;
+    for (size_t k = 0; k < ntop; k++)
+        if (add_string(&row->what, &row->nwhat,
+                       top[k].proc == IPS2_PAG_NONE ? "(none)" : meta_string(m, top[k].proc)) != 0)
+            return -1;
     return 0;
 }
 
@@ -804,12 +858,11 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
             continue;
         }
         const struct ips2_cpa_meta *m = g->dst_part < set->n ? set->metas[g->dst_part] : NULL;
-        for (uint32_t k = 0; m != NULL && k < g->nshares; k++) {
-            if (g->first_share + k >= path->nshares)
-                break;
-            const struct ips2_cpa_share *sh = &path->shares[g->first_share + k];
-            if (add_string(&row->what, &row->nwhat,
-                           sh->proc == IPS2_PAG_NONE ? "(none)" : meta_string(m, sh->proc)) != 0)
+        if (m != NULL && g->first_share < path->nshares) {
+            size_t n = g->nshares;
+            if (n > path->nshares - g->first_share)
+                n = path->nshares - g->first_share;
+            if (top_procedures(row, path->shares + g->first_share, n, m) != 0)
                 return fail(e, "MEMORY", "out of memory");
         }
     }
@@ -1127,6 +1180,7 @@ void cpa_answer_free(struct cpa_answer *a)
     ips2_cpa_imbalance_free(a->imbalance, a->nimbalance);
     free(a->procedure);
     free(a->process);
+    free(a->zero_names);
     for (size_t i = 0; i < a->nsegments; i++) {
         free(a->segments[i].thread);
         for (size_t k = 0; k < a->segments[i].nwhat; k++)

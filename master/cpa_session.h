@@ -29,7 +29,7 @@ struct ips2_model;
 struct cpa_session;
 
 /* An error: its kind (PARTS, QUERY, PROFILE, USAGE, NODE, APP, PHASE,
- * MEMORY; the Tcl error code's last word) and its message. */
+ * PROCEDURE, MEMORY; the Tcl error code's last word) and its message. */
 struct cpa_error {
     char code[16];
     char message[1024];
@@ -62,6 +62,8 @@ struct cpa_request {
     char *phase;      /* NULL: the whole run */
     char *procedure;  /* cp-zero -procedure */
     char *process;    /* cp-zero -process */
+    bool inclusive;   /* cp-zero -inclusive: the procedure and what it calls */
+    char *zero_names; /* cp-zero -procedure: the names zeroed (cpa_zero_names) */
     int64_t from, to; /* timeline window [from, to) */
     bool has_from, has_to;
     int64_t limit; /* timeline: most events and arcs */
@@ -86,6 +88,14 @@ int cpa_request_set(char **field, const char *value);
  * only one; the phase's bounds; whether the run is live).  0, or -1 with
  * e. */
 int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struct cpa_error *e);
+/* cp-zero -procedure NAME: the procedure names the query zeroes in *out
+ * (malloc'd, one a line): NAME, and with inclusive every procedure it
+ * calls, directly or not, in the model's call graph; an error (code
+ * PROCEDURE) listing the close names when NAME is no procedure of the
+ * model's reductions (cpa_zero.c). */
+int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive, char **out,
+                   struct cpa_error *e);
+
 /* Whether answering it would talk to PVM slaves (then it must be answered
  * on the interpreter's thread). */
 bool cpa_request_uses_pvm(const struct cpa_request *r);
@@ -119,9 +129,15 @@ struct cpa_segment_row {
     const char *kind; /* ips2_cpa_seg_kind_name */
     char *thread;     /* the destination thread's node path */
     int64_t from, to, length;
-    char **what; /* CPU: its procedures; else one: the source thread's path */
+    char **what; /* CPU: its top procedures (CPA_SEGMENT_TOP at most, most
+                    CPU first); else one: the source thread's path */
     size_t nwhat;
+    size_t nprocs; /* CPU: how many procedures ran on it in all; else 0 */
 };
+
+/* A CPU segment of a server's path runs dozens of procedures: its row
+ * names the few that took most of it, and counts them all. */
+#define CPA_SEGMENT_TOP 3
 
 struct cpa_timeline_event {
     int64_t lane, wall;
@@ -155,6 +171,8 @@ struct cpa_answer {
     /* zero */
     int64_t new_length;
     char *procedure, *process;
+    bool inclusive;
+    char *zero_names; /* the procedures zeroed, one a line (NULL: a process) */
     /* path */
     struct cpa_segment_row *segments;
     size_t nsegments;

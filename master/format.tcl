@@ -4,6 +4,7 @@
 #   ips2::format::table TABLE ?-format text|csv|json? ?-title TEXT? ?-raw?
 #   ips2::format::tree NODE ?-format text|json?
 #   ips2::format::histogram TABLE ?-format text|csv|json? ?-title TEXT? ?-width N?
+#   ips2::format::commandLine WORDS   a command as a shell reads it back
 #
 # A TABLE is the dict {columns {{NAME UNIT} ...} rows {{CELL ...} ...}}.
 #
@@ -26,7 +27,9 @@
 #   /\ program (kind app, or physical: the whole workload)   [] machine
 #   () process   <> collector   ~ thread   - procedure
 # A table with a column named "unit" (a metric table) gives each row's
-# unit-less numbers that row's unit.
+# unit-less numbers that row's unit, and shows an empty value (a metric not
+# measured there, e.g. by no collector) as n/a; CSV leaves it empty, JSON
+# says null.
 #
 # A histogram TABLE has the columns start, end (ns) and one metric; text
 # draws one bar per bucket, scaled to the largest, and a sparkline.
@@ -37,7 +40,7 @@ package require json::write
 package provide ips2::format 1.0
 
 namespace eval ::ips2::format {
-    namespace export table tree histogram
+    namespace export table tree histogram commandLine
     variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
                          program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
@@ -165,6 +168,8 @@ proc ::ips2::format::Text {columns rows title raw} {
             incr i
             if {$i == $unitcol} {
                 set text [DisplayUnit $value $raw]
+            } elseif {$unitcol >= 0 && $value eq "" && [lindex $columns $i 0] ne "metric"} {
+                set text n/a ;# no value: a metric never measured there
             } else {
                 set text [Cell $value [expr {$unit eq "" ? $rowunit : $unit}] $raw]
             }
@@ -180,7 +185,7 @@ proc ::ips2::format::Text {columns rows title raw} {
         foreach row $cells {
             set v [lindex $row $i]
             if {[string length $v] > $w} { set w [string length $v] }
-            if {$v ne "" && ![IsNumber $v]} { set numeric 0 }
+            if {$v ni {"" n/a} && ![IsNumber $v]} { set numeric 0 }
         }
         lappend widths $w
         set name [lindex $columns $i 0]
@@ -246,6 +251,20 @@ proc ::ips2::format::Json {columns rows title} {
     append out "\]\}\n"
 }
 
+# commandLine WORDS: the words joined by spaces, a word that is empty or
+# holds anything but letters, digits and _@%+=:,./- in single quotes (a
+# quote as '\''), so that an empty argument shows ('') and the line reads
+# back in a shell; the processes table (tcl_tables.c) writes it alike.
+proc ::ips2::format::commandLine {words} {
+    join [lmap w $words {
+        if {[regexp {^[A-Za-z0-9_@%+=:,./-]+$} $w]} {
+            set w
+        } else {
+            string cat ' [string map {' '\\''} $w] '
+        }
+    }] " "
+}
+
 # --- trees --------------------------------------------------------------------
 
 proc ::ips2::format::tree {node args} {
@@ -279,7 +298,7 @@ proc ::ips2::format::Label {node} {
         if {[catch {llength $command}]} {
             lappend more $command
         } else {
-            lappend more [join [lreplace $command 0 0 [file tail [lindex $command 0]]] " "]
+            lappend more [commandLine [lreplace $command 0 0 [file tail [lindex $command 0]]]]
         }
     }
     if {[dict exists $node status] && [dict get $node status] ne ""} {

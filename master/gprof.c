@@ -744,7 +744,9 @@ static const char *str(const struct ips2_cell *c)
 }
 
 /* gprof's choice of unit for per-call times: the first scale at which the
- * largest total per call lies in [1, 1000). */
+ * largest total per call lies in [1, 1000); then, while a per-call time
+ * that is not 0 would print as 0.00 (a server's short calls under a long
+ * main), a finer one, as long as the largest still fits its %8.2f. */
 static double per_call_scale(const struct ips2_table *flat, char *unit)
 {
     static const struct {
@@ -752,20 +754,32 @@ static double per_call_scale(const struct ips2_table *flat, char *unit)
         double scale;
     } si[] = {{'T', 1e-12}, {'G', 1e-09}, {'M', 1e-06}, {'K', 1e-03}, {' ', 1},    {'m', 1e+03},
               {'u', 1e+06}, {'n', 1e+09}, {'p', 1e+12}, {'f', 1e+15}, {'a', 1e+18}};
-    double top = 0;
+    const size_t nsi = sizeof(si) / sizeof(si[0]);
+    double top = 0, least = 0; /* the largest, and the smallest not 0, in s */
+    size_t i;
 
-    for (size_t r = 0; r < flat->nrows; r++) {
-        const struct ips2_cell *c = ips2_table_at(flat, r, 5);
-        if (!blank(c) && num(c) / 1e9 > top)
-            top = num(c) / 1e9;
-    }
-    for (size_t i = 0; i < sizeof(si) / sizeof(si[0]); i++)
-        if (si[i].scale * top >= 1.0 && si[i].scale * top < 1000.0) {
-            sprintf(unit, "%cs/call", si[i].prefix);
-            return si[i].scale;
+    for (size_t r = 0; r < flat->nrows; r++)
+        for (size_t col = 4; col <= 5; col++) {
+            const struct ips2_cell *c = ips2_table_at(flat, r, col);
+            double v = num(c) / 1e9;
+            if (blank(c) || v <= 0)
+                continue;
+            if (v > top)
+                top = v;
+            if (least == 0 || v < least)
+                least = v;
         }
-    sprintf(unit, "Ts/call");
-    return 1e-12;
+    for (i = 0; i < nsi; i++)
+        if (si[i].scale * top >= 1.0 && si[i].scale * top < 1000.0)
+            break;
+    if (i == nsi) {
+        sprintf(unit, "Ts/call");
+        return 1e-12;
+    }
+    while (i + 1 < nsi && si[i].scale * least < 0.005 && si[i + 1].scale * top < 99999.995)
+        i++;
+    sprintf(unit, "%cs/call", si[i].prefix);
+    return si[i].scale;
 }
 
 char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph)

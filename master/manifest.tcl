@@ -18,7 +18,10 @@
 #
 #   version       1
 #   session       START-REAL-NS (CLOCK_REALTIME of the session's time 0)
-#   machines      {NAME {host HOST offset REAL-MINUS-MONO-NS} ...}
+#   machines      {NAME {host HOST offset REAL-MINUS-MONO-NS ?clock {OFFSET ERROR RTT N}?} ...}
+#                 (clock: the slave's measure of its machine's clock minus the
+#                 master's, its error bound and round trip in ns, the
+#                 exchanges made; docs/CLOCKS.md)
 #   applications  {NAME {mode active|replay|comparison source DIR-OR-""} ...}
 #   processes     {{app A machine M index I pid P command {WORD ...}
 #                   status {exited N}|{signal N}|{failed TEXT}|timeout} ...}
@@ -67,7 +70,7 @@ proc ::ips2::manifest::Read {file name tolerant} {
                              processes {} replayed {} phases {} lines {} problems {} \
                              tolerant $tolerant]
     try {
-        foreach command {ips2-session session machine application process replayed phase} {
+        foreach command {ips2-session session machine clock application process replayed phase} {
             ips2::dsl::command $slave $command \
                 [list ::ips2::manifest::Cmd[string map {- {}} [string totitle $command]] $slave]
         }
@@ -95,6 +98,9 @@ proc ::ips2::manifest::format {m} {
     lappend lines [list session [dict get $m session]]
     dict for {name mach} [dict get $m machines] {
         lappend lines [list machine $name [dict get $mach host] [dict get $mach offset]]
+        if {[dict exists $mach clock]} {
+            lappend lines [list clock $name {*}[dict get $mach clock]]
+        }
     }
     dict for {name app} [dict get $m applications] {
         lappend lines [list application $name [dict get $app mode] [dict get $app source]]
@@ -219,6 +225,23 @@ proc ::ips2::manifest::CmdMachine {slave args} {
     ips2::dsl::checkHost $slave "a host name for machine \"$name\"" $host
     set offset [Integer $slave "the machine's clock offset in ns" REAL-MINUS-MONO-NS $offset]
     dict set Reading($slave) machines $name [dict create host $host offset $offset]
+    return
+}
+
+# clock MACHINE OFFSET ERROR RTT N: after its machine line.
+proc ::ips2::manifest::CmdClock {slave args} {
+    variable Reading
+    Started $slave clock
+    Args $slave clock 5 "MACHINE OFFSET-NS ERROR-NS RTT-NS EXCHANGES" {*}$args
+    lassign $args name offset error rtt n
+    if {![dict exists $Reading($slave) machines $name]} {
+        Fail $slave "expected a machine declared before its clock, got \"$name\""
+    }
+    set c [list [Integer $slave "the clock offset in ns" OFFSET-NS $offset] \
+               [Integer $slave "the clock error bound in ns" ERROR-NS $error 0] \
+               [Integer $slave "the clock round trip in ns" RTT-NS $rtt 0] \
+               [Integer $slave "the clock exchanges" EXCHANGES $n 0]]
+    dict set Reading($slave) machines $name clock $c
     return
 }
 

@@ -103,7 +103,9 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 # libips2cpa.a (in SLAVE_LIBS).
 MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
                    master/query_thread.c master/tcl_cpa.c master/tcl_async.c master/msg_waits.c \
-                   master/tcl_msg_waits.c
+                   master/tcl_msg_waits.c master/tcl_clocks.c
+# cpa_zero.c: the procedures a cp-zero names, checked against the session's
+MASTER_CPA_SRCS += master/cpa_zero.c
 MASTER_CPA_OBJS := $(MASTER_CPA_SRCS:%.c=$(B)/obj/%.o)
 $(MASTER_CPA_OBJS): | $(TRACE_HEADERS)
 MASTER_TCL_OBJS += $(MASTER_CPA_OBJS)

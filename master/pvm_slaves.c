@@ -319,6 +319,30 @@ static void gone(struct ips2_slaves *s, int i, const char *why)
         s->ev.ended(s->arg, i);
 }
 
+static int64_t real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A slave's CLOCK_PING (the active receive buffer): answered at once with
+ * this clock's readings when it came and when it goes (docs/CLOCKS.md).
+ * The master's clock is the session's: no test knob here. */
+static void clock_pong(struct ips2_slaves *s)
+{
+    int64_t t1 = real_ns();
+    int32_t seq = 0;
+    int src = 0, tag = 0, bytes = 0;
+    pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
+    if (ips2_upk_i32(&seq) < 0 || pvm_initsend(PvmDataDefault) < 0 || ips2_pk_i32(seq) < 0 ||
+        ips2_pk_i64(t1) < 0)
+        return;
+    if (ips2_pk_i64(real_ns()) >= 0)
+        pvm_send(src, IPS2_TAG_CLOCK_PONG);
+    want_drain(s);
+}
+
 /* Unpacks and dispatches one message; the active receive buffer is it. */
 static void dispatch(struct ips2_slaves *s, int tag, int src)
 {
@@ -347,10 +371,18 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     }
     char *a = NULL, *b = NULL;
     int32_t x = 0, y = 0, z = 0, w = 0;
-    int64_t l1 = 0, l2 = 0;
+    int64_t l1 = 0, l2 = 0, l3 = 0;
     uint32_t u = 0;
     int rc = 0;
     switch (tag) {
+    case IPS2_TAG_CLOCK_PING:
+        clock_pong(s);
+        break;
+    case IPS2_TAG_CLOCK:
+        if ((rc = ips2_upk_i64(&l1)) >= 0 && (rc = ips2_upk_i64(&l2)) >= 0 &&
+            (rc = ips2_upk_i64(&l3)) >= 0 && (rc = ips2_upk_u32(&u)) >= 0 && s->ev.clock != NULL)
+            s->ev.clock(s->arg, i, l1, l2, l3, u);
+        break;
     case IPS2_TAG_HELLO:
         if ((rc = ips2_upk_u32(&u)) >= 0 && u != IPS2_PROTO_VERSION) {
             char text[128];

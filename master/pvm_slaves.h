@@ -36,6 +36,10 @@ struct ips2_slave_events {
     void (*died)(void *arg, int slave, const char *why);
     /* the slave's task is gone, for whatever reason (after died, if it died) */
     void (*ended)(void *arg, int slave);
+    /* the machine's clock minus the master's, the error bound, the round trip it came
+       from and the exchanges made (CLOCK, docs/CLOCKS.md) */
+    void (*clock)(void *arg, int slave, int64_t offset, int64_t error, int64_t rtt,
+                  uint32_t samples);
 };
 
 struct ips2_slaves;

@@ -69,6 +69,8 @@ struct run_machine {
     char stage[32]; /* what its slave said it was doing last */
     int64_t offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC (HELLO) */
     bool has_offset;
+    int64_t clock[4]; /* CLOCK: offset from the master's clock, error, rtt, exchanges */
+    bool has_clock;
     int *replays; /* indices of the replays whose traces it reduces, in the order sent */
     int nreplays;
     Tcl_Obj *collectors;         /* {KIND INTERVAL-MS ...}: run beside its processes, or NULL */

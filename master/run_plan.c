@@ -671,9 +671,15 @@ int Ips2RunWriteManifest(struct run *run)
     Tcl_Obj *machines = Tcl_NewDictObj();
     for (int i = 0; i < run->nmachines; i++) {
         const struct run_machine *rm = &run->machines[i];
-        Tcl_DictObjPut(NULL, machines, Tcl_NewStringObj(rm->name, -1),
-                       pair_dict("host", Tcl_NewStringObj(rm->host, -1), "offset",
-                                 Tcl_NewWideIntObj(rm->offset)));
+        Tcl_Obj *md = pair_dict("host", Tcl_NewStringObj(rm->host, -1), "offset",
+                                Tcl_NewWideIntObj(rm->offset));
+        if (rm->has_clock) { /* the slave's CLOCK: offset error rtt exchanges */
+            Tcl_Obj *c = Tcl_NewListObj(0, NULL);
+            for (int k = 0; k < 4; k++)
+                Tcl_ListObjAppendElement(NULL, c, Tcl_NewWideIntObj((Tcl_WideInt)rm->clock[k]));
+            Tcl_DictObjPut(NULL, md, Tcl_NewStringObj("clock", -1), c);
+        }
+        Tcl_DictObjPut(NULL, machines, Tcl_NewStringObj(rm->name, -1), md);
     }
     PUT("machines", machines);
     PUT("applications", run->apps);

@@ -223,6 +223,20 @@ int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric,
     return -1;
 }
 
+/* Whether a collector measured the external metric anywhere under n (a
+ * machine's collector nodes apart, as its value leaves them out): a metric
+ * never collected has no value, which is not 0. */
+static int collected(const struct ips2_model *m, const struct ips2_node *n, int metric)
+{
+    for (size_t i = 0; i < n->next; i++)
+        if ((int)m->slots[n->ext[i].slot].r->exts[n->ext[i].row].metric == metric)
+            return 1;
+    for (size_t i = 0; i < n->nchild; i++)
+        if (n->child[i]->kind != IPS2_NODE_COLLECTOR && collected(m, n->child[i], metric))
+            return 1;
+    return 0;
+}
+
 /* Stores a value as an integer cell (times, counts, NPT rounded). */
 static void put_value(struct ips2_table *t, size_t row, size_t c, double v)
 {
@@ -286,7 +300,11 @@ struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_nod
             ips2_table_str(t, (size_t)row, 0, ips2_any_metric_name(k)) ||
             ips2_table_str(t, (size_t)row, 2, ips2_any_metric_unit(k)))
             return oom(t, err);
-        put_value(t, (size_t)row, 1, v);
+        if (ips2_metric_is_external(k) && !collected(m, n, k)) {
+            if (ips2_table_str(t, (size_t)row, 1, ""))
+                return oom(t, err);
+        } else
+            put_value(t, (size_t)row, 1, v);
     }
     return t;
 }
@@ -322,7 +340,11 @@ struct ips2_table *ips2_multi_app_table(struct ips2_model *m, const char *const 
             double v;
             if (ips2_node_value(m, roots[a], k, &v, err) != 0)
                 goto fail;
-            put_value(t, (size_t)row, 2 + a, v);
+            if (ips2_metric_is_external(k) && !collected(m, roots[a], k)) {
+                if (ips2_table_str(t, (size_t)row, 2 + a, ""))
+                    goto nomem;
+            } else
+                put_value(t, (size_t)row, 2 + a, v);
         }
     }
     free(roots);
@@ -435,10 +457,10 @@ static int check_level(const struct ips2_node *n, enum ips2_node_kind level, cha
     return ok ? 0 : -1;
 }
 
-/* Fills the table's rows: name, path|nodes, values..., percent of the
- * total of column vcol. */
+/* Fills the table's rows: name, path|nodes, values..., percent of whole,
+ * or if whole < 0 of the total of column vcol. */
 static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cpu, int metric,
-                                       char *err)
+                                       double whole, char *err)
 {
     size_t ncols = with_cpu ? 5 : 4, vcol = with_cpu ? 3 : 2;
     struct ips2_table *t = ips2_table_new(ncols);
@@ -450,6 +472,8 @@ static struct ips2_table *profile_rows(struct plist *l, int by_name, int with_cp
         qsort(l->r, l->n, sizeof(*l->r), cmp_prow);
     for (size_t i = 0; i < l->n; i++)
         total += l->r[i].value;
+    if (whole >= 0)
+        total = whole;
     if (t == NULL || ips2_table_column(t, 0, "name", "") ||
         ips2_table_column(t, 1, by_name ? "nodes" : "path", "") ||
         (with_cpu && ips2_table_column(t, 2, "cpu", "ns")) ||
@@ -478,6 +502,7 @@ struct ips2_table *ips2_profile_table(struct ips2_model *m, const struct ips2_no
 {
     struct plist l = {0};
     struct ips2_table *t = NULL;
+    double whole = -1;
 
     if (check_level(n, level, err) != 0)
         return NULL;
@@ -493,7 +518,14 @@ struct ips2_table *ips2_profile_table(struct ips2_model *m, const struct ips2_no
     for (size_t i = 0; i < l.n; i++)
         if (ips2_node_value(m, l.r[i].node, metric, &l.r[i].value, err) != 0)
             goto out;
-    t = profile_rows(&l, by_name, 0, metric, err);
+    /* inclusive times nest (main holds everything it calls): their sum
+     * means nothing, so a row's percent is of the node's CPU, or elapsed
+     * time (a thread's procedure: the share of the run spent inside it) */
+    if (metric == IPS2_X_INCL_CPU)
+        whole = (double)n->m[IPS2_M_CPU];
+    else if (metric == IPS2_X_INCL_WALL)
+        whole = n->end_ns > n->start_ns ? (double)(n->end_ns - n->start_ns) : 0;
+    t = profile_rows(&l, by_name, 0, metric, whole, err);
 out:
     free(l.r);
     return t;
@@ -516,7 +548,7 @@ struct ips2_table *ips2_npt_table(struct ips2_model *m, const struct ips2_node *
         if (ips2_node_npt(m, l.r[i].node, &l.r[i].value, err) != 0)
             goto out;
     }
-    t = profile_rows(&l, by_name, 1, IPS2_X_NPT, err);
+    t = profile_rows(&l, by_name, 1, IPS2_X_NPT, -1, err);
 out:
     free(l.r);
     return t;

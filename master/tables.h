@@ -96,7 +96,9 @@ int ips2_node_value(struct ips2_model *m, const struct ips2_node *n, int metric,
  * (the node kinds it has a value for), histogram (yes if it has time
  * histograms) and description. */
 struct ips2_table *ips2_metric_list_table(char *err);
-/* The metric table of a node: columns metric, value, unit. */
+/* The metric table of a node: columns metric, value, unit.  An external
+ * metric that no collector measured under the node has no value: its cell
+ * is the empty string (n/a), in the multi-application table too. */
 struct ips2_table *ips2_metric_table(struct ips2_model *m, const struct ips2_node *n, char *err);
 
 /* One column per application (paper Fig. 8): metric, unit, then one per
@@ -105,7 +107,9 @@ struct ips2_table *ips2_multi_app_table(struct ips2_model *m, const char *const 
                                         char *err);
 
 /* Profile: metric of every node of level under n, sorted by value
- * (largest first, then by path), with % of their total.  Columns: name,
+ * (largest first, then by path), with % of their total; of an inclusive
+ * time, as inclusive times nest and their total means nothing, % of n's
+ * cpu (incl_cpu) or elapsed time (incl_wall): main ~100%.  Columns: name,
  * path, METRIC, percent.  by_name merges the rows of equal name (columns
  * name, nodes, METRIC, percent). */
 struct ips2_table *ips2_profile_table(struct ips2_model *m, const struct ips2_node *n,

@@ -4,7 +4,7 @@
  *
  *   $s cp ?NODE? ?-mode intra|inter|global? ?-app A? ?-level L? ?-by node|name? ?-phase P?
  *         ?-pvm HOW?
- *   $s cp-zero ?-mode M? ?-app A? (-procedure F | -process PATH) ?-pvm HOW?
+ *   $s cp-zero ?-mode M? ?-app A? (-procedure F ?-inclusive? | -process PATH) ?-pvm HOW?
  *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s cp-imbalance ?NODE? ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s timeline ?NODE? -from T0 -to T1 ?-limit N?
@@ -28,6 +28,7 @@
 
 #include "cpa.h"
 #include "slave_path.h"
+#include "tcl_clocks.h"
 #include "tcl_cpa.h"
 #include "tcl_run.h" /* Ips2RunSlaves */
 #include "tcl_util.h"
@@ -94,6 +95,7 @@ enum option {
     O_APP,
     O_BY,
     O_FROM,
+    O_INCLUSIVE, /* a flag: no value */
     O_LIMIT,
     O_LEVEL,
     O_MODE,
@@ -114,8 +116,8 @@ static const struct table_options {
                            {"-app", "-by", "-level", "-mode", "-phase", "-pvm", NULL},
                            {O_APP, O_BY, O_LEVEL, O_MODE, O_PHASE, O_PVM}},
     [CPA_TABLE_ZERO] = {false,
-                        {"-app", "-mode", "-procedure", "-process", "-pvm", NULL},
-                        {O_APP, O_MODE, O_PROCEDURE, O_PROCESS, O_PVM}},
+                        {"-app", "-inclusive", "-mode", "-procedure", "-process", "-pvm", NULL},
+                        {O_APP, O_INCLUSIVE, O_MODE, O_PROCEDURE, O_PROCESS, O_PVM}},
     [CPA_TABLE_PATH] = {false,
                         {"-app", "-mode", "-phase", "-pvm", NULL},
                         {O_APP, O_MODE, O_PHASE, O_PVM}},
@@ -171,6 +173,8 @@ static int SetOption(Tcl_Interp *interp, struct cpa_request *r, enum option o, T
             return TCL_ERROR;
         r->where = (enum cpa_where)index;
         return TCL_OK;
+    case O_INCLUSIVE:
+        return TCL_OK;
     case O_FROM:
     case O_TO:
     case O_LIMIT:
@@ -212,6 +216,11 @@ int Ips2CpaRequest(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
             TCL_OK) {
             Tcl_SetErrorCode(interp, "IPS2", "CP", "USAGE", NULL);
             goto fail;
+        }
+        if (t->options[o] == O_INCLUSIVE) {
+            r->inclusive = true;
+            i--; /* a flag */
+            continue;
         }
         if (i + 1 >= objc) {
             Error(interp, "USAGE", "%s needs a value", t->names[o]);
@@ -318,23 +327,34 @@ static Tcl_Obj *ZeroObj(const struct cpa_answer *a)
     Ips2Put(d, "app", Ips2Str(a->app));
     Ips2Put(d, "procedure", Ips2Str(a->procedure));
     Ips2Put(d, "process", Ips2Str(a->process));
+    Ips2Put(d, "inclusive", Tcl_NewBooleanObj(a->inclusive));
+    Tcl_Obj *zeroed = Tcl_NewListObj(0, NULL);
+    for (const char *n = a->zero_names; n != NULL && *n != '\0';) {
+        const char *nl = strchr(n, '\n');
+        size_t len = nl != NULL ? (size_t)(nl - n) : strlen(n);
+        Tcl_ListObjAppendElement(NULL, zeroed, Tcl_NewStringObj(n, (Tcl_Size)len));
+        n += len + (nl != NULL);
+    }
+    Ips2Put(d, "zeroed", zeroed);
     Ips2Put(d, "warnings", Strings(a->warnings, a->nwarnings));
     return d;
 }
 
 static Tcl_Obj *PathObj(const struct cpa_answer *a)
 {
-    static const char *const cols[] = {"kind", "",       "thread", "",     "from", "ns", "to",
-                                       "ns",   "length", "ns",     "what", "",     NULL};
+    static const char *const cols[] = {"kind",   "",   "thread", "", "from",       "ns", "to", "ns",
+                                       "length", "ns", "what",   "", "procedures", "",   NULL};
     Tcl_Obj *rows = Tcl_NewListObj(0, NULL);
     for (size_t i = 0; i < a->nsegments; i++) {
         const struct cpa_segment_row *g = &a->segments[i];
         /* what: the CPU's procedures, or the source thread */
         Tcl_Obj *what = strcmp(g->kind, "cpu") == 0 ? Strings(g->what, g->nwhat)
                                                     : Ips2Str(g->nwhat ? g->what[0] : "");
-        Tcl_Obj *cells[] = {Ips2Str(g->kind), Ips2Str(g->thread), Wide(g->from),
-                            Wide(g->to),      Wide(g->length),    what};
-        Tcl_ListObjAppendElement(NULL, rows, Row(6, cells));
+        Tcl_Obj *cells[] = {Ips2Str(g->kind),        Ips2Str(g->thread),
+                            Wide(g->from),           Wide(g->to),
+                            Wide(g->length),         what,
+                            Wide((int64_t)g->nprocs)};
+        Tcl_ListObjAppendElement(NULL, rows, Row(7, cells));
     }
     return RowsTable(cols, rows, a);
 }
@@ -596,5 +616,5 @@ static int CpaObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const
 int Ips2CpaInit(Tcl_Interp *interp)
 {
     Tcl_CreateObjCommand(interp, "::ips2::cpa", CpaObjCmd, NULL, NULL);
-    return TCL_OK;
+    return Ips2ClocksInit(interp);
 }

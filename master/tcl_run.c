@@ -32,9 +32,10 @@
  *	master halts a private VM (ips2_proto.h IPS2_CONFIG_HALT_ORPHAN).
  *
  *	-progress CMD is called with one more argument, an event dict:
- *	    machine M event spawned|hello|started|ready|exited|stopping|stage|
+ *	    machine M event spawned|hello|clock|started|ready|exited|stopping|stage|
  *	    problem|note|reductions|done|died  and per event: host; host pid (the
- *	    slave's); app index pid; app index ok text (a -ready check passed,
+ *	    slave's); offset error (ns, the machine's clock minus the master's);
+ *	    app index pid; app index ok text (a -ready check passed,
  *	    or not and why); app index pid status; app index pid signal grace
  *	    (a stop condition held); stage done total; text (problem, note);
  *	    bytes; ok; stage text.  And once, machine master event pvm mode
@@ -309,6 +310,24 @@ static void OnHello(void *arg, int slave, const char *host, int pid, int64_t off
     Progress(run, m->name, "hello", kv);
 }
 
+static void OnClock(void *arg, int slave, int64_t offset, int64_t error, int64_t rtt,
+                    uint32_t samples)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    m->clock[0] = offset;
+    m->clock[1] = error;
+    m->clock[2] = rtt;
+    m->clock[3] = samples;
+    m->has_clock = true;
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Ips2Put(kv, "offset", Tcl_NewWideIntObj((Tcl_WideInt)offset));
+    Ips2Put(kv, "error", Tcl_NewWideIntObj((Tcl_WideInt)error));
+    Progress(run, m->name, "clock", kv);
+}
+
 static void OnStarted(void *arg, int slave, const char *app, int index, int pid)
 {
     struct run *run = arg;
@@ -413,7 +432,10 @@ static void OnExited(void *arg, int slave, const char *app, int index, int pid, 
     default: {
         const char *abbrev = sigabbrev_np(code);
         Tcl_ListObjAppendElement(NULL, status, Ips2Str("timeout"));
-        Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
+        if (code == 0) /* it exited on the SIGTERM: text says so */
+            Ips2RunProblem(run, m->name, "%s %s", who, text);
+        else
+            Ips2RunProblem(run, m->name, "%s %s; ended by SIG%s", who, text, abbrev ? abbrev : "?");
         break;
     }
     }
@@ -563,6 +585,7 @@ static void OnDied(void *arg, int slave, const char *why)
 
 static const struct ips2_slave_events Events = {
     .hello = OnHello,
+    .clock = OnClock,
     .started = OnStarted,
     .exited = OnExited,
     .ready = OnReady,

@@ -244,20 +244,28 @@ static void SavePhase(Ips2Session *s, Tcl_Interp *interp, Tcl_Obj *name, Tcl_Obj
                            Tcl_GetStringResult(interp));
 }
 
+/* phase NAME START END ?-save BOOL?: -save 0 defines it for this session
+ * object only (a query's phase: the session on disk is not written). */
 static int PhaseCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_WideInt start, end;
     char err[IPS2_ERR_MAX];
+    int save = 1;
 
+    if (objc != 5 && (objc != 7 || strcmp(Tcl_GetString(objv[5]), "-save") != 0)) {
+        Tcl_WrongNumArgs(interp, 2, objv, "name start end ?-save bool?");
+        return TCL_ERROR;
+    }
     if (Tcl_GetWideIntFromObj(interp, objv[3], &start) != TCL_OK ||
-        Tcl_GetWideIntFromObj(interp, objv[4], &end) != TCL_OK)
+        Tcl_GetWideIntFromObj(interp, objv[4], &end) != TCL_OK ||
+        (objc == 7 && Tcl_GetBooleanFromObj(interp, objv[6], &save) != TCL_OK))
         return TCL_ERROR;
     if (ips2_phase_define(s->m, Tcl_GetString(objv[2]), start, end, err) != 0) {
         Tcl_SetObjResult(interp, Tcl_NewStringObj(err, -1));
         Tcl_SetErrorCode(interp, "IPS2", "PHASE", Tcl_GetString(objv[2]), NULL);
         return TCL_ERROR;
     }
-    if (s->m->dir != NULL)
+    if (s->m->dir != NULL && save)
         SavePhase(s, interp, objv[2], objv[3], objv[4]);
     Tcl_ResetResult(interp);
     return TCL_OK;
@@ -313,7 +321,7 @@ static const struct Subcommand {
                    {"metrics", Ips2MetricsCmd, -1, 0, NULL},
                    {"npt", Ips2NptCmd, -1, 0, NULL},
                    {"objects", Ips2ObjectsCmd, -1, 0, NULL},
-                   {"phase", PhaseCmd, 3, 3, "name start end"},
+                   {"phase", PhaseCmd, -1, 0, NULL},
                    {"phases", PhasesCmd, 0, 0, NULL},
                    {"problems", ProblemsCmd, 0, 0, NULL},
                    {"processes", ProcessesCmd, 0, 0, NULL},

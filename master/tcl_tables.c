@@ -31,6 +31,7 @@
  * (what length new_length saved percent, keeping its mode, app and
  * warnings); -columns keeps those columns, in that order.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,7 +279,7 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     static const char *const allowed[] = {"-level", NULL};
     const struct ips2_node *root;
     Tcl_Obj *o[O_COUNT];
-    enum ips2_node_kind level;
+    enum ips2_node_kind level, top;
     int which, first;
 
     if (FirstWord(interp, objc, objv, "logical app | physical ?-level level?", trees, "tree",
@@ -302,7 +303,10 @@ int Ips2TreeCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const obj
     } else if ((root = ips2_model_find(s->m, "physical")) == NULL) {
         return Failed(interp, "the session cannot be indexed (out of memory)", "tree");
     }
-    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)root->kind));
+    /* the physical tree's root stands where an application's does, right
+     * above the machines: the depth to a level counts from there */
+    top = root->kind == IPS2_NODE_ROOT ? IPS2_NODE_APP : root->kind;
+    Tcl_SetObjResult(interp, NodeObj(s->m, root, (int)level - (int)top));
     return TCL_OK;
 }
 
@@ -466,7 +470,11 @@ int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     struct ips2_hist h;
     Tcl_Obj *o[O_COUNT], *d;
     Tcl_WideInt width = 0;
-    int64_t from = INT64_MIN, to = INT64_MAX;
+    /* Nothing happens before the session's time 0, but a comparison-mode
+     * run's grid, shifted to start with the others, begins a little before
+     * its first process: its first bucket is cut at 0 (it holds only what
+     * came after, as that process started there at the earliest). */
+    int64_t from = 0, to = INT64_MAX;
     size_t missing;
     int metric;
 
@@ -528,7 +536,10 @@ static Tcl_Obj *TableDict(int ncols, const char *const (*cols)[2], Tcl_Obj *rows
     return d;
 }
 
-/* A command ({WORD ...}) as one line: its words joined by spaces. */
+/* A command ({WORD ...}) as one line a shell reads back: its words joined
+ * by spaces, a word that is empty or holds anything but letters, digits and
+ * _@%+=:,./- in single quotes (a quote as '\''), as ips2::format::commandLine
+ * writes it. */
 static Tcl_Obj *CommandLine(Tcl_Obj *command)
 {
     Tcl_Obj **words, *line;
@@ -538,9 +549,25 @@ static Tcl_Obj *CommandLine(Tcl_Obj *command)
         return command;
     line = Tcl_NewObj();
     for (int i = 0; i < n; i++) {
+        Tcl_Size len;
+        const char *w = Tcl_GetStringFromObj(words[i], &len);
+        int plain = len > 0;
+        for (Tcl_Size k = 0; k < len && plain; k++)
+            plain = isalnum((unsigned char)w[k]) || strchr("_@%+=:,./-", w[k]) != NULL;
         if (i)
             Tcl_AppendToObj(line, " ", 1);
-        Tcl_AppendObjToObj(line, words[i]);
+        if (plain) {
+            Tcl_AppendToObj(line, w, len);
+            continue;
+        }
+        Tcl_AppendToObj(line, "'", 1);
+        for (const char *q; (q = memchr(w, '\'', (size_t)len)) != NULL;
+             len -= q + 1 - w, w = q + 1) {
+            Tcl_AppendToObj(line, w, q - w);
+            Tcl_AppendToObj(line, "'\\''", 4);
+        }
+        Tcl_AppendToObj(line, w, len);
+        Tcl_AppendToObj(line, "'", 1);
     }
     return line;
 }
@@ -585,7 +612,7 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     static const char *const cols[][2] = {
         {"what", ""}, {"length", "ns"}, {"new_length", "ns"}, {"saved", "ns"}, {"percent", "%"}};
     static const char *const keys[] = {"length", "new_length", "saved", "percent"};
-    static const char *const kept[] = {"mode", "app", "warnings"};
+    static const char *const kept[] = {"mode", "app", "warnings", "inclusive", "zeroed"};
     Tcl_Obj **words = (Tcl_Obj **)ckalloc((size_t)(objc - 1) * sizeof(Tcl_Obj *));
     Tcl_Obj *z, *row, *procedure, *v;
     int rc;
@@ -602,9 +629,15 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
     Tcl_IncrRefCount(z);
     procedure = Ips2DictValue(z, "procedure");
     row = Tcl_NewListObj(0, NULL);
+    v = Ips2DictValue(z, "inclusive");
+    int inclusive = 0;
+    if (v != NULL)
+        Tcl_GetBooleanFromObj(NULL, v, &inclusive);
     if (procedure != NULL && Tcl_GetCharLength(procedure) > 0) {
-        Tcl_ListObjAppendElement(NULL, row,
-                                 Tcl_ObjPrintf("procedure %s", Tcl_GetString(procedure)));
+        Tcl_ListObjAppendElement(
+            NULL, row,
+            Tcl_ObjPrintf(inclusive ? "procedure %s and what it calls" : "procedure %s",
+                          Tcl_GetString(procedure)));
     } else {
         v = Ips2DictValue(z, "process");
         Tcl_ListObjAppendElement(NULL, row, Tcl_ObjPrintf("process %s", v ? Tcl_GetString(v) : ""));
@@ -614,7 +647,7 @@ static int ZeroingTable(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *c
         Tcl_ListObjAppendElement(NULL, row, v ? v : Tcl_NewObj());
     }
     *table = TableDict(5, cols, Tcl_NewListObj(1, &row));
-    for (int k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof kept / sizeof kept[0]; k++) {
         v = Ips2DictValue(z, kept[k]);
         Ips2Put(*table, kept[k], v ? v : Tcl_NewObj());
     }

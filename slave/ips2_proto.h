@@ -23,6 +23,8 @@
  *   pvm_spawn(ips2slave -m MACHINE) ---->
  *   pvm_notify(PvmTaskExit, TASK_EXIT)
  *   CONFIG ----------------------------->
+ *                                  <---- CLOCK_PING (a few times, each
+ *   CLOCK_PONG ------------------------->  answered at once), CLOCK
  *                                  <---- HELLO
  *   PROCESS* REPLAY* COLLECTOR* GO ----->
  *                                  <---- STARTED / EXITED per process,
@@ -84,6 +86,11 @@ enum ips2_tag {
                                  collectors/collect.h), from just before the first one
                                  starts until the last one ended */
 
+    /* 120: the clock exchange (docs/CLOCKS.md) */
+    IPS2_TAG_CLOCK_PONG = 120, /* i32 seq, i64 t1, i64 t2: the answer to CLOCK_PING, the
+                                  master's CLOCK_REALTIME when the ping came and when it
+                                  answered */
+
     /* 200-299: slave to master */
     IPS2_TAG_HELLO = 200,        /* u32 version, str machine, str host (gethostname), i32 pid,
                                     i64 CLOCK_REALTIME - CLOCK_MONOTONIC ns */
@@ -102,6 +109,13 @@ enum ips2_tag {
     IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
                                     readiness check passed it (ok 1) or did not (ok 0: text
                                     says why: its timeout, or it ended first) */
+
+    /* 220-221: the clock exchange */
+    IPS2_TAG_CLOCK_PING = 220, /* i32 seq: a clock exchange, sent at CONFIG a few times
+                                  (the master answers CLOCK_PONG at once) */
+    IPS2_TAG_CLOCK = 221,      /* i64 offset, i64 error, i64 rtt, u32 exchanges: the
+                                  machine's clock minus the master's (traces/ips2_clocks.h),
+                                  sent before HELLO; also in TRACE_DIR/clock */
 
     /* 300-399: critical-path diffusion between slaves (cpa/; master/cpa_slaves.c over
        master/pvm_slaves.c, slave/slave_cpa.c; the conversation is described below the
@@ -218,7 +232,8 @@ enum ips2_proc_how {
     IPS2_PROC_EXITED = 0,   /* code = exit status */
     IPS2_PROC_SIGNALED = 1, /* code = signal number */
     IPS2_PROC_FAILED = 2,   /* never ran: text says why (code = errno) */
-    IPS2_PROC_TIMEOUT = 3,  /* killed after its timeout; code = the signal that ended it */
+    IPS2_PROC_TIMEOUT = 3,  /* stopped after its timeout; code = the signal that ended it,
+                               or 0 if it exited on the SIGTERM (text says its status) */
 };
 
 /* What a slave is doing (PROGRESS.stage); the master names a dead slave

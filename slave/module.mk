@@ -9,7 +9,7 @@
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
               slave/reduce_stream.c slave/compensate.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
-              slave/reduce_ext.c slave/reduce_names.c
+              slave/reduce_ext.c slave/reduce_names.c slave/reduce_clock.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
 SLAVE_LIB  := $(B)/lib/libips2slave.a
 # what a program using the library links: it, the libraries it uses, libelf, zlib
@@ -65,7 +65,7 @@ LIBRARIES += $(PROTO_LIB)
 SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_ready.c slave/slave_exe.c \
                   slave/slave_collect.c \
                   slave/slave_proto.c \
-                  slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c
+                  slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c slave/slave_clock.c
 # the end of a run: the last writers of its traces (slave_end.h)
 SLAVEPROG_SRCS += slave/slave_end.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)

@@ -517,6 +517,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
         return NULL;
     }
     uint64_t interval = o.interval_ns ? o.interval_ns : 100000000ull;
+    o.session_start_real = red_clock_start(&b, trace_dir, o.session_start_real);
     int64_t offset = ips2_trace_dir_clock_offset(td, host, sizeof(host)) - o.session_start_real;
     b.r->machine = ips2_strtab_intern(&b.strings, o.machine ? o.machine : "");
     b.r->host = ips2_strtab_intern(&b.strings, host);

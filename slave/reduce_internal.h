@@ -38,6 +38,11 @@ void *red_build_push(struct red_build *b, void **array, size_t *n, size_t *cap, 
 void red_build_problem(struct red_build *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The session's start as the machine's clock saw it: session_start_real
+ * plus the offset in TRACE_DIR/clock, if any (reduce_clock.c); a bad file
+ * is a problem and changes nothing. */
+int64_t red_clock_start(struct red_build *b, const char *trace_dir, int64_t session_start_real);
+
 /* Moves the string table into b->r; false on OOM. */
 bool red_build_finish(struct red_build *b);
 

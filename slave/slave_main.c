@@ -50,6 +50,7 @@
 #include "ips2_reader.h" /* IPS2_ERR_MAX */
 #include "ips2_reductions.h"
 #include "slave_analysis.h"
+#include "slave_clock.h"
 #include "slave_cpa.h"
 #include "slave_end.h"
 #include "slave_proto.h"
@@ -377,8 +378,16 @@ static void configure(struct slave *s)
             close(fd);
         }
     }
+    /* the machine's clock: the test knob, then its offset from the master's */
+    char cerr[512];
+    struct ips2_clock_est clock;
+    if (slave_clock_knob(s->cfg.machine, cerr, sizeof cerr) < 0)
+        problem(s, cerr);
+    if (s->runner != NULL &&
+        slave_clock_measure(s->master, s->trace_dir, &clock, cerr, sizeof cerr) < 0)
+        problem(s, cerr);
     slave_send_hello(s->master, s->cfg.machine, s->host, (int)getpid(),
-                     clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+                     slave_clock_real_ns() - clock_ns(CLOCK_MONOTONIC));
     if (s->runner == NULL) {
         problem(s, err);
         slave_send_done(s->master, 0, 0);

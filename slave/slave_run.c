@@ -614,6 +614,11 @@ static void reaped(struct proc *p, int status)
         p->end.code = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
         snprintf(p->end.text, sizeof p->end.text, "timeout after %.3g s",
                  (double)p->timeout_ms / 1000.0);
+        /* it ended on the SIGTERM by itself (a server's clean stop): the
+         * text says how, as there is no signal to name */
+        if (WIFEXITED(status))
+            snprintf(p->end.text + strlen(p->end.text), sizeof p->end.text - strlen(p->end.text),
+                     ": stopped with SIGTERM, exited %d", WEXITSTATUS(status));
     } else if (WIFSIGNALED(status)) {
         p->end.how = IPS2_PROC_SIGNALED;
         p->end.code = WTERMSIG(status);

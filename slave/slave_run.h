@@ -35,7 +35,9 @@ struct slave_proc_end {
     pid_t pid; /* 0 if it never started */
     enum ips2_proc_how how;
     int code;                  /* exit status, signal, or errno (FAILED) */
-    char text[SLAVE_TEXT_MAX]; /* FAILED: why; TIMEOUT: "timeout after N s"; else "" */
+    char text[SLAVE_TEXT_MAX]; /* FAILED: why; TIMEOUT: "timeout after N s" (code: the signal
+                                  that ended it), or if it exited on the SIGTERM (code 0)
+                                  "timeout after N s: stopped with SIGTERM, exited S"; else "" */
 };
 
 typedef void slave_end_fn(void *arg, const struct slave_proc_end *end);

@@ -486,8 +486,12 @@ proc ::ips2::gui::setTimes {which} {
     set ::env(IPS2_TIMES) $which
     if {$which eq $State(sessionTimes)} {
         setPhase ""
+    } elseif {[catch {$State(session) phase times:$which -1000000000000000000 \
+                          1000000000000000000 -save 0} message]} {
+        status "times: $which: $message" error
+        return
     } else {
-        definePhase times:$which -1000000000000000000 1000000000000000000
+        setPhase times:$which
     }
     status "times: $which[expr {$which eq $State(sessionTimes) ? "" : " (the traces reduced again; the critical path keeps the run's $State(sessionTimes) times)"}]"
 }
@@ -720,7 +724,9 @@ proc ::ips2::gui::ShowCp {{path ""} {mode ""} {level ""}} {
         -onrow ::ips2::gui::CpRowAction -info [dict create cp [dict create mode $mode app [CpApp $path]]]
 }
 
-proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
+# ShowZeroing ?PATH? ?MODE? ?INCLUSIVE?: the zeroing table of a procedure
+# (with INCLUSIVE, of it and every procedure it calls) or of a process.
+proc ::ips2::gui::ShowZeroing {{path ""} {mode ""} {inclusive 0}} {
     variable State
     if {![Need]} return
     if {![HasCp]} { return [NoCp] }
@@ -736,7 +742,8 @@ proc ::ips2::gui::ShowZeroing {{path ""} {mode ""}} {
     set words [list -mode $mode]
     if {$mode ne "global"} { lappend words -app $app }
     if {$kind eq "procedure"} {
-        lappend words -procedure $name
+        lappend words -procedure $name {*}[expr {$inclusive ? "-inclusive" : ""}]
+        if {$inclusive} { append name " and what it calls" }
     } else {
         lappend words -process [ProcessPath $path]
         set name [ProcessPath $path]

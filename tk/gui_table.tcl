@@ -11,6 +11,13 @@
 # Queries go through ips2::gui::query (the session's query thread): a pane
 # says "computing" with a Cancel button until its answer comes, and the
 # window stays live meanwhile.
+# The numbers a user came for stay in sight: a result pane shows the
+# numeric columns right after the first one (the row's name), the other
+# text columns after them; long names and paths show elided in the middle
+# (the first column to 28 characters, the others to 36), their whole text
+# in a tooltip.  The cells keep the values whole and contents gives the
+# table in its own column order.  A pane's title wraps beside its buttons,
+# so that the path's length it ends with shows too.
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
 #   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
@@ -28,6 +35,7 @@
 package require Tcl 8.6
 package require Tk 8.6
 package require tablelist_tile
+package require tooltip
 package require ips2::format 1.0
 package require ips2::gui::query 1.0
 package provide ips2::gui::table 1.0
@@ -44,6 +52,10 @@ namespace eval ::ips2::gui::table {
     array set Reuse {}
     # The notebook new results go to.
     variable Target ""
+    # Order(TABLELIST): the table's column index of each column shown, when
+    # the columns show in another order than the table's.
+    variable Order
+    array set Order {}
 }
 
 proc ::ips2::gui::table::buildArea {w} {
@@ -128,6 +140,10 @@ proc ::ips2::gui::table::Header {f} {
     variable Pane
     ttk::frame $f.top
     ttk::label $f.top.title -text [dict get $Pane($f) title] -font TkHeadingFont -anchor w
+    # a long title (long names) wraps, so that its notes (the path's length) show
+    bind $f.top.title <Configure> {
+        if {[%W cget -wraplength] != %w} { %W configure -wraplength %w }
+    }
     ttk::checkbutton $f.top.follow -text "follows the phase" \
         -variable ::ips2::gui::table::Follow($f) -command [list ::ips2::gui::table::FollowChanged $f]
     set ::ips2::gui::table::Follow($f) [dict get $Pane($f) follow]
@@ -137,8 +153,9 @@ proc ::ips2::gui::table::Header {f} {
         -style Toolbutton
     ttk::button $f.top.close -text "Close" -command [list ::ips2::gui::table::close $f] \
         -style Toolbutton
-    pack $f.top.title -side left -fill x -expand 1
+    # the buttons first: a long title takes what is left, never their room
     pack $f.top.close $f.top.side $f.top.csv $f.top.follow -side right -padx 2
+    pack $f.top.title -side left -fill x -expand 1
     pack $f.top -fill x
 }
 
@@ -213,7 +230,7 @@ proc ::ips2::gui::table::Filled {f gen phase code result ms} {
             ttk::label $sub.label -text $label -anchor w
             pack $sub.label -fill x
         }
-        lappend tables [Tablelist $sub $t $f]
+        lappend tables [Tablelist $sub $t $f 1]
         lappend labels $label
         $f.body add $sub -weight 1
         incr i
@@ -243,8 +260,10 @@ proc ::ips2::gui::table::Filled {f gen phase code result ms} {
     ::ips2::gui::status "$title: $rows rows in $ms ms[expr {[llength $notes] ? "; [join $notes {; }]" : ""}]"
 }
 
-# Tablelist FRAME TABLE PANE: a tablelist in FRAME holding TABLE.
-proc ::ips2::gui::table::Tablelist {sub t pane} {
+# Tablelist FRAME TABLE PANE ?NUMBERSFIRST?: a tablelist in FRAME holding
+# TABLE; with NUMBERSFIRST its numeric columns show right after the first.
+proc ::ips2::gui::table::Tablelist {sub t pane {numbersfirst 0}} {
+    variable Order
     set columns [dict get $t columns]
     set rows [dict get $t rows]
     set spec {}
@@ -261,16 +280,28 @@ proc ::ips2::gui::table::Tablelist {sub t pane} {
             set isnum 0
         }
         lappend numeric $isnum
+        incr i
+    }
+    set order [NumbersFirst $numeric $numbersfirst]
+    set columns [lmap i $order { lindex $columns $i }]
+    set numeric [lmap i $order { lindex $numeric $i }]
+    set rows [lmap r $rows { lmap i $order { lindex $r $i } }]
+    foreach c $columns isnum $numeric {
+        lassign $c name unit
         set shown [ips2::format::DisplayUnit $unit 0]
         set label [expr {$shown eq "" ? $name : "$name ($shown)"}]
         lappend spec 0 $label [expr {$isnum ? "right" : "left"}]
-        incr i
     }
     set tl $sub.tl
     tablelist::tablelist $tl -columns $spec -stretch end -selectmode extended \
         -labelcommand tablelist::sortByColumn -xscrollcommand [list $sub.x set] \
         -yscrollcommand [list $sub.y set] -stripebackground #f0f4fa -showseparators 1 \
-        -height 8
+        -height 8 -tooltipaddcommand ::ips2::gui::table::Tooltip \
+        -tooltipdelcommand ::ips2::gui::table::NoTooltip
+    if {$order ne [lsearch -all $order *]} {
+        set Order($tl) $order
+        bind $tl <Destroy> [list unset -nocomplain ::ips2::gui::table::Order($tl)]
+    }
     ttk::scrollbar $sub.x -orient horizontal -command [list $tl xview]
     ttk::scrollbar $sub.y -orient vertical -command [list $tl yview]
     set i 0
@@ -278,13 +309,17 @@ proc ::ips2::gui::table::Tablelist {sub t pane} {
         lassign $c name unit
         $tl columnconfigure $i -name $name
         if {$isnum} {
-            $tl columnconfigure $i -sortmode real \
+            # a blank cell (no value: n/a) sorts below every number
+            set blank [expr {[lsearch -exact -index $i $rows ""] >= 0}]
+            $tl columnconfigure $i -sortmode [expr {$blank ? "command" : "real"}] \
+                -sortcommand ::ips2::gui::table::CompareNumbers \
                 -formatcommand [list ::ips2::gui::table::Format $tl $unit [lsearch -index 0 $columns unit]]
         } else {
-            $tl columnconfigure $i -sortmode dictionary
+            # long names and paths would hide the numbers: they show elided
+            # in the middle (the cell keeps them whole; the tooltip says them)
+            $tl columnconfigure $i -sortmode dictionary \
+                -formatcommand [list ::ips2::gui::table::Elide [expr {$i == 0 ? 28 : 36}]]
         }
-        # Long paths would hide the numbers: they show cut (the cell keeps them whole).
-        if {$name in {path thread what nodes}} { $tl columnconfigure $i -maxwidth 34 }
         if {$name eq "unit"} {
             $tl columnconfigure $i -formatcommand {apply {{unit} { ips2::format::DisplayUnit $unit 0 }}}
         }
@@ -298,14 +333,50 @@ proc ::ips2::gui::table::Tablelist {sub t pane} {
     return $tl
 }
 
+# NumbersFirst NUMERIC ON: the order the columns show in (their indices):
+# the first, the numeric ones, the others; as they are unless ON.
+proc ::ips2::gui::table::NumbersFirst {numeric on} {
+    set all [lsearch -all $numeric *]
+    if {!$on || ![llength $all]} { return $all }
+    set first [expr {[lindex $numeric 0] ? {} : 0}]
+    set numbers [lsearch -all -exact $numeric 1]
+    set texts [lmap i [lsearch -all -exact $numeric 0] { expr {$i == 0 ? [continue] : $i} }]
+    concat $first $numbers $texts
+}
+
+# Elide MAX VALUE: VALUE as shown in a column of text: at most MAX
+# characters, the middle left out (a third before, the rest after).
+proc ::ips2::gui::table::Elide {max value} {
+    if {[string length $value] <= $max} { return $value }
+    set head [expr {($max - 1) / 3}]
+    set tail [expr {$max - 1 - $head}]
+    return "[string range $value 0 [expr {$head - 1}]]…[string range $value end-[expr {$tail - 1}] end]"
+}
+
+# Tooltip TABLELIST ROW COLUMN: over an elided cell, its whole text.
+proc ::ips2::gui::table::Tooltip {tl row col} {
+    if {$row < 0 || $col < 0} return
+    set full [$tl getcells $row,$col]
+    set shown [$tl getformattedcells $row,$col]
+    if {$shown ne $full && [string first … $shown] >= 0} { tooltip::tooltip $tl $full }
+}
+
+proc ::ips2::gui::table::NoTooltip {tl} { tooltip::tooltip $tl "" }
+
 # Format TABLELIST UNIT UNITCOLUMN VALUE: a cell as the command line's text
 # shows it; a metric table's values take their row's unit.
 proc ::ips2::gui::table::Format {tl unit unitcol value} {
+    if {$value eq "" && $unitcol >= 0} { return n/a } ;# a metric not measured there
     if {$unit eq "" && $unitcol >= 0} {
         set row [lindex [$tl formatinfo] 1]
         set unit [$tl getcells $row,$unitcol]
     }
     ips2::format::Cell $value $unit 0
+}
+
+proc ::ips2::gui::table::CompareNumbers {a b} {
+    if {$a eq "" || $b eq ""} { return [expr {($a ne "") - ($b ne "")}] }
+    expr {$a < $b ? -1 : $a > $b}
 }
 
 # RowAction PANE TABLELIST: the pane's row action, else select the node a
@@ -460,9 +531,19 @@ proc ::ips2::gui::table::phaseChanged {} {
 # (its order is the displayed one): {columns {{NAME UNIT} ...} rows {...}}.
 proc ::ips2::gui::table::contents {f {i 0}} {
     variable Pane
+    variable Order
     set tl [lindex [dict get $Pane($f) tables] $i]
     if {$tl eq ""} { error "pane $f has no table $i" }
-    dict create columns [lindex [dict get $Pane($f) columns] $i] rows [$tl get 0 end]
+    set rows [$tl get 0 end]
+    if {[info exists Order($tl)]} { # the table's own column order
+        set order $Order($tl)
+        set rows [lmap r $rows {
+            set row [lrepeat [llength $order] ""]
+            foreach v $r at $order { lset row $at $v }
+            set row
+        }]
+    }
+    dict create columns [lindex [dict get $Pane($f) columns] $i] rows $rows
 }
 
 proc ::ips2::gui::table::export {f file {i 0}} {

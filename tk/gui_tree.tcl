@@ -527,6 +527,10 @@ proc ::ips2::gui::tree::Context {c item X Y} {
     $m add command -label "Histogram of every application (overlay)" -command ::ips2::gui::ShowOverlay
     $m add separator
     $m add command -label "Critical-path zeroing" -command [list ::ips2::gui::ShowZeroing $path]
+    if {[dict get $node kind] eq "procedure"} {
+        $m add command -label "Critical-path zeroing with what it calls" \
+            -command [list ::ips2::gui::ShowZeroing $path "" 1]
+    }
     $m add command -label "Trace browser (the critical path highlighted)" -command ::ips2::gui::ShowTrace
     if {[dict get $node kind] eq "thread"} {
         $m add separator

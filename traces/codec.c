@@ -44,6 +44,21 @@ void ips2_out_init_fd(struct ips2_out *o, int fd, size_t cap)
         o->cap = o->alloc = cap;
 }
 
+void ips2_out_init_sink(struct ips2_out *o, int (*sink)(void *ctx, const void *bytes, size_t len),
+                        void *ctx, size_t cap)
+{
+    ips2_out_init_fd(o, -1, cap);
+    o->sink = sink;
+    o->sink_ctx = ctx;
+}
+
+/* True when the output goes somewhere (a descriptor or a sink) through a
+ * fixed buffer, false when it grows in memory. */
+static bool bound(const struct ips2_out *o)
+{
+    return o->fd >= 0 || o->sink != NULL;
+}
+
 void ips2_out_free(struct ips2_out *o)
 {
     free(o->p);
@@ -87,6 +102,14 @@ uint32_t ips2_out_crc_end(struct ips2_out *o)
 
 static void write_all(struct ips2_out *o, const uint8_t *b, size_t len)
 {
+    if (o->sink) {
+        int e = len && !o->err ? o->sink(o->sink_ctx, b, len) : 0;
+        if (e)
+            out_error(o, e);
+        else
+            o->flushed += len;
+        return;
+    }
     while (len && !o->err) {
         ssize_t w = write(o->fd, b, len);
         if (w < 0 && errno == EINTR)
@@ -103,7 +126,7 @@ static void write_all(struct ips2_out *o, const uint8_t *b, size_t len)
 
 int ips2_out_flush(struct ips2_out *o)
 {
-    if (o->fd >= 0 && o->n && !o->err) {
+    if (bound(o) && o->n && !o->err) {
         crc_catch_up(o);
         write_all(o, o->p, o->n);
         if (o->err)
@@ -118,7 +141,7 @@ void ips2_out_discard(struct ips2_out *o)
 {
     o->n = 0;
     o->crc_from = 0;
-    if (o->err && o->fd >= 0 && o->p) {
+    if (o->err && bound(o) && o->p) {
         o->err = 0;
         o->cap = o->alloc;
     }
@@ -128,7 +151,7 @@ uint8_t *ips2_out_room_slow(struct ips2_out *o, size_t k)
 {
     if (o->err)
         return NULL;
-    if (o->fd >= 0) {
+    if (bound(o)) {
         if (ips2_out_flush(o) < 0)
             return NULL;
         if (o->cap >= k)
@@ -155,7 +178,7 @@ void ips2_put_bytes(struct ips2_out *o, const void *data, size_t n)
 {
     if (n == 0 || o->err)
         return;
-    if (o->fd >= 0 && n >= o->cap) { /* straight through, summed first */
+    if (bound(o) && n >= o->cap) { /* straight through, summed first */
         if (ips2_out_flush(o) < 0)
             return;
         if (o->crc_on)
@@ -174,7 +197,7 @@ void *ips2_out_take(struct ips2_out *o, size_t *size)
 {
     void *p = o->p;
 
-    if (o->err || o->fd >= 0) {
+    if (o->err || bound(o)) {
         ips2_out_free(o);
         return NULL;
     }

@@ -1,7 +1,15 @@
 /*
  * dump.c - ips2-dump: print the events of ips2 trace streams.
  *
- *   ips2-dump [--raw | --clones] [--summary | --tsv] FILE...
+ *   ips2-dump [--raw | --clones] [--summary | --tsv] FILE|DIR...
+ *
+ * A directory argument dumps every stream in it, as ips2_trace_dir.h lists
+ * them (process by process, the process stream after its threads; a stream
+ * there both raw and packed once): a trace directory (SESSION/traces/M, or
+ * the ./ips2.<pid>/ of ips2-preload), or a session directory, whose
+ * traces/ folders are dumped machine by machine.  Files that are no stream
+ * (ips2-channels.shm, .ext files, a manifest) are skipped; a file with a
+ * stream's name that is not a regular file is skipped with a note.
  *
  * Default: a header block per stream, then one line per event: wall time
  * and CPU time in microseconds (wall relative to the header's ref_mono_ns;
@@ -30,17 +38,20 @@
  * on stderr after the events read before the error; the exit status is 1
  * if any file had an error.  A stream that was not closed is only noted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dump_fields.h"
 #include "ips2_fields.h"
 #include "ips2_reader.h"
 #include "ips2_symbols.h"
+#include "ips2_trace_dir.h"
 
 enum mode { MODE_EVENTS, MODE_SUMMARY, MODE_TSV };
 
@@ -401,13 +412,80 @@ static int dump_file(const char *file)
     return rc < 0 ? 1 : 0;
 }
 
+/* Dumps every stream of one trace directory.  Returns 0, or 1 if the
+ * directory could not be listed or a stream had an error. */
+static int dump_trace_dir(const char *dir)
+{
+    char err[IPS2_ERR_MAX];
+    struct ips2_trace_dir *td = ips2_trace_dir_open(dir, err);
+    int status = 0;
+
+    if (!td) {
+        fflush(stdout);
+        fprintf(stderr, "ips2-dump: %s\n", err);
+        return 1;
+    }
+    for (size_t i = 0; i < td->nproblems; i++) {
+        fflush(stdout);
+        fprintf(stderr, "ips2-dump: skipped %s\n", td->problems[i]);
+    }
+    for (size_t i = 0; i < td->nstreams; i++)
+        status |= dump_file(td->streams[i].path);
+    ips2_trace_dir_free(td);
+    return status;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Dumps a directory: a session's traces/ folders, machine by machine, or
+ * the directory itself as a trace directory. */
+static int dump_dir(const char *dir)
+{
+    char traces[4096];
+    struct stat st;
+    struct dirent **names;
+    int n, status = 0;
+
+    snprintf(traces, sizeof(traces), "%s/traces", dir);
+    if (stat(traces, &st) != 0 || !S_ISDIR(st.st_mode))
+        return dump_trace_dir(dir);
+    if ((n = scandir(traces, &names, NULL, by_name)) < 0) {
+        fflush(stdout);
+        fprintf(stderr, "ips2-dump: %s: %s\n", traces, strerror(errno));
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        char machine[4096 + 256];
+        snprintf(machine, sizeof(machine), "%s/%s", traces, names[i]->d_name);
+        if (names[i]->d_name[0] != '.' && stat(machine, &st) == 0 && S_ISDIR(st.st_mode))
+            status |= dump_trace_dir(machine);
+        free(names[i]);
+    }
+    free(names);
+    return status;
+}
+
+/* A file is a stream; a directory holds streams (dump_dir). */
+static int dump_path(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return dump_dir(path);
+    return dump_file(path);
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ips2-dump [--raw | --clones] [--summary | --tsv] FILE...\n"
+    fprintf(f, "usage: ips2-dump [--raw | --clones] [--summary | --tsv] FILE|DIR...\n"
                "  --raw      print procedure addresses, not names\n"
                "  --clones   name compiler clones as written (f.constprop.0), not as f\n"
                "  --summary  only call counts per procedure and event counts per kind\n"
-               "  --tsv      one event per line, tab-separated, for scripts\n");
+               "  --tsv      one event per line, tab-separated, for scripts\n"
+               "A DIR is a trace directory or a session: every stream in it is dumped.\n");
 }
 
 int main(int argc, char **argv)
@@ -440,7 +518,7 @@ int main(int argc, char **argv)
         return 2;
     }
     for (; i < argc; i++)
-        status |= dump_file(argv[i]);
+        status |= dump_path(argv[i]);
     if (mode == MODE_SUMMARY)
         print_summary();
     ips2_symtab_free(symtab);

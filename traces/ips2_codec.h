@@ -74,10 +74,14 @@ static inline uint64_t ips2_le64_load(const uint8_t *p)
 /* ---- output ------------------------------------------------------------- */
 
 struct ips2_out {
-    uint8_t *p;       /* the buffer */
-    size_t n, cap;    /* bytes in it, its room (cap == n after an error) */
-    size_t alloc;     /* its size */
-    int fd;           /* -1: in memory; else flushed to this descriptor */
+    uint8_t *p;    /* the buffer */
+    size_t n, cap; /* bytes in it, its room (cap == n after an error) */
+    size_t alloc;  /* its size */
+    int fd;        /* -1: in memory; else flushed to this descriptor */
+    /* Instead of a descriptor, a sink that takes each flushed range (a
+     * compressor in front of a file): returns 0, or an errno. */
+    int (*sink)(void *ctx, const void *bytes, size_t len);
+    void *sink_ctx;
     uint64_t flushed; /* bytes already written to fd */
     int err;          /* 0, or the first errno (ENOMEM, a write's) */
     bool crc_on;      /* a running crc32 is kept (ips2_out_crc_begin) */
@@ -91,6 +95,11 @@ void ips2_out_init(struct ips2_out *o);
 /* An output to fd through a buffer of cap bytes (0: 64 KiB).  On OOM the
  * output is in error (o->err == ENOMEM). */
 void ips2_out_init_fd(struct ips2_out *o, int fd, size_t cap);
+
+/* An output to sink(ctx, ...) through a buffer of cap bytes (0: 64 KiB),
+ * as ips2_out_init_fd() does to a descriptor. */
+void ips2_out_init_sink(struct ips2_out *o, int (*sink)(void *ctx, const void *bytes, size_t len),
+                        void *ctx, size_t cap);
 
 /* Frees the buffer (not the descriptor). */
 void ips2_out_free(struct ips2_out *o);

@@ -433,15 +433,16 @@ enum ips2_pvm_recv_how {
  * is appended while the table holds fewer than IPS2_PACK_DICT_MAX entries.
  * For packed events nextra does not count the CPU word.
  */
-#define IPS2_BLOCK_MAGIC   0x314b4c42u /* "BLK1" */
-#define IPS2_BLOCK_RAW_MAX (256u * 1024u)
-#define IPS2_PACK_DICT_MAX 4096u
+#define IPS2_BLOCK_MAGIC      0x314b4c42u /* "BLK1": zlib data */
+#define IPS2_BLOCK_MAGIC_ZSTD 0x315a4c42u /* "BLZ1": zstd data */
+#define IPS2_BLOCK_RAW_MAX    (256u * 1024u)
+#define IPS2_PACK_DICT_MAX    4096u
 
 struct ips2_block_header {
-    uint32_t magic;    /* IPS2_BLOCK_MAGIC */
+    uint32_t magic;    /* IPS2_BLOCK_MAGIC or IPS2_BLOCK_MAGIC_ZSTD */
     uint32_t raw_len;  /* inflated bytes, <= IPS2_BLOCK_RAW_MAX */
-    uint32_t comp_len; /* zlib bytes that follow */
-    uint32_t crc32;    /* of the zlib bytes */
+    uint32_t comp_len; /* compressed bytes that follow */
+    uint32_t crc32;    /* zlib's crc32 of the compressed bytes */
     uint32_t nevents;
     uint32_t reserved;
     uint64_t first_timer; /* timer of the first event, for seeking */

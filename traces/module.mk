@@ -4,12 +4,12 @@
 
 TRACE_SRCS := traces/reader.c traces/writer.c traces/pack.c traces/symbols.c traces/varint.c \
               traces/error.c traces/kinds.c traces/dump_fields.c traces/strtab.c traces/codec.c \
-              traces/pack_dir.c traces/trace_dir.c traces/file.c
+              traces/pack_dir.c traces/trace_dir.c traces/file.c traces/clocks.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 # the buffer codec alone, for the fuzz targets of the readers built on it
 TRACE_CODEC_SRCS := traces/codec.c traces/varint.c
 TRACE_LIB  := $(B)/lib/libips2trace.a
-TRACE_LIBS := $(TRACE_LIB) -lelf -lz
+TRACE_LIBS := $(TRACE_LIB) -lelf -lz -lzstd
 CFLAGS_traces/ := -fPIC
 
 $(TRACE_LIB): $(TRACE_OBJS)

@@ -8,10 +8,24 @@
  * packed header drops the SHORT_LOCKS feature bit) and NONE only ends a
  * raw stream.  Events are varint-coded per
  * the grammar in ips2_format.h into blocks of at most IPS2_BLOCK_RAW_MAX
- * bytes, each compressed on its own with zlib, written to "<packed>.tmp"
- * and renamed into place once complete, so a packed file is never partial.
+ * bytes, each compressed on its own with zstd (level 4, a "BLZ1" block),
+ * written to "<packed>.tmp" and renamed into place once complete, so a
+ * packed file is never partial.  Readers take zlib blocks ("BLK1") too,
+ * which packers before zstd wrote.
  *
- * Compression level, measured on a synthetic loop stream: 2M enter/exit
+ * zstd against zlib, on a real stream (a redis-server run: 19.5 M events,
+ * 245 blocks, 64 MB varint-coded), compressing every block on its own, CPU
+ * time on one core:
+ *
+ *   zlib level 6 (the codec until now): 16.6 MB, 2.96 s
+ *   zlib level 1: 24.5 MB, 1.02 s
+ *   zstd level 2: 17.7 MB, 0.33 s;  level 3: 17.4 MB, 0.42 s
+ *   zstd level 4: 15.5 MB, 0.86 s;  level 6: 14.7 MB, 1.23 s
+ *   zstd level 9: 14.0 MB, 2.12 s
+ *
+ * Level 4 is the cheapest with a ratio no worse than zlib's, and 3.4 times
+ * faster; it inflates faster too.  The zlib figures that chose level 6
+ * before, measured on a synthetic loop stream: 2M enter/exit
  * pairs of a fixed 20-call loop body over 60 procedures, timer deltas of
  * 100-300 random ticks, no CPU words: 64 MB raw, 16.0 MB varint-coded
  * (4 bytes per event), compress2 time per level (best of 5, one core):
@@ -36,6 +50,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ips2_pack.h"
 #include "error.h"
@@ -44,7 +59,7 @@
 #include "varint.h"
 
 #ifndef IPS2_PACK_LEVEL
-#define IPS2_PACK_LEVEL 6
+#define IPS2_PACK_LEVEL 4 /* zstd's */
 #endif
 
 #define DICT_SLOTS 8192u /* open-addressing table, at most half full */
@@ -69,7 +84,8 @@ struct packer {
     unsigned char raw[IPS2_BLOCK_RAW_MAX];
     unsigned char ev[EVENT_MAX];
     unsigned char *comp;
-    uLong comp_cap;
+    size_t comp_cap;
+    ZSTD_CCtx *zstd;
 };
 
 static int write_out(struct packer *p, const void *data, size_t len)
@@ -105,18 +121,18 @@ static void block_reset(struct packer *p)
 static int flush_block(struct packer *p)
 {
     struct ips2_block_header bh;
-    uLongf clen = p->comp_cap;
 
     if (p->nevents == 0)
         return 0;
-    int zrc = compress2(p->comp, &clen, p->raw, p->used, IPS2_PACK_LEVEL);
-    if (zrc != Z_OK) {
+    size_t clen =
+        ZSTD_compressCCtx(p->zstd, p->comp, p->comp_cap, p->raw, p->used, IPS2_PACK_LEVEL);
+    if (ZSTD_isError(clen)) {
         ips2_set_error(p->err, "%s: byte %llu: cannot compress a block: %s", p->tmp,
-                       (unsigned long long)p->off, zError(zrc));
+                       (unsigned long long)p->off, ZSTD_getErrorName(clen));
         return -1;
     }
     memset(&bh, 0, sizeof(bh));
-    bh.magic = IPS2_BLOCK_MAGIC;
+    bh.magic = IPS2_BLOCK_MAGIC_ZSTD;
     bh.raw_len = (uint32_t)p->used;
     bh.comp_len = (uint32_t)clen;
     bh.crc32 = (uint32_t)crc32(0L, p->comp, (uInt)clen);
@@ -213,9 +229,9 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
     tmp = malloc(strlen(packed_path) + 5);
     if (p) {
         p->fd = -1;
-        p->comp_cap = compressBound(IPS2_BLOCK_RAW_MAX);
+        p->comp_cap = ZSTD_compressBound(IPS2_BLOCK_RAW_MAX);
     }
-    if (!p || !tmp || !(p->comp = malloc(p->comp_cap))) {
+    if (!p || !tmp || !(p->comp = malloc(p->comp_cap)) || !(p->zstd = ZSTD_createCCtx())) {
         ips2_set_error(err, "%s: byte 0: cannot pack it: out of memory", raw_path);
         goto out;
     }
@@ -279,6 +295,7 @@ out:
         if (p->fd >= 0)
             close(p->fd);
         free(p->comp);
+        ZSTD_freeCCtx(p->zstd);
     }
     free(p);
     free(tmp);

@@ -38,6 +38,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ips2_file.h"
 #include "ips2_reader.h"
@@ -105,7 +106,8 @@ struct ips2_reader {
 
     /* packed: the current block, inflated */
     unsigned char *block;
-    uint64_t boff; /* byte offset of its header */
+    ZSTD_DCtx *zstd; /* for zstd blocks, made at the first */
+    uint64_t boff;   /* byte offset of its header */
     uint32_t braw_len, bnevents, bdone;
     size_t bpos;
     uint64_t btimer, bcpu; /* delta bases */
@@ -619,6 +621,49 @@ static void block_rewind(struct ips2_reader *r)
     r->ndict = 0;
 }
 
+/* Inflates a block's comp_len bytes at z into r->block: exactly raw_len
+ * bytes from exactly comp_len (one zlib stream, or one zstd frame); 0, or
+ * -1 naming what is wrong at the block's offset. */
+static int inflate_block(struct ips2_reader *r, uint64_t off, const struct ips2_block_header *bh,
+                         const unsigned char *z, bool zstd)
+{
+    if (zstd) {
+        size_t frame = ZSTD_findFrameCompressedSize(z, bh->comp_len);
+        if (ZSTD_isError(frame))
+            return fail(r, off, "expected one zstd frame filling comp_len %u bytes, found %s",
+                        bh->comp_len, ZSTD_getErrorName(frame));
+        if (frame != bh->comp_len)
+            return fail(r, off,
+                        "expected one zstd frame filling comp_len %u bytes, found a frame of %zu",
+                        bh->comp_len, frame);
+        if (!r->zstd && !(r->zstd = ZSTD_createDCtx()))
+            return fail(r, off, "expected memory to inflate a zstd block, found none");
+        size_t d = ZSTD_decompressDCtx(r->zstd, r->block, IPS2_BLOCK_RAW_MAX, z, bh->comp_len);
+        if (ZSTD_isError(d))
+            return fail(r, off, "expected zstd data inflating to %u bytes, zstd says: %s",
+                        bh->raw_len, ZSTD_getErrorName(d));
+        if (d != bh->raw_len)
+            return fail(r, off, "expected zstd data inflating to raw_len %u bytes, found %zu",
+                        bh->raw_len, d);
+        return 0;
+    }
+    uLongf dlen = IPS2_BLOCK_RAW_MAX;
+    uLong slen = bh->comp_len;
+    int zrc = uncompress2(r->block, &dlen, z, &slen);
+    if (zrc != Z_OK)
+        return fail(r, off, "expected zlib data inflating to %u bytes, zlib says: %s", bh->raw_len,
+                    zrc == Z_BUF_ERROR ? "truncated data or more than 256 KiB" : zError(zrc));
+    if (dlen != bh->raw_len)
+        return fail(r, off, "expected zlib data inflating to raw_len %u bytes, found %lu",
+                    bh->raw_len, (unsigned long)dlen);
+    if (slen != bh->comp_len)
+        return fail(r, off,
+                    "expected the zlib stream to fill comp_len %u bytes, found it ends "
+                    "after %lu",
+                    bh->comp_len, (unsigned long)slen);
+    return 0;
+}
+
 /* Reads, checks and inflates the next block: 1, 0 at end of file, -1. */
 static int load_block(struct ips2_reader *r)
 {
@@ -634,17 +679,20 @@ static int load_block(struct ips2_reader *r)
         return fail(r, off, "expected a %zu-byte block header, found end of file after %zd bytes",
                     BLOCK_HDR, n);
     memcpy(&bh, in(r), BLOCK_HDR);
-    if (bh.magic != IPS2_BLOCK_MAGIC) {
+    bool zstd = bh.magic == IPS2_BLOCK_MAGIC_ZSTD;
+    const char *codec = zstd ? "zstd" : "zlib";
+    if (bh.magic != IPS2_BLOCK_MAGIC && !zstd) {
         char q[64];
         quote(q, sizeof(q), in(r), 4);
-        return fail(r, off, "expected block magic BLK1, found \"%s\"", q);
+        return fail(r, off, "expected block magic BLK1 or BLZ1, found \"%s\"", q);
     }
     if (bh.raw_len > IPS2_BLOCK_RAW_MAX)
         return fail(r, off, "expected a block raw_len <= %u, found %u", IPS2_BLOCK_RAW_MAX,
                     bh.raw_len);
-    uLong bound = compressBound(IPS2_BLOCK_RAW_MAX);
+    size_t bound =
+        zstd ? ZSTD_compressBound(IPS2_BLOCK_RAW_MAX) : compressBound(IPS2_BLOCK_RAW_MAX);
     if (bh.comp_len == 0 || bh.comp_len > bound)
-        return fail(r, off, "expected a block comp_len of 1 to %lu, found %u", bound, bh.comp_len);
+        return fail(r, off, "expected a block comp_len of 1 to %zu, found %u", bound, bh.comp_len);
     if (bh.nevents > bh.raw_len)
         return fail(r, off, "expected a block nevents <= raw_len %u, found %u", bh.raw_len,
                     bh.nevents);
@@ -654,28 +702,16 @@ static int load_block(struct ips2_reader *r)
         return -1;
     if ((size_t)n < total)
         return fail(r, off,
-                    "expected %u bytes of zlib data after the block header, found end of file "
+                    "expected %u bytes of %s data after the block header, found end of file "
                     "after %zu",
-                    bh.comp_len, (size_t)n - BLOCK_HDR);
+                    bh.comp_len, codec, (size_t)n - BLOCK_HDR);
     const unsigned char *z = in(r) + BLOCK_HDR;
     uint32_t crc = (uint32_t)crc32(0L, z, bh.comp_len);
     if (crc != bh.crc32)
-        return fail(r, off, "expected the block's zlib data to have crc32 0x%08x, found 0x%08x",
-                    bh.crc32, crc);
-    uLongf dlen = IPS2_BLOCK_RAW_MAX;
-    uLong slen = bh.comp_len;
-    int zrc = uncompress2(r->block, &dlen, z, &slen);
-    if (zrc != Z_OK)
-        return fail(r, off, "expected zlib data inflating to %u bytes, zlib says: %s", bh.raw_len,
-                    zrc == Z_BUF_ERROR ? "truncated data or more than 256 KiB" : zError(zrc));
-    if (dlen != bh.raw_len)
-        return fail(r, off, "expected zlib data inflating to raw_len %u bytes, found %lu",
-                    bh.raw_len, (unsigned long)dlen);
-    if (slen != bh.comp_len)
-        return fail(r, off,
-                    "expected the zlib stream to fill comp_len %u bytes, found it ends "
-                    "after %lu",
-                    bh.comp_len, (unsigned long)slen);
+        return fail(r, off, "expected the block's %s data to have crc32 0x%08x, found 0x%08x",
+                    codec, bh.crc32, crc);
+    if (inflate_block(r, off, &bh, z, zstd) < 0)
+        return -1;
     r->pos = off + total;
     r->boff = off;
     r->braw_len = bh.raw_len;
@@ -1181,6 +1217,7 @@ void ips2_reader_close(struct ips2_reader *r)
         close(r->fd);
     free(r->buf);
     free(r->block);
+    ZSTD_freeDCtx(r->zstd);
     free(r->out);
     free(r->out_words);
     free(r->q);

@@ -14,6 +14,9 @@
  *   recv CONN BYTES        one recv(MSG_WAITALL) of BYTES bytes
  *   work PROC MS           MS ms of this thread's CPU in procedure PROC, one
  *                          of the names of the table below
+ *   nest OUTER MS PROC MS2 MS ms of CPU in procedure OUTER (build or plan),
+ *                          which then calls PROC for MS2 ms: a caller and
+ *                          its callee, for inclusive zeroing
  *   close CONN
  *
  * Every work procedure is a distinct noinline function, so the traces and
@@ -51,6 +54,22 @@ WORK_PROC(serve)
 WORK_PROC(record)
 WORK_PROC(prepare)
 WORK_PROC(digest)
+
+/* Callers: their own work, then a work procedure's. */
+#define OUTER_PROC(name)                                                                           \
+    __attribute__((noinline)) static void name(double ms, void (*inner)(double), double inner_ms)  \
+    {                                                                                              \
+        burn_cpu(ms);                                                                              \
+        inner(inner_ms);                                                                           \
+    }
+
+OUTER_PROC(build)
+OUTER_PROC(plan)
+
+static const struct {
+    const char *name;
+    void (*fn)(double, void (*)(double), double);
+} outers[] = {{"build", build}, {"plan", plan}};
 
 static const struct {
     const char *name;
@@ -148,6 +167,16 @@ static int step(struct state *st, char **argv, int argc, int i)
                 procs[p].fn(atof(argv[i + 2]));
                 return 3;
             }
+        return -1;
+    }
+    if (strcmp(s, "nest") == 0 && left >= 4) {
+        for (size_t o = 0; o < sizeof outers / sizeof outers[0]; o++)
+            for (size_t p = 0; p < sizeof procs / sizeof procs[0]; p++)
+                if (strcmp(outers[o].name, argv[i + 1]) == 0 &&
+                    strcmp(procs[p].name, argv[i + 3]) == 0) {
+                    outers[o].fn(atof(argv[i + 2]), procs[p].fn, atof(argv[i + 4]));
+                    return 5;
+                }
         return -1;
     }
     if (strcmp(s, "close") == 0 && left >= 1) {

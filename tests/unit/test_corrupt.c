@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ips2_format.h"
 #include "ips2_pack.h"
@@ -631,6 +632,26 @@ static size_t make_block(unsigned char *out, const void *raw, size_t len, uint32
     return sizeof(bh) + clen;
 }
 
+/* The same as a zstd block ("BLZ1"), as the packer writes them now. */
+static size_t make_zstd_block(unsigned char *out, const void *raw, size_t len, uint32_t nevents,
+                              uint64_t first_timer)
+{
+    struct ips2_block_header bh;
+    size_t clen =
+        ZSTD_compress(out + sizeof(bh), ZSTD_compressBound(IPS2_BLOCK_RAW_MAX), raw, len, 4);
+
+    assert_false(ZSTD_isError(clen));
+    memset(&bh, 0, sizeof(bh));
+    bh.magic = IPS2_BLOCK_MAGIC_ZSTD;
+    bh.raw_len = (uint32_t)len;
+    bh.comp_len = (uint32_t)clen;
+    bh.crc32 = (uint32_t)crc32(0L, out + sizeof(bh), (uInt)clen);
+    bh.nevents = nevents;
+    bh.first_timer = first_timer;
+    memcpy(out, &bh, sizeof(bh));
+    return sizeof(bh) + clen;
+}
+
 static struct ips2_block_header *bhdr(unsigned char *block)
 {
     return (struct ips2_block_header *)(void *)block;
@@ -786,9 +807,68 @@ static void test_packed_bad_blocks(void **state)
     n = make_block(b, two_events, TWO_LEN, 2, 100);
     memcpy(b, "BLK2", 4);
     write_packed(b, n);
-    expect_packed(2, "expected block magic BLK1, found \"BLK2\"");
+    expect_packed(2, "expected block magic BLK1 or BLZ1, found \"BLK2\"");
     write_packed("garbage!!!", 10);
     expect_packed(2, "expected a 32-byte block header, found end of file after 10 bytes");
+}
+
+/* zstd blocks: read as zlib blocks are, and damaged ones named. */
+static void test_packed_zstd_blocks(void **state)
+{
+    char err[IPS2_ERR_MAX];
+    const struct ips2_event *ev;
+    unsigned char b[4096];
+    size_t n;
+
+    (void)state;
+    n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
+    write_packed(b, n);
+    struct ips2_reader *r = ips2_reader_open(P2, err);
+    assert_non_null(r);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(ips2_reader_next(r, &ev), 1);
+        assert_int_equal(ev->timer, k % 2 ? 150 : 100);
+        assert_int_equal(ev->payload, 0x1000);
+    }
+    assert_int_equal(ips2_reader_next(r, &ev), 0);
+    ips2_reader_close(r);
+
+    /* a flipped bit: the crc */
+    uint32_t good = bhdr(b)->crc32;
+    b[sizeof(struct ips2_block_header) + 5] ^= 0x10;
+    uint32_t bad = (uint32_t)crc32(0L, b + 32, bhdr(b)->comp_len);
+    write_packed(b, n);
+    expect_packed(2, "expected the block's zstd data to have crc32 0x%08x, found 0x%08x", good,
+                  bad);
+    /* not a zstd frame, with a matching crc */
+    n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
+    memset(b + 32, 0xff, bhdr(b)->comp_len);
+    fix_crc(b);
+    write_packed(b, n);
+    expect_packed(2,
+                  "expected one zstd frame filling comp_len %u bytes, found Unknown frame "
+                  "descriptor",
+                  bhdr(b)->comp_len);
+    /* a frame that ends before comp_len does */
+    n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
+    uint32_t clen = bhdr(b)->comp_len;
+    memset(b + n, 0, 3);
+    bhdr(b)->comp_len = clen + 3;
+    fix_crc(b);
+    write_packed(b, n + 3);
+    expect_packed(2, "expected one zstd frame filling comp_len %u bytes, found a frame of %u",
+                  clen + 3, clen);
+    /* a lying raw_len */
+    n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
+    bhdr(b)->raw_len = TWO_LEN + 1;
+    write_packed(b, n);
+    expect_packed(2, "expected zstd data inflating to raw_len 10 bytes, found 9");
+    /* cut by the end of the file */
+    n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
+    write_packed(b, n - 4);
+    expect_packed(
+        2, "expected %u bytes of zstd data after the block header, found end of file after %u",
+        bhdr(b)->comp_len, bhdr(b)->comp_len - 4);
 }
 
 static void test_packed_bad_events(void **state)
@@ -955,13 +1035,21 @@ static void test_random_damage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_not_a_stream),      cmocka_unit_test(test_truncated_header),
-        cmocka_unit_test(test_bad_header_fields), cmocka_unit_test(test_tolerated_header),
-        cmocka_unit_test(test_raw_unknown_kind),  cmocka_unit_test(test_raw_bad_records),
-        cmocka_unit_test(test_raw_past_eof),      cmocka_unit_test(test_error_after_queued_events),
-        cmocka_unit_test(test_pack_corrupt_raw),  cmocka_unit_test(test_packed_good_by_hand),
-        cmocka_unit_test(test_packed_bad_blocks), cmocka_unit_test(test_packed_bad_events),
-        cmocka_unit_test(test_random_damage),     cmocka_unit_test(test_raw_bad_short_locks),
+        cmocka_unit_test(test_not_a_stream),
+        cmocka_unit_test(test_truncated_header),
+        cmocka_unit_test(test_bad_header_fields),
+        cmocka_unit_test(test_tolerated_header),
+        cmocka_unit_test(test_raw_unknown_kind),
+        cmocka_unit_test(test_raw_bad_records),
+        cmocka_unit_test(test_raw_past_eof),
+        cmocka_unit_test(test_error_after_queued_events),
+        cmocka_unit_test(test_pack_corrupt_raw),
+        cmocka_unit_test(test_packed_good_by_hand),
+        cmocka_unit_test(test_packed_bad_blocks),
+        cmocka_unit_test(test_packed_zstd_blocks),
+        cmocka_unit_test(test_packed_bad_events),
+        cmocka_unit_test(test_random_damage),
+        cmocka_unit_test(test_raw_bad_short_locks),
     };
     return cmocka_run_group_tests(tests, setup_dir, scratch_remove);
 }

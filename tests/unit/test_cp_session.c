@@ -10,7 +10,9 @@
  * a comparison run's times shifted, answers made on another thread equal
  * those made here and a PVM request is left to the interpreter's thread;
  * and the background thread (master/query_thread.c) runs its jobs in
- * order and skips cancelled ones.
+ * order and skips cancelled ones; cp-zero's names (master/cpa_zero.c): a
+ * misspelt one refused with the close ones, an inclusive one closed over
+ * the call graph (a cycle included).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@
 #include "cpa_session.h"
 #include "model.h"
 #include "query_thread.h"
+#include "red_build.h"
 
 #define SHIFT 5000000000LL /* the comparison run's shift, ns */
 
@@ -212,6 +215,137 @@ static void segments_add_up_to_the_length(void **state)
     cpa_answer_free(a);
     cpa_session_free(s);
     ips2_model_free(m);
+}
+
+/* cp-path's CPU rows name the CPA_SEGMENT_TOP procedures with most CPU on
+ * the arc, most first, and count them all: checked against the oracle's
+ * path, procedure by procedure (shares of one procedure added up; the
+ * random parts' arcs run three procedures at most: the next test has
+ * more). */
+static void cpu_rows_name_the_top_procedures(void **state)
+{
+    (void)state;
+    struct ips2_model *m = session_model();
+    struct cpa_session *s = cpa_session_new(m, "ips2slave");
+    struct cpa_answer *a = answer(s, m, request(CPA_TABLE_PATH, IPS2_CPA_GLOBAL, NULL));
+    struct ips2_cpa_query q = {.mode = IPS2_CPA_GLOBAL};
+    struct ips2_cpa_path path;
+    ips2_cpa_path_init(&path);
+    assert_int_equal(ips2_cpa_oracle(parts, nparts, &q, &path, err, sizeof err), 0);
+    assert_int_equal(a->nsegments, path.nsegs);
+    for (size_t i = 0; i < path.nsegs; i++) {
+        const struct ips2_cpa_segment *g = &path.segs[i];
+        const struct cpa_segment_row *row = &a->segments[i];
+        if (g->kind != IPS2_CPA_SEG_CPU) {
+            assert_int_equal(row->nprocs, 0);
+            continue;
+        }
+        /* the procedures and their CPU, the slow way */
+        uint32_t procs[512];
+        int64_t cpu[512];
+        size_t n = 0;
+        for (uint32_t k = 0; k < g->nshares; k++) {
+            const struct ips2_cpa_share *sh = &path.shares[g->first_share + k];
+            size_t j = 0;
+            while (j < n && procs[j] != sh->proc)
+                j++;
+            if (j == n) {
+                assert_true(n < 512);
+                procs[n] = sh->proc;
+                cpu[n++] = 0;
+            }
+            cpu[j] += sh->cpu;
+        }
+        assert_int_equal(row->nprocs, n);
+        assert_int_equal(row->nwhat, n < CPA_SEGMENT_TOP ? n : CPA_SEGMENT_TOP);
+        for (size_t w = 0; w < row->nwhat; w++) {
+            size_t best = 0;
+            for (size_t j = 1; j < n; j++)
+                if (cpu[j] > cpu[best])
+                    best = j;
+            const struct ips2_pag *pg = parts[g->dst_part];
+            const char *want = procs[best] == IPS2_PAG_NONE ? "(none)" : pg->strings[procs[best]];
+            /* a tie may name either: the CPU must be the best's */
+            if (strcmp(row->what[w], want) != 0) {
+                size_t j = 0;
+                while (j < n && !(procs[j] != IPS2_PAG_NONE &&
+                                  strcmp(pg->strings[procs[j]], row->what[w]) == 0))
+                    j++;
+                assert_true(j < n);
+                assert_int_equal(cpu[j], cpu[best]);
+                best = j;
+            }
+            cpu[best] = -1;
+        }
+    }
+    ips2_cpa_path_free(&path);
+    cpa_answer_free(a);
+    cpa_session_free(s);
+    ips2_model_free(m);
+}
+
+/* A one-thread session whose middle CPU arc ran six procedures (30, 25,
+ * 20, 10, 10 and 5 ns, one of them in two shares): its row names the
+ * three with most, most first, and counts six. */
+static void a_busy_arc_names_three_and_counts_all(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"a0", "/bin/a0", "p1", "p2", "p3", "p4", "p5", "p6"};
+    static const struct ips2_pag_share shares[] = {{5, 0, 10}, {2, 0, 20}, {7, 0, 5}, {3, 0, 25},
+                                                   {6, 0, 10}, {4, 0, 20}, {2, 0, 10}};
+    char many[64];
+    snprintf(many, sizeof many, "/tmp/ips2-test-cpa-many-XXXXXX");
+    assert_non_null(mkdtemp(many));
+    struct ips2_pag *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    g->machine = strdup("m0");
+    g->trace_dir = strdup("/nowhere");
+    g->nstrings = sizeof names / sizeof names[0];
+    g->strings = calloc(g->nstrings, sizeof(char *));
+    for (size_t i = 0; i < g->nstrings; i++)
+        g->strings[i] = strdup(names[i]);
+    g->napps = 1;
+    g->apps = calloc(1, sizeof *g->apps);
+    g->nprocesses = 1;
+    g->processes = calloc(1, sizeof *g->processes);
+    g->processes[0] = (struct ips2_pag_process){0, 42, 0, 1};
+    g->nthreads = 1;
+    g->threads = calloc(1, sizeof *g->threads);
+    g->threads[0] = (struct ips2_pag_thread){0, 42, 0, 3};
+    g->nshares = sizeof shares / sizeof shares[0];
+    g->shares = malloc(sizeof shares);
+    memcpy(g->shares, shares, sizeof shares);
+    g->nnodes = 3;
+    g->nodes = calloc(3, sizeof *g->nodes);
+    g->nodes[0] = (struct ips2_pag_node){0, 0, 0, 0, IPS2_PAG_BEGIN, 0, IPS2_PAG_NONE};
+    g->nodes[1] = (struct ips2_pag_node){100, 100, 0, 7, 41, 0, 2};
+    g->nodes[2] = (struct ips2_pag_node){110, 10, 0, 7, IPS2_PAG_END, 0, 2};
+    write_parts(many, &g, 1, "");
+    ips2_pag_free(g);
+
+    struct ips2_model *m = ips2_model_new();
+    assert_non_null(m);
+    assert_int_equal(ips2_model_set_session(m, many, 0, err), 0);
+    assert_int_equal(ips2_model_add_machine(m, "m0", "localhost", 0, err), 0);
+    assert_int_equal(ips2_model_add_app(m, "a0", IPS2_MODE_ACTIVE, "", err), 0);
+    struct cpa_session *s = cpa_session_new(m, "ips2slave");
+    struct cpa_answer *a = answer(s, m, request(CPA_TABLE_PATH, IPS2_CPA_GLOBAL, NULL));
+    assert_int_equal(a->nsegments, 2);
+    const struct cpa_segment_row *row = &a->segments[0];
+    assert_string_equal(row->kind, "cpu");
+    assert_int_equal(row->length, 100);
+    assert_int_equal(row->nprocs, 6);
+    assert_int_equal(row->nwhat, 3);
+    assert_string_equal(row->what[0], "p1"); /* 20 + 10 */
+    assert_string_equal(row->what[1], "p2");
+    assert_string_equal(row->what[2], "p3");
+    assert_int_equal(a->segments[1].nprocs, 1); /* the rest of p1 */
+    cpa_answer_free(a);
+    cpa_session_free(s);
+    ips2_model_free(m);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", many);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void timeline_limit_truncates(void **state)
@@ -518,17 +652,83 @@ static void thread_runs_jobs_in_order(void **state)
     assert_int_equal(closed, 1);
 }
 
+/* Reductions of one thread whose call graph is main -> build -> assemble
+ * -> helper -> build (a cycle), main -> solve -> helper, main -> output:
+ * what cp-zero -procedure names (master/cpa_zero.c). */
+static void zeroed_names_from_the_call_graph(void **state)
+{
+    (void)state;
+    struct ips2_reductions *r = rb_new("m0", 100000000);
+    rb_process(r, "a0", 10, 0, 100);
+    rb_thread(r, 10, 0, 100, 60);
+    static const char *const procs[] = {"main", "build", "assemble", "helper", "solve", "output"};
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
+        rb_proc(r, procs[i], 10, 1, 10);
+    static const char *const arcs[][2] = {
+        {NULL, "main"},      {"main", "build"}, {"build", "assemble"}, {"assemble", "helper"},
+        {"helper", "build"}, {"main", "solve"}, {"solve", "helper"},   {"main", "output"}};
+    for (size_t i = 0; i < sizeof arcs / sizeof arcs[0]; i++)
+        rb_arc(r, arcs[i][0], arcs[i][1], 1, 10);
+    struct ips2_model *m = ips2_model_new();
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    assert_int_equal(ips2_model_index(m, err), 0);
+    static const struct {
+        const char *name;
+        bool inclusive;
+        const char *names; /* NULL: refused, the message holding what */
+        const char *what;
+    } cases[] = {
+        {"build", false, "build", NULL},
+        {"build", true, "build\nassemble\nhelper", NULL},
+        {"solve", true, "solve\nassemble\nbuild\nhelper", NULL},
+        {"output", true, "output", NULL},
+        {"main", true, "main\nassemble\nbuild\nhelper\noutput\nsolve", NULL},
+        {"asemble", false, NULL, "no procedure \"asemble\" in the session; close: assemble"},
+        {"Build", true, NULL, "close: build"},
+        {"help", false, NULL, "close: helper"},             /* one inside the other */
+        {"solver_main", false, NULL, "close: main, solve"}, /* the others inside it */
+        {"zzzzzz", false, NULL, "nor one close to it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *names = NULL;
+        struct cpa_error e = {{0}, {0}};
+        int rc = cpa_zero_names(m, cases[i].name, cases[i].inclusive, &names, &e);
+        if (cases[i].names != NULL) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(names, cases[i].names);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(e.code, "PROCEDURE");
+            if (strstr(e.message, cases[i].what) == NULL)
+                fail_msg("%s: \"%s\" does not say \"%s\"", cases[i].name, e.message, cases[i].what);
+        }
+        free(names);
+    }
+    ips2_model_free(m);
+    /* a model without reductions checks nothing */
+    struct ips2_model *empty = ips2_model_new();
+    char *names = NULL;
+    struct cpa_error e;
+    assert_int_equal(cpa_zero_names(empty, "anything", true, &names, &e), 0);
+    assert_string_equal(names, "anything");
+    free(names);
+    ips2_model_free(empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(profile_length_is_the_oracles),
         cmocka_unit_test(paths_are_cached_per_query),
         cmocka_unit_test(segments_add_up_to_the_length),
+        cmocka_unit_test(cpu_rows_name_the_top_procedures),
+        cmocka_unit_test(a_busy_arc_names_three_and_counts_all),
         cmocka_unit_test(timeline_limit_truncates),
         cmocka_unit_test(bad_requests_are_refused),
         cmocka_unit_test(replayed_parts_are_renamed_and_shifted),
         cmocka_unit_test(answers_on_another_thread),
         cmocka_unit_test(thread_runs_jobs_in_order),
+        cmocka_unit_test(zeroed_names_from_the_call_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

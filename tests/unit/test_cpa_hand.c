@@ -274,6 +274,53 @@ static void test_fig4_zeroing(void **state)
     ips2_cpa_parts_free(p, n);
 }
 
+/* Zeroing a set of procedures (names one a line: what inclusive zeroing
+ * asks for).  One thread, CPU arcs of 10, 20, 10 ns: build's share, then
+ * assemble's, then time no share names with build on top at the arc's
+ * start (node 2's procedure).  Zeroing build leaves 20, assemble 20,
+ * both 0; a name of no procedure and an empty line zero nothing more. */
+static void test_zero_set(void **state)
+{
+    (void)state;
+    struct ips2_pag **p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    p[0] = part_new(0, "m0");
+    static const int64_t w[] = {0, 10, 30, 40}, c[] = {0, 10, 20, 10};
+    static const char *const procs[] = {"main", "build", "build", NULL};
+    thread(p[0], "A", 101, 4, w, c, procs, -1, NULL);
+    struct ips2_pag *pt = p[0];
+    pt->shares[0] = (struct ips2_pag_share){str(pt, "build"), 0, 10};
+    pt->shares[1] = (struct ips2_pag_share){str(pt, "assemble"), 0, 20};
+    pt->nshares = 2;
+    pt->nodes[1].shares = 1;
+    pt->nodes[2].shares = pt->nodes[3].shares = 2;
+    static const struct {
+        const char *zero;
+        int64_t length;
+    } cases[] = {
+        {NULL, 40},
+        {"build", 20},
+        {"assemble", 20},
+        {"build\nassemble", 0},
+        {"assemble\nbuild", 0},
+        {"assemble\nother", 20},
+        {"build\n", 20},
+        {"\nbuild\n\n", 20},
+        {"buil", 40},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ips2_cpa_query q = {IPS2_CPA_GLOBAL, NULL, cases[i].zero, 0, 0, 0, NULL};
+        struct ips2_cpa_path path;
+        both(p, 1, &q, &path);
+        if (path.length != cases[i].length)
+            fail_msg("zeroing \"%s\": length %lld, expected %lld",
+                     cases[i].zero ? cases[i].zero : "", (long long)path.length,
+                     (long long)cases[i].length);
+        ips2_cpa_path_free(&path);
+    }
+    ips2_cpa_parts_free(p, 1);
+}
+
 static int64_t entry(const struct ips2_cpa_profile *pr, const char *name)
 {
     for (size_t i = 0; i < pr->n; i++)
@@ -691,7 +738,7 @@ int main(void)
         cmocka_unit_test(test_fig4_modes),       cmocka_unit_test(test_fig4_zeroing),
         cmocka_unit_test(test_fig4_profiles),    cmocka_unit_test(test_shared_name_two_programs),
         cmocka_unit_test(test_broken),           cmocka_unit_test(test_backward_arc),
-        cmocka_unit_test(test_overlong_weights),
+        cmocka_unit_test(test_overlong_weights), cmocka_unit_test(test_zero_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

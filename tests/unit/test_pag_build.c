@@ -81,15 +81,15 @@ static void done(struct ips2_writer *w)
         fail_msg("%s", err);
 }
 
-/* The scratch directory's part, folded or not (pag_builder_new reads
- * IPS2_PAG_FOLD). */
-static struct ips2_pag *reduce_fold(int fold)
+/* The scratch directory's part with IPS2_PAG_FOLD=how (pag_builder_new
+ * reads it): "1" folded, "0" not, "messages" folded keeping messages. */
+static struct ips2_pag *reduce_how(const char *how)
 {
     struct ips2_reduce_options o = {0};
     struct ips2_pag *pag = NULL;
     char err[IPS2_ERR_MAX];
 
-    setenv("IPS2_PAG_FOLD", fold ? "1" : "0", 1);
+    setenv("IPS2_PAG_FOLD", how, 1);
 
     o.machine = "m1";
     o.phase_start_ns = INT64_MIN;
@@ -101,6 +101,12 @@ static struct ips2_pag *reduce_fold(int fold)
     ips2_reductions_free(r);
     assert_non_null(pag);
     return pag;
+}
+
+/* The scratch directory's part, folded or not. */
+static struct ips2_pag *reduce_fold(int fold)
+{
+    return reduce_how(fold ? "1" : "0");
 }
 
 /* The pairing rules are checked on parts that are not folded (every
@@ -736,6 +742,70 @@ static void test_fold_rules(void **state)
     }
 }
 
+/* The message nodes of thread t (kind, wall), in order, into v (2 words
+ * each); their count. */
+static size_t messages_of(const struct ips2_pag *g, uint32_t t, int64_t *v)
+{
+    const struct ips2_pag_thread *th = &g->threads[t];
+    size_t n = 0;
+
+    for (uint32_t i = th->first; i < th->first + th->count; i++)
+        if (pag_message_kind(g->nodes[i].kind)) {
+            v[2 * n] = g->nodes[i].kind;
+            v[2 * n + 1] = g->nodes[i].wall;
+            n++;
+        }
+    return n;
+}
+
+/* IPS2_PAG_FOLD=messages: folded, but every message's node stays, in
+ * order (the k-th message event of a thread is its k-th message node:
+ * what an exporter reads the pairing by), with the folded part's paths.
+ * Returns how many message nodes the plain folding dropped. */
+static size_t check_keep_messages(void)
+{
+    struct ips2_pag *u = reduce_how("0"), *m = reduce_how("messages"), *f = reduce_how("1");
+    size_t dropped = 0;
+
+    assert_true(f->nnodes <= m->nnodes && m->nnodes <= u->nnodes);
+    assert_int_equal(m->nthreads, u->nthreads);
+    assert_int_equal(m->narcs, u->narcs);
+    int64_t *a = calloc(2 * u->nnodes + 2, sizeof(*a)), *b = calloc(2 * u->nnodes + 2, sizeof(*b));
+    assert_non_null(a);
+    assert_non_null(b);
+    for (uint32_t t = 0; t < u->nthreads; t++) {
+        size_t n = messages_of(u, t, a);
+        assert_int_equal(messages_of(m, t, b), n);
+        assert_memory_equal(a, b, 2 * n * sizeof(*a));
+        dropped += n - messages_of(f, t, b);
+    }
+    free(a);
+    free(b);
+    struct ips2_cpa_query q = {.mode = IPS2_CPA_GLOBAL};
+    same_path(u, m, &q);
+    ips2_pag_free(u);
+    ips2_pag_free(m);
+    ips2_pag_free(f);
+    return dropped;
+}
+
+/* Every hand-written stream above, folded keeping messages: each thread's
+ * message nodes as unfolded, in order; the plain folding drops some
+ * (the unpaired ones), so the mode is not the plain one. */
+static void test_fold_keep_messages(void **state)
+{
+    static void (*const rules[])(void **) = {
+        test_bytes,   test_send_ends_late, test_unpaired, test_sync,  test_barrier,
+        test_threads, test_processes,      test_pvm,      test_shares};
+    size_t dropped = 0;
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        clear(state);
+        rules[i](state);
+        dropped += check_keep_messages();
+    }
+    assert_true(dropped > 0);
+}
+
 /* Shares: releases nobody waited for fold away; the thread's one CPU arc
  * names f and g with their CPU, as the two arcs did. */
 static void test_fold_shares(void **state)
@@ -1019,6 +1089,7 @@ int main(void)
         cmocka_unit_test_setup(test_fold_rules, clear),
         cmocka_unit_test_setup(test_fold_shares, clear),
         cmocka_unit_test_setup(test_fold_random, clear),
+        cmocka_unit_test_setup(test_fold_keep_messages, clear),
         cmocka_unit_test(test_bytes_vs_items),
     };
     return cmocka_run_group_tests(tests, setup, scratch_remove);

@@ -194,6 +194,92 @@ static void test_damage(void **state)
     ips2_pag_free(g);
 }
 
+/* The whole bytes of a file. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    unsigned char *p = malloc((size_t)len + 1);
+    assert_non_null(p);
+    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+/* A part file is compressed (version 3, a zstd frame of the plain layout)
+ * unless IPS2_PAG_ZSTD=0; both read back as the part; a damaged frame
+ * gives one error naming the byte, never a crash. */
+static void test_compressed_file(void **state)
+{
+    (void)state;
+    struct ips2_pag *g = sample(), *r;
+    char path[300], err[512];
+    size_t n, plain_n;
+
+    /* many shares, as a server's CPU arcs have */
+    free(g->shares);
+    g->nshares = 20000;
+    g->shares = calloc(g->nshares, sizeof(*g->shares));
+    for (size_t i = 0; i < g->nshares; i++)
+        g->shares[i] = (struct ips2_pag_share){2, 0, (int64_t)(i % 97)};
+    g->nodes[1].shares = 10000;
+    g->nodes[2].shares = 20000;
+    g->nodes[3].shares = g->nodes[4].shares = g->nodes[5].shares = 20000;
+    unsigned char *plain = ips2_pag_encode(g, &plain_n);
+    assert_non_null(plain);
+    snprintf(path, sizeof(path), "%s/z.pag", scratch_dir);
+    assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
+    unsigned char *z = slurp(path, &n);
+    assert_memory_equal(z, "IPS2PAG\0\3\0\1\0\0\0\0\0", 16);
+    assert_true(n * 10 < plain_n);
+    if (ips2_pag_read(path, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    same(g, r);
+    ips2_pag_free(r);
+
+    /* damage: cut anywhere, bytes after the frame, a bad frame */
+    for (size_t cut = 0; cut < n; cut += 1 + cut / 8) {
+        r = NULL;
+        assert_int_equal(ips2_pag_decode(z, cut, "z.pag", &r, err, sizeof(err)), -1);
+        assert_null(r);
+    }
+    assert_int_equal(ips2_pag_decode(z, n - 1, "z.pag", &r, err, sizeof(err)), -1);
+    if (!strstr(err, "z.pag: byte ") || !strstr(err, "the rest of the zstd frame"))
+        fail_msg("%s", err);
+    unsigned char *more = malloc(n + 3);
+    memcpy(more, z, n);
+    memcpy(more + n, "abc", 3);
+    assert_int_equal(ips2_pag_decode(more, n + 3, "z.pag", &r, err, sizeof(err)), -1);
+    if (!strstr(err, "after the zstd frame"))
+        fail_msg("%s", err);
+    memcpy(more, z, n);
+    more[17] ^= 0x55; /* inside zstd's frame header */
+    assert_int_equal(ips2_pag_decode(more, n, "z.pag", &r, err, sizeof(err)), -1);
+    if (!strstr(err, "z.pag"))
+        fail_msg("%s", err);
+    free(more);
+
+    /* plain on request: the same bytes as the encoder's */
+    setenv("IPS2_PAG_ZSTD", "0", 1);
+    assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
+    unsetenv("IPS2_PAG_ZSTD");
+    free(z);
+    z = slurp(path, &n);
+    assert_int_equal(n, plain_n);
+    assert_memory_equal(z, plain, n);
+    if (ips2_pag_read(path, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    same(g, r);
+    ips2_pag_free(r);
+    free(z);
+    free(plain);
+    ips2_pag_free(g);
+}
+
 /* The ends message gives an end-only part; matching it gives a cross
  * message whose arcs, outs and warnings the live part takes. */
 static void test_ends_and_cross(void **state)
@@ -259,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_ends_and_cross),
+        cmocka_unit_test(test_compressed_file),
     };
     if (scratch_make("pagfile") != 0)
         return 1;

@@ -517,6 +517,36 @@ static void test_gprof_text(void **state)
     ips2_model_free(m);
 }
 
+/* A server's run of short calls under a long main: gprof's unit for the
+ * longest per-call time (s/call) would print every short one as 0.00; the
+ * unit is the finest in which the longest still fits its column. */
+static void test_gprof_text_short_calls(void **state)
+{
+    struct ips2_reductions *r = rb_new("m1", 100);
+    struct ips2_model *m;
+    struct ips2_table *flat, *graph;
+    char *text;
+
+    (void)state;
+    rb_process(r, "A", 1, 0, 12000000000);
+    rb_thread(r, 1, 0, 12000000000, 10000000000);
+    rb_proc(r, "main", 5000000000, 1, 10000000000);       /* 10 s in one call */
+    rb_proc(r, "handle", 5000000000, 100000, 5000000000); /* 50 us a call */
+    rb_arc(r, NULL, "main", 1, 10000000000);
+    rb_arc(r, "main", "handle", 100000, 5000000000);
+    m = model_of(r);
+    assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
+    text = ips2_gprof_text(flat, graph);
+    assert_non_null(text);
+    assert_non_null(strstr(text, " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
+                                 " 50.00      5.00     5.00   100000     0.05     0.05  handle\n"
+                                 " 50.00     10.00     5.00        1  5000.00 10000.00  main\n"));
+    free(text);
+    ips2_table_free(flat);
+    ips2_table_free(graph);
+    ips2_model_free(m);
+}
+
 /* ------------------------------------------------------------------ NPT --- */
 
 /* Application N: process 1 runs in [0, 200) (procedure h, no histogram of
@@ -888,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_gprof_numbers),
         cmocka_unit_test(test_gprof_cycle),
         cmocka_unit_test(test_gprof_text),
+        cmocka_unit_test(test_gprof_text_short_calls),
         cmocka_unit_test(test_npt_known_concurrency),
         cmocka_unit_test(test_npt_histogram),
         cmocka_unit_test(test_histogram_rebinning),
