@@ -945,14 +945,13 @@ proc ::ips2::cli::CmdReport {words opts} {
 # table of the session shows (raw or compensated, REDUCTION.md
 # "Compensated times") and the phase arguments that give them: the
 # session's reductions when they hold the times asked for (-times, else
-# IPS2_TIMES, else compensated); else the traces are reduced again with
+# IPS2_TIMES, else the session's own); else the traces are reduced again with
 # them (as for a phase; over the whole session without one).  The
 # critical path's PAG is built once, with the run's reductions.
 proc ::ips2::cli::Times {session opts table phase} {
     set have [dict get [$session times] times]
-    set want [Opt $opts -times [expr {[info exists ::env(IPS2_TIMES)] ? $::env(IPS2_TIMES) : "compensated"}]]
-    if {$want ni {raw compensated} || $have eq $want || ![dict exists $opts -times] ||
-        $table in {processes phases problems}} {
+    set want [Opt $opts -times [expr {[info exists ::env(IPS2_TIMES)] ? $::env(IPS2_TIMES) : $have}]]
+    if {$want ni {raw compensated} || $have eq $want || $table in {processes phases problems}} {
         return [list $have $phase]
     }
     if {[string match cp* $table]} {
