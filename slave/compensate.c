@@ -9,12 +9,10 @@
 #include "compensate.h"
 #include "ips2_fields.h"
 
-void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h,
-                   const struct ips2_cost_ext *x, const struct ips2_cost_ext *end)
+/* The costs by the stream's probes, as its calibration says. */
+static void take_costs(struct red_comp *c, const struct ips2_file_header *h,
+                       const struct ips2_cost_ext *x, const struct ips2_cost_ext *end)
 {
-    memset(c, 0, sizeof(*c));
-    c->on = on;
-    c->last_t = INT64_MIN;
     if (x) {
         memcpy(c->out_w, x->wall_ps, sizeof(c->out_w));
         memcpy(c->in_w, x->wall_in_ps, sizeof(c->in_w));
@@ -31,6 +29,21 @@ void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h
     for (unsigned p = 0; p < IPS2_PROBES; p++) {
         bool slow = p == IPS2_PROBE_WAIT || p == IPS2_PROBE_SYNC;
         c->out_w[p] = c->out_c[p] = 1000u * h->cost_ns[slow ? IPS2_COST_SYNC : IPS2_COST_PROC];
+    }
+}
+
+void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h,
+                   const struct ips2_cost_ext *x, const struct ips2_cost_ext *end)
+{
+    memset(c, 0, sizeof(*c));
+    c->on = on;
+    c->last_t = INT64_MIN;
+    take_costs(c, h, x, end);
+    if (h->cpu_method == IPS2_CPU_TICK) {
+        /* a coarse clock's readings stay as read, multiples of its tick
+         * (the clock-precision study wants them so): wall times only */
+        memset(c->out_c, 0, sizeof(c->out_c));
+        memset(c->in_c, 0, sizeof(c->in_c));
     }
 }
 

@@ -5,8 +5,8 @@
  * sequential trace's total T_m - alpha N (IV-B1), a call's start keeping
  * its distance less the probe's inside part, times that never go back
  * while the accumulated cost goes on, per-probe costs, the mean with the
- * end block, older streams' cost_ns, and raw mode counting without
- * moving anything.
+ * end block, older streams' cost_ns, a tick clock's CPU readings kept as
+ * read, and raw mode counting without moving anything.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +121,19 @@ static void test_sources(void **state)
     assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 15000);
     assert_int_equal(c.out_c[IPS2_PROBE_LOCK], 15000);
     assert_int_equal(c.out_w[IPS2_PROBE_SYNC], 700000);
+
+    /* a coarse (tick) CPU clock: its readings stay as read */
+    h.cpu_method = IPS2_CPU_TICK;
+    red_comp_init(&c, true, &h, &x, NULL);
+    int64_t tt = 5000;
+    uint64_t tc = 4000;
+    red_comp_proc(&c, IPS2_PROBE_ENTER, &tt, &tc);
+    tt = 5100;
+    tc = 4100;
+    red_comp_proc(&c, IPS2_PROBE_EXIT, &tt, &tc);
+    assert_int_equal(tt, 5100 - 10); /* the entry's 10 ns */
+    assert_int_equal(tc, 4100);
+    h.cpu_method = IPS2_CPU_INTERP;
 
     red_comp_init(&c, false, &h, NULL, NULL);
     int64_t t = 5000;
