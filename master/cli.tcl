@@ -768,6 +768,7 @@ proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    append out "times: [dict get [$session times] times] (docs/PERTURBATION.md)\n"
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
