@@ -61,6 +61,8 @@ int pag_start_word(const struct ips2_event *ev);
  * the k-th message node of its thread, and the part's arcs give its
  * partner: an exporter reads the pairing so. */
 bool pag_message_node(const struct ips2_event *ev);
+/* A node kind that pag_message_node's events make (a message's end). */
+bool pag_message_kind(unsigned kind);
 
 /* An event at session time t, thread CPU c, procedure `top` on top of the
  * stack; ws: its call's start (session time), or INT64_MIN. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pag_build.h"
 #include "pag_internal.h"
 
 #define KEEP     1u

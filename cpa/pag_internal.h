@@ -179,7 +179,4 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
  * throw it away). */
 bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded);
 
-/* A node kind that pag_message_node's events make. */
-bool pag_message_kind(unsigned kind);
-
 #endif /* IPS2_CPA_PAG_INTERNAL_H */

@@ -70,3 +70,13 @@ $(B)/examples/perturb/plain/%: examples/perturb/%.c examples/perturb/perturb.h
 	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 
 all: $(PERTURB_PROGS)
+
+# The clock-precision study (examples/clock/precision.tcl, paper §5.1).
+CLOCK_PROGS := $(B)/examples/clock/join
+
+$(B)/examples/clock/%: examples/clock/%.c examples/workloads/cpuwork.h \
+                       examples/workloads/options.h $(B)/bin/ips2cc $(RUNTIME_LIB)
+	@mkdir -p $(dir $@)
+	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $<
+
+all: $(CLOCK_PROGS)

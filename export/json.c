@@ -206,25 +206,9 @@ static int thread_end(void *p, uint32_t loc, int64_t t, uint64_t cpu, char *err,
     return 0;
 }
 
-static const char *arc_name(uint16_t type)
-{
-    switch (type) {
-    case IPS2_PAG_ARC_MESSAGE:
-        return "message";
-    case IPS2_PAG_ARC_SYNC:
-        return "sync";
-    case IPS2_PAG_ARC_CREATE:
-        return "create";
-    case IPS2_PAG_ARC_EXIT:
-        return "exit";
-    default:
-        return "other";
-    }
-}
-
 static void flow(struct jsonw *w, size_t id, const struct ex_flow *x)
 {
-    const char *name = arc_name(x->type);
+    const char *name = ips2_cpa_seg_kind_name(x->type);
     FILE *f = next(w);
 
     fprintf(f,

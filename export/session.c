@@ -260,21 +260,6 @@ static int list_machines(struct ex_session *s, char *err, size_t errlen)
 
 /* ---- steps 1 and 2: the PAG ------------------------------------------------ */
 
-static bool message_kind(unsigned kind)
-{
-    switch (kind) {
-    case IPS2_EV_SEND:
-    case IPS2_EV_RECV:
-    case IPS2_EV_DGRAM_SEND:
-    case IPS2_EV_DGRAM_RECV:
-    case IPS2_EV_PVM_SEND:
-    case IPS2_EV_PVM_RECV:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static bool send_kind(unsigned kind)
 {
     return kind == IPS2_EV_SEND || kind == IPS2_EV_DGRAM_SEND || kind == IPS2_EV_PVM_SEND;
@@ -394,7 +379,7 @@ static int partners(struct ex_session *s, struct ips2_pag **parts, size_t n, uin
         /* arcs into this part: the receiving ends */
         for (size_t a = 0; a < part->narcs; a++) {
             const struct ips2_pag_arc *arc = &part->arcs[a];
-            if (arc->type == IPS2_PAG_ARC_MESSAGE && message_kind(part->nodes[arc->to].kind) &&
+            if (arc->type == IPS2_PAG_ARC_MESSAGE && pag_message_kind(part->nodes[arc->to].kind) &&
                 peer[arc->to] == EX_NONE)
                 peer[arc->to] = loc_of(parts, n, locs, arc->from);
         }
@@ -414,13 +399,13 @@ static int partners(struct ex_session *s, struct ips2_pag **parts, size_t n, uin
             const struct ips2_pag_thread *pt = &part->threads[t];
             size_t k = 0;
             for (uint32_t i = pt->first; i < pt->first + pt->count; i++)
-                k += message_kind(part->nodes[i].kind);
+                k += pag_message_kind(part->nodes[i].kind);
             if (!(th->peers = malloc((k + 1) * sizeof(*th->peers)))) {
                 free(peer);
                 goto oom;
             }
             for (uint32_t i = pt->first; i < pt->first + pt->count; i++)
-                if (message_kind(part->nodes[i].kind))
+                if (pag_message_kind(part->nodes[i].kind))
                     th->peers[th->npeers++] = peer[i];
         }
         free(peer);

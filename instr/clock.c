@@ -12,6 +12,10 @@
  * sync_records records.  Readers interpolate between sync points; the
  * error bound is measured in tests/integration.  exact reads it at every
  * event; tick:<ms> does too but truncates to a coarse tick (paper §5.1).
+ * Every CPU reading libips2 records comes from ips2_thread_cpu_ns(), so in
+ * tick mode all of them (sync points and the CPU times that wait records
+ * keep in their extra words included) are multiples of the tick: a coarse
+ * clock with no exact readings mixed in.
  *
  * The header's CLOCK_REALTIME reading (which places the machine's streams
  * in the session) takes IPS2_TEST_CLOCK_OFFSET_NS, a test knob that plays
@@ -60,9 +64,17 @@ uint64_t ips2_real_ns(void)
     return clock_ns(CLOCK_REALTIME);
 }
 
+/* The thread's CPU time as the trace records it: truncated down to the
+ * tick in tick mode, exact otherwise. */
 uint64_t ips2_thread_cpu_ns(void)
 {
-    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+    if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
+        uint64_t tick = (uint64_t)ips2_proc.cpu_param * 1000000u;
+        cpu -= cpu % tick;
+    }
+    return cpu;
 }
 
 /* Pairs the counter with CLOCK_MONOTONIC twice, CALIBRATE_NS apart. */

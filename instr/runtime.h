@@ -123,7 +123,7 @@ extern __thread struct ips2_thread ips2_self;
 /* clock.c */
 uint64_t ips2_mono_ns(void);
 uint64_t ips2_real_ns(void);
-uint64_t ips2_thread_cpu_ns(void);
+uint64_t ips2_thread_cpu_ns(void); /* as recorded: tick mode truncates */
 void ips2_clock_setup(const char *cpuclock_env);
 
 /* calibrate.c */

@@ -332,19 +332,6 @@ static void set_limit(struct ips2_thread *t)
     t->limit = t->sync_limit && t->sync_limit < end ? t->sync_limit : end;
 }
 
-/* The thread's CPU time as records carry it (rounded to the tick method's
- * period). */
-static uint64_t cpu_now(void)
-{
-    uint64_t cpu = ips2_thread_cpu_ns();
-
-    if (ips2_proc.cpu_method == IPS2_CPU_TICK) {
-        uint64_t tick = (uint64_t)ips2_proc.cpu_param * 1000000u;
-        cpu -= cpu % tick;
-    }
-    return cpu;
-}
-
 static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payload,
                              const uint64_t *extra, unsigned nextra, unsigned flags)
 {
@@ -362,7 +349,7 @@ static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payl
     }
     if (ips2_proc.cpu_method != IPS2_CPU_INTERP || (flags & IPS2_CPU_READ)) {
         has_cpu = 1;
-        cpu = cpu_now();
+        cpu = ips2_thread_cpu_ns();
     }
     if (ips2_lock_kind(kind) && !t->short_locks) {
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
@@ -518,7 +505,7 @@ void ips2_emit_complete(const struct ips2_begun *b, const uint64_t *extra, unsig
         if ((uintptr_t)(x + nextra) == t->cur) { /* the stream's last record: now ends it */
             ips2_compiler_barrier();
             if (has_cpu) {
-                b->at[2] = cpu_now();
+                b->at[2] = ips2_thread_cpu_ns();
                 flags &= ~(unsigned)IPS2_CPU_READ;
             }
             b->at[1] = ips2_timer_now();

@@ -105,7 +105,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -mode {MODE "cp tables: intra, inter (the default with -app) or global (the default)"}
                 -app {APP "cp tables: the application of an intra or inter critical path; messages, master-worker: channels with an end in it"}
-                -procedure {NAME "cp-zero: the procedure that would take no time"}
+                -procedure {NAME "cp-zero: the procedure that would take no time; latency: the procedure whose histogram to print"}
+                -sort {COLUMN "latency: the column to sort by, largest first (default total)"}
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
@@ -120,6 +121,8 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
   gprof       GNU gprof's flat profile and call graph of a node
   processes   the processes of the session and how they ended
   objects     the synchronisation objects waited for under a node, by their names
+  latency     per procedure under a node: count, mean, p50, p90, p99, max of its
+              inclusive wall time (-sort COLUMN); -procedure F: F's latency histogram
   phases      the phases defined in the session
   problems    what went wrong, one line per problem
   clocks      each machine's clock against the master's: the offset its slave measured at
@@ -768,6 +771,9 @@ proc ::ips2::cli::Summary {session dir full} {
     set apps [$session apps]
     set out "session [file normalize $dir]: [llength $apps] applications\
         ([join $apps {, }]) on [llength [$session machines]] machines\n"
+    # the process-time clock of every time below (ips2::format::clockLines)
+    set header [ClockHeader $session physical {}]
+    append out [join $header \n] \n
     append out "times: [dict get [$session times] times] (docs/PERTURBATION.md)\n"
     set problems [$session problems]
     if {[llength $problems]} {
@@ -805,9 +811,9 @@ proc ::ips2::cli::Summary {session dir full} {
     }
     append out "\n== physical tree\n" [ips2::format::tree [$session tree physical]]
     append out "\n== multi-application metric table\n" \
-        [ips2::format::table [$session metrics -apps $apps]]
+        [ips2::format::table [$session metrics -apps $apps] -header $header]
     append out "\n== NPT profile, processes of the workload\n" \
-        [ips2::format::table [$session npt physical -level process]]
+        [ips2::format::table [$session npt physical -level process] -header $header]
     foreach app $apps {
         append out "\n== gprof of $app\n" [Gprof $session app:$app {} text]
     }
@@ -863,8 +869,12 @@ proc ::ips2::cli::Top {t n what} {
 # in GNU gprof's layout (the master makes it), or the flat profile and the
 # call graph as CSV (one after the other) or JSON ({"flat": .., "graph": ..}).
 proc ::ips2::cli::Gprof {session node phase format} {
+    set header [ClockHeader $session $node $phase]
     if {$format eq "text"} {
-        return [$session gprof $node {*}$phase -format text]
+        # the clock's lines in the header paragraph, after GNU's first line
+        set text [$session gprof $node {*}$phase -format text]
+        return [string cat "Flat profile:\n\n" [join $header \n] \n \
+                    [string range $text [string length "Flat profile:\n\n"] end]]
     }
     set g [$session gprof $node {*}$phase]
     if {$format eq "csv"} {
@@ -872,13 +882,14 @@ proc ::ips2::cli::Gprof {session node phase format} {
     }
     set flat [string trimright [ips2::format::table [dict get $g flat] -format json]]
     set graph [string trimright [ips2::format::table [dict get $g graph] -format json]]
-    return "\{\"flat\": $flat,\n \"graph\": $graph\}\n"
+    set lines [lmap l $header { json::write string $l }]
+    return "\{\"header\": \[[join $lines {, }]\],\n \"flat\": $flat,\n \"graph\": $graph\}\n"
 }
 
 proc ::ips2::cli::CmdReport {words opts} {
     lassign $words dir table
     set tables {metrics multi profile npt gprof processes phases problems objects messages
-        master-worker cp cp-zero cp-path cp-imbalance clocks}
+        master-worker cp cp-zero cp-path cp-imbalance clocks latency}
     if {$table ni $tables} {
         UsageError "unknown table \"$table\": expected [join $tables {, }]"
     }
@@ -934,9 +945,19 @@ proc ::ips2::cli::CmdReport {words opts} {
                 puts -nonewline [CriticalPath $session $table $node $phase $opts $format]
                 return
             }
+            latency {
+                package require ips2::latency 1.0
+                puts -nonewline [ips2::latency::report $session $node $phase $opts $format]
+                return
+            }
         }
-        set title [expr {$table in {processes phases problems} ? "" : "times: $times"}]
-        puts -nonewline [ips2::format::table $t -format $format -title $title]
+        set header {}
+        if {$table in {metrics multi profile npt}} { set header [ClockHeader $session $node $phase] }
+        # which times (docs/PERTURBATION.md): in text always, in JSON beside a clock header
+        if {$table ni {processes phases problems} && ($format eq "text" || [llength $header])} {
+            lappend header "times: $times"
+        }
+        puts -nonewline [ips2::format::table $t -format $format -header $header]
     } finally {
         $session close
     }
@@ -1010,6 +1031,14 @@ proc ::ips2::cli::Clocks {dir} {
         {"backwards after" ""}} rows $rows]
 }
 
+# ClockHeader SESSION NODE PHASEARGS: the header lines of a table of NODE
+# that say which process-time clock its times come from (and warn about
+# procedures too short for it: ips2::format::clockLines).
+proc ::ips2::cli::ClockHeader {session node phase} {
+    if {$node eq ""} { set node physical }
+    ips2::format::clockLines [$session clock $node {*}$phase]
+}
+
 # CriticalPath SESSION TABLE NODE PHASEARGS OPTS FORMAT: the text of a cp,
 # cp-zero, cp-path or cp-imbalance table (ANALYSTS.md §6).  Text has a
 # header line as the paper's critical-path tables (Figs. 6, 7, 10, 12,
@@ -1061,10 +1090,14 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
     }
     CpWarnings $session [dict get $t warnings]
+    # an intra-application path's clock is its application's
+    set intra [expr {[dict get $t mode] eq "intra" && $what ne ""}]
+    set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] \
+                    [expr {$table eq "cp-zero" ? {} : $phase}]]
     if {$format eq "text"} {
         # the PAG's CPU arcs hold the run's times (REDUCTION.md "Compensated times")
-        append title "; times: [dict get [$session times] times]"
-        return [ips2::format::table $t -format text -title $title]
+        lappend header "times: [dict get [$session times] times]"
+        return [ips2::format::table $t -format text -title $title -header $header]
     }
     if {$format eq "json"} {
         dict set t segments [llength [dict get $t rows]]
@@ -1076,9 +1109,9 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
         }
         return [CpJson $t $title [dict get {cp {mode app level by via length elapsed ratio begin end}
             cp-zero {mode app procedure process inclusive zeroed length new_length saved percent}
-            cp-path {mode app length segments} cp-imbalance {mode app length}} $table]]
+            cp-path {mode app length segments} cp-imbalance {mode app length}} $table] $header]
     }
-    return [ips2::format::table $t -format $format]
+    return [ips2::format::table $t -format $format -header $header]
 }
 
 # CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched
@@ -1119,10 +1152,11 @@ proc ::ips2::cli::CpProblems {session} {
     lmap w [dict get $t warnings] { list "critical path: $w" }
 }
 
-# CpJson TABLE TITLE KEYS: a critical-path table as JSON, its header as
+# CpJson TABLE TITLE KEYS ?HEADER?: a critical-path table as JSON, its header as
 # fields before the columns: the text's title, the answer's KEYS (times
-# in ns, as in the rows) and the warnings (an array of strings).
-proc ::ips2::cli::CpJson {t title keys} {
+# in ns, as in the rows), the warnings (an array of strings) and the
+# clock's HEADER lines ("header": an array of strings).
+proc ::ips2::cli::CpJson {t title keys {header {}}} {
     set fields [list "\"title\": [json::write string $title]"]
     foreach k $keys {
         set v [dict get $t $k]
@@ -1136,7 +1170,7 @@ proc ::ips2::cli::CpJson {t title keys} {
         }
     }
     lappend fields "\"warnings\": \[[join [lmap w [dict get $t warnings] { json::write string $w }] {, }]\]"
-    set body [ips2::format::table [dict remove $t title] -format json]
+    set body [ips2::format::table [dict remove $t title] -format json -header $header]
     return "\{[join $fields ",\n "],\n [string range $body 1 end]"
 }
 

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpa.h"
 #include "cpa_session.h"
@@ -79,10 +80,7 @@ struct cpa_fetch {
     char key[1024];
 };
 
-static int fail(struct cpa_error *e, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct cpa_error *e, const char *code, const char *fmt, ...)
+int cpa_fail(struct cpa_error *e, const char *code, const char *fmt, ...)
 {
     va_list ap;
     snprintf(e->code, sizeof e->code, "%s", code);
@@ -146,8 +144,9 @@ static int parse_node(const char *node, char *buf, size_t len, struct ips2_cpa_f
     for (char *part = strtok_r(buf, "/", &save); part != NULL; part = strtok_r(NULL, "/", &save)) {
         char *colon = strchr(part, ':');
         if (colon == NULL)
-            return fail(e, "NODE",
-                        "bad node \"%s\": expected a path like app:A/machine:M/process:PID", node);
+            return cpa_fail(e, "NODE",
+                            "bad node \"%s\": expected a path like app:A/machine:M/process:PID",
+                            node);
         *colon = '\0';
         char *v = colon + 1;
         if (strcmp(part, "app") == 0) {
@@ -168,10 +167,10 @@ static int parse_node(const char *node, char *buf, size_t len, struct ips2_cpa_f
         } else if (strcmp(part, "procedure") == 0) {
             f->procedure = v;
         } else {
-            return fail(e, "NODE",
-                        "bad node \"%s\": expected app:, machine:, process:, thread: or "
-                        "procedure: parts",
-                        node);
+            return cpa_fail(e, "NODE",
+                            "bad node \"%s\": expected app:, machine:, process:, thread: or "
+                            "procedure: parts",
+                            node);
         }
     }
     return 0;
@@ -185,16 +184,16 @@ static int resolve_app(struct cpa_request *r, const struct ips2_model *m,
     if (r->mode == IPS2_CPA_GLOBAL)
         return cpa_request_set(&r->app, NULL);
     if (r->app == NULL && f != NULL && f->app != NULL && cpa_request_set(&r->app, f->app) != 0)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     if (r->app == NULL && m->napps == 1 && cpa_request_set(&r->app, m->apps[0].name) != 0)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     if (r->app == NULL)
-        return fail(e, "USAGE", "mode %s needs -app (an application of the session)",
-                    ips2_cpa_mode_name(r->mode));
+        return cpa_fail(e, "USAGE", "mode %s needs -app (an application of the session)",
+                        ips2_cpa_mode_name(r->mode));
     for (size_t i = 0; i < m->napps; i++)
         if (strcmp(m->apps[i].name, r->app) == 0)
             return 0;
-    return fail(e, "APP", "no application \"%s\" in the session", r->app);
+    return cpa_fail(e, "APP", "no application \"%s\" in the session", r->app);
 }
 
 /* The phase's [t0, t1), or the whole run. */
@@ -206,7 +205,7 @@ static int resolve_phase(struct cpa_request *r, const struct ips2_model *m, stru
         return 0;
     const struct ips2_phase *p = ips2_phase_find(m, r->phase);
     if (p == NULL)
-        return fail(e, "PHASE", "no phase \"%s\" (define it with $session phase)", r->phase);
+        return cpa_fail(e, "PHASE", "no phase \"%s\" (define it with $session phase)", r->phase);
     r->t0 = p->start_ns;
     r->t1 = p->end_ns;
     return 0;
@@ -215,11 +214,14 @@ static int resolve_phase(struct cpa_request *r, const struct ips2_model *m, stru
 int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struct cpa_error *e)
 {
     r->live = m->reducer.reduce != NULL && cpa_pvm_connected();
+    char list[PATH_MAX];
+    snprintf(list, sizeof list, "%s/pag/parts.remote", m->dir != NULL ? m->dir : "");
+    r->remote = m->dir != NULL && access(list, F_OK) == 0;
     if (r->table == CPA_TABLE_TIMELINE) {
         if (parse_node(r->node, r->nodebuf, sizeof r->nodebuf, &r->filter, e) != 0)
             return -1;
         if (!r->has_from || !r->has_to || r->to <= r->from)
-            return fail(e, "USAGE", "timeline needs -from T0 -to T1 (ns, T1 > T0)");
+            return cpa_fail(e, "USAGE", "timeline needs -from T0 -to T1 (ns, T1 > T0)");
         return 0;
     }
     if (!r->mode_given && r->app != NULL)
@@ -228,20 +230,20 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
         if (resolve_app(r, m, NULL, e) != 0)
             return -1;
         if ((r->procedure == NULL) == (r->process == NULL))
-            return fail(e, "USAGE", "cp-zero needs -procedure NAME or -process PATH");
+            return cpa_fail(e, "USAGE", "cp-zero needs -procedure NAME or -process PATH");
         free(r->zero_names);
         r->zero_names = NULL;
         if (r->procedure != NULL &&
             cpa_zero_names(m, r->procedure, r->inclusive, &r->zero_names, e) != 0)
             return -1;
         if (r->inclusive && r->procedure == NULL)
-            return fail(e, "USAGE", "cp-zero -inclusive needs -procedure NAME");
+            return cpa_fail(e, "USAGE", "cp-zero -inclusive needs -procedure NAME");
         if (r->process != NULL) {
             if (parse_node(r->process, r->zerobuf, sizeof r->zerobuf, &r->zero, e) != 0)
                 return -1;
             if (!r->zero.has_pid)
-                return fail(e, "USAGE", "bad -process \"%s\": expected a process's path",
-                            r->process);
+                return cpa_fail(e, "USAGE", "bad -process \"%s\": expected a process's path",
+                                r->process);
         }
         return 0;
     }
@@ -255,7 +257,8 @@ int cpa_request_resolve(struct cpa_request *r, const struct ips2_model *m, struc
 static bool wants_pvm(const struct cpa_request *r)
 {
     return r->table != CPA_TABLE_TIMELINE &&
-           (r->where == CPA_WHERE_PRIVATE || (r->where == CPA_WHERE_AUTO && r->live));
+           (r->where == CPA_WHERE_PRIVATE ||
+            (r->where == CPA_WHERE_AUTO && (r->live || r->remote)));
 }
 
 bool cpa_request_uses_pvm(const struct cpa_request *r)
@@ -369,25 +372,84 @@ size_t cpa_session_cached(struct cpa_session *s)
 
 /* ---- the parts ----------------------------------------------------------- */
 
-/* The session's part files (pag/ *.pag), sorted; the host of each file's
- * machine (the longest machine name that is the file's stem or its
- * stem's prefix before a dot). */
+/* Adds the lines of SESSION/pag/parts.remote (tcl_run.c: parts that the
+ * slaves of other hosts wrote there, which this host cannot see) that the
+ * glob has not found, and sorts the whole. */
+static void remote_parts(const struct cpa_session *s, glob_t *g)
+{
+    char path[PATH_MAX], line[PATH_MAX];
+    snprintf(path, sizeof path, "%s/pag/parts.remote", s->dir);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    size_t dirlen = strlen(s->dir);
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line);
+        if (n < 5 || strcmp(line + n - 4, ".pag") != 0 || strncmp(line, s->dir, dirlen) != 0 ||
+            strncmp(line + dirlen, "/pag/", 5) != 0 || strchr(line + dirlen + 5, '/') != NULL)
+            continue;
+        bool seen = false;
+        for (size_t i = 0; i < g->gl_pathc && !seen; i++)
+            seen = strcmp(g->gl_pathv[i], line) == 0;
+        char **v = seen ? NULL : realloc(g->gl_pathv, (g->gl_pathc + 2) * sizeof *v);
+        if (v == NULL)
+            continue;
+        g->gl_pathv = v;
+        if ((v[g->gl_pathc] = strdup(line)) != NULL)
+            v[++g->gl_pathc] = NULL;
+    }
+    fclose(f);
+}
+
+/* glob()'s order (strcoll), for the parts a list added. */
+static int by_name(const void *a, const void *b)
+{
+    return strcoll(*(char *const *)a, *(char *const *)b);
+}
+
+/* Frees what part_files() made. */
+static void parts_free(glob_t *g)
+{
+    for (size_t i = 0; i < g->gl_pathc; i++)
+        free(g->gl_pathv[i]);
+    free(g->gl_pathv);
+    memset(g, 0, sizeof *g);
+}
+
+/* The session's part files (pag/ *.pag, and those of other hosts listed
+ * in pag/parts.remote), sorted; the host of each file's machine (the
+ * longest machine name that is the file's stem or its stem's prefix
+ * before a dot).  The list is the caller's (parts_free). */
 static int part_files(const struct cpa_session *s, glob_t *g, char ***hosts, struct cpa_error *e)
 {
     char pattern[PATH_MAX];
+    glob_t found;
     snprintf(pattern, sizeof pattern, "%s/pag/*.pag", s->dir);
     memset(g, 0, sizeof *g);
-    if (glob(pattern, 0, NULL, g) != 0 || g->gl_pathc == 0) {
-        globfree(g);
-        return fail(e, "PARTS",
-                    "%s/pag: no PAG parts (*.pag): the session was reduced without them, so it "
-                    "has no critical path",
-                    s->dir);
+    memset(&found, 0, sizeof found);
+    if (glob(pattern, 0, NULL, &found) == 0) { /* a copy the list may grow */
+        g->gl_pathv = calloc(found.gl_pathc + 1, sizeof *g->gl_pathv);
+        for (size_t i = 0; g->gl_pathv != NULL && i < found.gl_pathc; i++)
+            if ((g->gl_pathv[g->gl_pathc] = strdup(found.gl_pathv[i])) != NULL)
+                g->gl_pathc++;
     }
+    globfree(&found);
+    size_t listed = g->gl_pathc;
+    remote_parts(s, g);
+    if (g->gl_pathc == 0) {
+        parts_free(g);
+        return cpa_fail(e, "PARTS",
+                        "%s/pag: no PAG parts (*.pag): the session was reduced without them, so it "
+                        "has no critical path",
+                        s->dir);
+    }
+    if (g->gl_pathc > listed)
+        qsort(g->gl_pathv, g->gl_pathc, sizeof *g->gl_pathv, by_name);
     *hosts = calloc(g->gl_pathc, sizeof **hosts);
     if (*hosts == NULL) {
-        globfree(g);
-        return fail(e, "PARTS", "out of memory");
+        parts_free(g);
+        return cpa_fail(e, "PARTS", "out of memory");
     }
     for (size_t i = 0; i < g->gl_pathc; i++) {
         const char *base = strrchr(g->gl_pathv[i], '/');
@@ -521,15 +583,15 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
     if (s->kept_only) /* the paths were fetched on this set: it may be stale now */
         return s->set != NULL && s->distributed == distributed
                    ? 0
-                   : fail(e, "PARTS", "the critical-path slaves are gone");
+                   : cpa_fail(e, "PARTS", "the critical-path slaves are gone");
     if (!may_use_pvm && (distributed || (s->set != NULL && s->distributed)))
         return 1;
     if (s->set != NULL && s->distributed == distributed && !cpa_set_stale(s->set))
         return 0;
     if (s->set != NULL && s->distributed && !distributed && s->fetches > 0)
-        return fail(e, "QUERY",
-                    "the session's slaves are computing a critical path: ask in this "
-                    "process once it is answered");
+        return cpa_fail(e, "QUERY",
+                        "the session's slaves are computing a critical path: ask in this "
+                        "process once it is answered");
     drop_sets(s);
     glob_t g;
     char **hosts = NULL;
@@ -553,8 +615,8 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
     s->distributed = distributed;
     atomic_store(&s->holds_pvm, distributed && s->set != NULL);
     free(hosts);
-    globfree(&g);
-    return rc == 0 ? 0 : fail(e, "PARTS", "%s", err);
+    parts_free(&g);
+    return rc == 0 ? 0 : cpa_fail(e, "PARTS", "%s", err);
 }
 
 /* The parts with their nodes, for timeline. */
@@ -571,9 +633,9 @@ static struct cpa_set *local_set(struct cpa_session *s, struct cpa_error *e)
     char err[sizeof e->message] = "";
     int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->local, err, sizeof err);
     free(hosts);
-    globfree(&g);
+    parts_free(&g);
     if (rc != 0) {
-        fail(e, "PARTS", "%s", err);
+        cpa_fail(e, "PARTS", "%s", err);
         return NULL;
     }
     return s->local;
@@ -605,12 +667,12 @@ static const struct ips2_cpa_path *path_of(struct cpa_session *s, const struct i
     if (kept != NULL)
         return kept;
     if (s->kept_only) {
-        fail(e, "QUERY", "the critical-path slaves are gone");
+        cpa_fail(e, "QUERY", "the critical-path slaves are gone");
         return NULL;
     }
     struct cached_path *v = realloc(s->paths, (s->npaths + 1) * sizeof *v);
     if (v == NULL) {
-        fail(e, "MEMORY", "out of memory");
+        cpa_fail(e, "MEMORY", "out of memory");
         return NULL;
     }
     s->paths = v;
@@ -619,12 +681,12 @@ static const struct ips2_cpa_path *path_of(struct cpa_session *s, const struct i
     char err[sizeof e->message] = "";
     if (cpa_set_run(s->set, q, &cp->path, err, sizeof err) != 0) {
         ips2_cpa_path_free(&cp->path);
-        fail(e, "QUERY", "%s", err);
+        cpa_fail(e, "QUERY", "%s", err);
         return NULL;
     }
     if ((cp->key = strdup(key)) == NULL) {
         ips2_cpa_path_free(&cp->path);
-        fail(e, "MEMORY", "out of memory");
+        cpa_fail(e, "MEMORY", "out of memory");
         return NULL;
     }
     s->npaths++;
@@ -695,7 +757,7 @@ static int profile_table(struct cpa_session *s, const struct cpa_request *r,
     memset(&prof, 0, sizeof prof);
     if (ips2_cpa_profile(path, set->metas, set->n, q, r->level, &r->filter, r->t0, r->t1, &prof,
                          err, sizeof err) != 0)
-        return fail(e, "PROFILE", "%s", err);
+        return cpa_fail(e, "PROFILE", "%s", err);
     a->length = prof.length;
     a->elapsed = prof.elapsed;
     a->ratio = prof.ratio;
@@ -727,7 +789,7 @@ static int profile_table(struct cpa_session *s, const struct cpa_request *r,
             rc = -1;
     }
     ips2_cpa_profile_free(&prof);
-    return rc == 0 ? 0 : fail(e, "MEMORY", "out of memory");
+    return rc == 0 ? 0 : cpa_fail(e, "MEMORY", "out of memory");
 }
 
 /* The zeroing query of r: its procedure, or its process found in the
@@ -756,7 +818,7 @@ static int zero_query(const struct cpa_set *set, const struct cpa_request *r,
             }
         }
     }
-    return fail(e, "NODE", "no process \"%s\" in the session's PAG", r->process);
+    return cpa_fail(e, "NODE", "no process \"%s\" in the session's PAG", r->process);
 }
 
 static int zero_table(struct cpa_session *s, const struct cpa_request *r,
@@ -777,7 +839,7 @@ static int zero_table(struct cpa_session *s, const struct cpa_request *r,
     if (cpa_request_set(&a->procedure, r->procedure) != 0 ||
         cpa_request_set(&a->process, r->process) != 0 ||
         cpa_request_set(&a->zero_names, r->zero_names) != 0 || take_warnings(a, s->set, p1) != 0)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     return 0;
 }
 
@@ -833,7 +895,7 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
     a->length = path->length;
     a->segments = calloc(path->nsegs ? path->nsegs : 1, sizeof *a->segments);
     if (a->segments == NULL)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     bool phase = r->phase != NULL;
     for (size_t i = 0; i < path->nsegs; i++) {
         const struct ips2_cpa_segment *g = &path->segs[i];
@@ -848,13 +910,13 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
         row->length = g->length;
         row->thread = thread_path(set, g->dst_part, g->dst_thread, true);
         if (row->thread == NULL)
-            return fail(e, "MEMORY", "out of memory");
+            return cpa_fail(e, "MEMORY", "out of memory");
         if (g->kind != IPS2_CPA_SEG_CPU) {
             char *src = thread_path(set, g->src_part, g->src_thread, true);
             int rc = src != NULL ? add_string(&row->what, &row->nwhat, src) : -1;
             free(src);
             if (rc != 0)
-                return fail(e, "MEMORY", "out of memory");
+                return cpa_fail(e, "MEMORY", "out of memory");
             continue;
         }
         const struct ips2_cpa_meta *m = g->dst_part < set->n ? set->metas[g->dst_part] : NULL;
@@ -863,7 +925,7 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
             if (n > path->nshares - g->first_share)
                 n = path->nshares - g->first_share;
             if (top_procedures(row, path->shares + g->first_share, n, m) != 0)
-                return fail(e, "MEMORY", "out of memory");
+                return cpa_fail(e, "MEMORY", "out of memory");
         }
     }
     return 0;
@@ -877,7 +939,7 @@ static int imbalance_table(struct cpa_session *s, const struct cpa_request *r,
     a->length = path->length;
     if (ips2_cpa_imbalance(path, s->set->metas, s->set->n, q, &r->filter, r->t0, r->t1,
                            &a->imbalance, &a->nimbalance, err, sizeof err) != 0)
-        return fail(e, "PROFILE", "%s", err);
+        return cpa_fail(e, "PROFILE", "%s", err);
     return 0;
 }
 
@@ -1037,7 +1099,7 @@ static int timeline_table(struct cpa_session *s, const struct cpa_request *r, st
     for (size_t k = 0; lane != NULL && k < set->n; k++)
         free(lane[k]);
     free(lane);
-    return rc == 0 ? 0 : fail(e, "MEMORY", "out of memory");
+    return rc == 0 ? 0 : cpa_fail(e, "MEMORY", "out of memory");
 }
 
 /* ---- fetches: a request's paths computed on the slaves, asynchronously ------ */
@@ -1073,7 +1135,7 @@ static int fetch_step(struct cpa_fetch *f, struct cpa_error *e)
     char err[sizeof e->message] = "";
     int id = cpa_set_run_async(s->set, &q, fetch_done, f, err, sizeof err);
     if (id < 0)
-        return fail(e, "QUERY", "%s", err);
+        return cpa_fail(e, "QUERY", "%s", err);
     snprintf(f->key, sizeof f->key, "%s", key);
     f->query = id;
     f->refs++;
@@ -1099,9 +1161,9 @@ static void fetch_done(void *arg, struct ips2_cpa_path *path, const char *err)
     f->query = 0;
     s->fetches--;
     if (path == NULL)
-        fail(&e, "QUERY", "%s", err != NULL ? err : "the query failed");
+        cpa_fail(&e, "QUERY", "%s", err != NULL ? err : "the query failed");
     else if (s->in_drop)
-        fail(&e, "QUERY", "cancelled: the critical-path set was freed");
+        cpa_fail(&e, "QUERY", "cancelled: the critical-path set was freed");
     else {
         /* kept even when the fetch was closed: the next query finds it */
         pthread_mutex_lock(&s->lock);
@@ -1118,7 +1180,7 @@ static void fetch_done(void *arg, struct ips2_cpa_path *path, const char *err)
             }
         }
         if (rc != 0)
-            fail(&e, "MEMORY", "out of memory");
+            cpa_fail(&e, "MEMORY", "out of memory");
         else if (f->done != NULL)
             rc = fetch_step(f, &e);
         pthread_mutex_unlock(&s->lock);
@@ -1136,7 +1198,7 @@ int cpa_session_fetch(struct cpa_session *s, const struct cpa_request *r, cpa_fe
         return 1;
     struct cpa_fetch *f = calloc(1, sizeof *f);
     if (f == NULL)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     *f = (struct cpa_fetch){.s = s, .r = r, .done = done, .arg = arg, .refs = 1};
     pthread_mutex_lock(&s->lock);
     int rc = open_set(s, true, true, e);
@@ -1222,7 +1284,7 @@ static int answer_locked(struct cpa_session *s, const struct cpa_request *r, boo
     else
         rc = imbalance_table(s, r, &q, path, a, e);
     if (rc == 0 && take_warnings(a, s->set, path) != 0)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     return rc;
 }
 
@@ -1233,7 +1295,7 @@ static int answer(struct cpa_session *s, const struct cpa_request *r, bool may_u
     *out = NULL;
     if (a == NULL || cpa_request_set(&a->app, r->app) != 0) {
         cpa_answer_free(a);
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     }
     a->table = r->table;
     a->mode = r->mode;

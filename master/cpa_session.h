@@ -35,6 +35,10 @@ struct cpa_error {
     char message[1024];
 };
 
+/* Fills e with code and the message; returns -1 (for "return cpa_fail()"). */
+int cpa_fail(struct cpa_error *e, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Where a query runs: on PVM slaves when the session is a live run's
  * (auto), always on PVM slaves (private), in this process (here). */
 enum cpa_where { CPA_WHERE_AUTO, CPA_WHERE_PRIVATE, CPA_WHERE_HERE };
@@ -70,6 +74,7 @@ struct cpa_request {
     /* Filled in by cpa_request_resolve: */
     int64_t t0, t1;                /* the phase, or IPS2_CPA_RUN_START, _END */
     bool live;                     /* the session is a live run with a VM (auto: PVM) */
+    bool remote;                   /* parts are on other hosts only (auto: PVM) */
     struct ips2_cpa_filter filter; /* the node's (strings into nodebuf) */
     struct ips2_cpa_filter zero;   /* cp-zero -process's (strings into zerobuf) */
     char nodebuf[1024], zerobuf[1024];

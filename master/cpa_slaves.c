@@ -822,7 +822,6 @@ static void on_gone(void *arg, int slave, const char *why)
 {
     struct cpa_pvm *p = arg;
     struct member *mb = member_of(p, slave);
-    (void)why;
     if (mb == NULL || mb->gone)
         return;
     mb->gone = true;
@@ -834,7 +833,8 @@ static void on_gone(void *arg, int slave, const char *why)
                         : p->step != Q_NONE        ? "during the diffusion"
                                                    : "between queries";
     char err[ERR_LEN];
-    snprintf(err, sizeof err, "the slave of %s died %s", file_of(p, mb, UINT32_MAX), doing);
+    snprintf(err, sizeof err, "the slave of %s died %s: %s", file_of(p, mb, UINT32_MAX), doing,
+             why != NULL ? why : "?");
     broken(p, err);
 }
 
@@ -1060,9 +1060,18 @@ int cpa_pvm_start(char *const *files, size_t n, const struct ips2_machine_info *
         snprintf(err, errlen,
                  "this process is in a PVM virtual machine without a slave set "
                  "(one run at a time)");
-    } else if (slaves == NULL && (p->vm = ips2_vm_open(IPS2_VM_PRIVATE, err, errlen)) != NULL) {
-        slaves = ips2_slaves_new(p->vm, slave_path, &none, NULL, err, errlen);
-        p->own_slaves = slaves != NULL;
+    } else if (slaves == NULL) {
+        bool others = false; /* a machine on another host: a pvmd that adds hosts */
+        for (size_t i = 0; i < nmachines; i++)
+            others =
+                others || (machines[i].host != NULL && !ips2_vm_host_is_here(machines[i].host));
+        ips2_vm_for_hosts(others);
+        p->vm = ips2_vm_open(IPS2_VM_PRIVATE, err, errlen);
+        ips2_vm_for_hosts(false);
+        if (p->vm != NULL) {
+            slaves = ips2_slaves_new(p->vm, slave_path, &none, NULL, err, errlen);
+            p->own_slaves = slaves != NULL;
+        }
     }
     if (slaves == NULL) {
         drop_unstarted(s);

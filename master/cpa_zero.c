@@ -28,19 +28,6 @@
 
 #define CLOSE_MAX 8
 
-static int fail(struct cpa_error *e, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct cpa_error *e, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    snprintf(e->code, sizeof e->code, "%s", code);
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 struct names {
     const char **v; /* sorted, distinct */
     size_t n;
@@ -159,11 +146,11 @@ static int unknown(const struct names *n, const char *name, struct cpa_error *e)
         used +=
             (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", close[i].name);
     if (nclose == 0)
-        return fail(e, "PROCEDURE",
-                    "no procedure \"%s\" in the session, nor one close to it (the "
-                    "procedures are the ones report profile and gprof list)",
-                    name);
-    return fail(e, "PROCEDURE", "no procedure \"%s\" in the session; close: %s", name, list);
+        return cpa_fail(e, "PROCEDURE",
+                        "no procedure \"%s\" in the session, nor one close to it (the "
+                        "procedures are the ones report profile and gprof list)",
+                        name);
+    return cpa_fail(e, "PROCEDURE", "no procedure \"%s\" in the session; close: %s", name, list);
 }
 
 /* The names reached from n->v[from] over the reductions' call arcs (a
@@ -229,22 +216,22 @@ int cpa_zero_names(const struct ips2_model *m, const char *name, bool inclusive,
     struct names n;
     *out = NULL;
     if (collect(m, &n) != 0)
-        return fail(e, "MEMORY", "out of memory");
+        return cpa_fail(e, "MEMORY", "out of memory");
     long at = find(&n, name);
     int rc = 0;
     if (n.n == 0) {
-        rc = (*out = strdup(name)) != NULL ? 0 : fail(e, "MEMORY", "out of memory");
+        rc = (*out = strdup(name)) != NULL ? 0 : cpa_fail(e, "MEMORY", "out of memory");
     } else if (at < 0) {
         rc = unknown(&n, name, e);
     } else {
         char *reached = calloc(n.n, 1);
         size_t len = strlen(name) + 1;
         if (reached == NULL || (inclusive && callees(m, &n, at, reached) != 0))
-            rc = fail(e, "MEMORY", "out of memory");
+            rc = cpa_fail(e, "MEMORY", "out of memory");
         for (size_t i = 0; rc == 0 && i < n.n; i++)
             len += reached[i] && (long)i != at ? strlen(n.v[i]) + 1 : 0;
         if (rc == 0 && (*out = malloc(len)) == NULL)
-            rc = fail(e, "MEMORY", "out of memory");
+            rc = cpa_fail(e, "MEMORY", "out of memory");
         if (rc == 0) { /* the procedure first, then its callees, one a line */
             char *end = stpcpy(*out, name);
             for (size_t i = 0; i < n.n; i++)

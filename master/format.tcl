@@ -2,11 +2,16 @@
 # master package (docs/ANALYSTS.md §6) as aligned text, CSV or JSON.
 #
 #   ips2::format::table TABLE ?-format text|csv|json? ?-title TEXT? ?-raw?
+#                             ?-header LINES?
+#   ips2::format::clockLines CLOCK
 #   ips2::format::tree NODE ?-format text|json?
 #   ips2::format::histogram TABLE ?-format text|csv|json? ?-title TEXT? ?-width N?
 #   ips2::format::commandLine WORDS   a command as a shell reads it back
 #
 # A TABLE is the dict {columns {{NAME UNIT} ...} rows {{CELL ...} ...}}.
+# -header gives lines that say how the table was measured (clockLines):
+# text shows them under the title, JSON as "header": [LINE, ...]; CSV
+# stays rows only.
 #
 # Text is for people: a title line, a header ("NAME (UNIT)"), a rule, one
 # line per row, columns two spaces apart, no trailing blanks.  A column whose
@@ -40,7 +45,7 @@ package require json::write
 package provide ips2::format 1.0
 
 namespace eval ::ips2::format {
-    namespace export table tree histogram commandLine
+    namespace export table tree histogram commandLine clockLines
     variable Shapes [dict create physical "/\\" root "/\\" app "/\\" application "/\\" \
                          program "/\\" machine {[]} process () collector <> thread ~ procedure -]
     variable Spark {▁ ▂ ▃ ▄ ▅ ▆ ▇ █}
@@ -135,14 +140,47 @@ proc ::ips2::format::Cell {value unit raw} {
 # --- tables -------------------------------------------------------------------
 
 proc ::ips2::format::table {t args} {
-    set o [Options table $args {-format text -title "" -raw flag}]
+    set o [Options table $args {-format text -title "" -raw flag -header {}}]
     CheckFormat table [dict get $o -format] {text csv json}
     lassign [Check table $t] columns rows
+    set header [dict get $o -header]
     switch -- [dict get $o -format] {
-        text { Text $columns $rows [dict get $o -title] [dict get $o -raw] }
+        text {
+            set title [join [concat [list [dict get $o -title]] $header] \n]
+            Text $columns $rows [string trimleft $title \n] [dict get $o -raw]
+        }
         csv  { Csv $columns $rows }
-        json { Json $columns $rows [dict get $o -title] }
+        json {
+            set json [Json $columns $rows [dict get $o -title]]
+            if {![llength $header]} { return $json }
+            set lines [lmap l $header { json::write string $l }]
+            string cat "\{\"header\": \[[join $lines {, }]\],\n " [string range $json 1 end]
+        }
     }
+}
+
+# clockLines CLOCK: the header lines of a table whose times were measured
+# with the process-time clock CLOCK (what `$session clock NODE` gives):
+# "clock: METHOD (resolution R)", and a warning naming how many procedures
+# and which (the shortest eight, then how many more) have mean durations
+# (CPU time a call) within ten times of their clock's resolution.
+proc ::ips2::format::clockLines {clock} {
+    set lines [list "clock: [dict get $clock text]"]
+    set short [dict get $clock short]
+    set n [llength $short]
+    if {$n} {
+        set names [lmap p [lrange $short 0 7] {
+            set ns [dict get $p mean]
+            set mean [expr {$ns >= 1000000 ? [::format "%.3f ms" [expr {$ns / 1e6}]]
+                            : $ns >= 1000 ? [::format "%.3f us" [expr {$ns / 1e3}]] : "$ns ns"}]
+            ::format "%s (%s)" [dict get $p name] $mean
+        }]
+        if {$n > 8} { lappend names "and [expr {$n - 8}] more" }
+        lappend lines [::format "warning: %d procedure%s within 10x the clock's resolution: %s" \
+                           $n [expr {$n == 1 ? "'s mean duration is" : "s' mean durations are"}] \
+                           [join $names {, }]]
+    }
+    return $lines
 }
 
 proc ::ips2::format::Text {columns rows title raw} {

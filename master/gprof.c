@@ -782,7 +782,8 @@ static double per_call_scale(const struct ips2_table *flat, char *unit)
     return si[i].scale;
 }
 
-char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph)
+char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph,
+                      const char *clock)
 {
     struct buf b = {0};
     char unit[16];
@@ -790,8 +791,14 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
 
     for (size_t r = 0; r < flat->nrows; r++)
         total += num(ips2_table_at(flat, r, 2));
-    bprintf(&b, "Flat profile:\n\nEach procedure's times are exact (from its traces), not "
-                "sampled.\n");
+    if (clock == NULL)
+        bprintf(&b, "Flat profile:\n\nEach procedure's times are exact (from its traces), not "
+                    "sampled.\n");
+    else
+        bprintf(&b,
+                "Flat profile:\n\nEach procedure's times are from its traces, not sampled, "
+                "measured with the\nprocess-time clock %s.\n",
+                clock);
     bprintf(&b, "  %%   cumulative   self              self     total           \n");
     bprintf(&b, " time   seconds   seconds    calls  %-7s  %-7s  name    \n", unit, unit);
     for (size_t r = 0; r < flat->nrows; r++) {
@@ -804,8 +811,12 @@ char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *gr
                     scale * num(&c[5]) / 1e9);
         bprintf(&b, "%s\n", str(&c[6]));
     }
-    bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: exact times; %.2f seconds in all\n\n",
-            total / 1e9);
+    if (clock == NULL)
+        bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: exact times; %.2f seconds in all\n\n",
+                total / 1e9);
+    else
+        bprintf(&b, "\f\n\t\t\tCall graph\n\n\ngranularity: %s; %.2f seconds in all\n\n", clock,
+                total / 1e9);
     bprintf(&b, "index %% time    self  children    called     name\n");
     for (size_t r = 0; r < graph->nrows; r++) {
         const struct ips2_cell *c = ips2_table_at(graph, r, 0);

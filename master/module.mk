@@ -16,6 +16,10 @@ MASTER_TCL_SRCS  := master/session_dir.c master/tcl_session.c master/tcl_tables.
 MASTER_LIBS      := # more libraries the package needs (the PVM part: -lpvm3)
 # names.c: what a machine's or application's name may be (names.h)
 MASTER_CORE_SRCS += master/names.c
+# clock_note.c: the process-time clock a table's header states (clock_note.h)
+MASTER_CORE_SRCS += master/clock_note.c
+# latency.c: procedures' latency distributions (latency.h)
+MASTER_CORE_SRCS += master/latency.c
 MASTER_CORE_OBJS := $(MASTER_CORE_SRCS:%.c=$(B)/obj/%.o)
 MASTER_TCL_OBJS  := $(MASTER_TCL_SRCS:%.c=$(B)/obj/%.o)
 MASTER_PKG_DIR   := $(B)/lib/ips2
@@ -65,7 +69,8 @@ install-master: $(MASTER_PKG_LIB) $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES)
 	install -m 644 $(MASTER_PKG_INDEX) $(MASTER_TCL_FILES) "$(DESTDIR)$(PREFIX)/lib/ips2/"
 
 # Unit tests of the model and tables: built in memory, no Tcl.
-MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables
+MASTER_TESTS := $(B)/tests/unit/test_model $(B)/tests/unit/test_tables \
+                $(B)/tests/unit/test_clock_note
 $(MASTER_TESTS:$(B)/tests/unit/%=$(B)/obj/tests/unit/%.o): CFLAGS_COMMON += -Imaster
 $(MASTER_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(MASTER_CORE_OBJS) $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)

@@ -25,6 +25,12 @@
  * of the conversation that claimed the slave (cpa_slaves.c).  A callback
  * may free the set: the set is Tcl_Preserve'd around dispatching and
  * freed with Tcl_EventuallyFree.
+ *
+ * Hosts: PVM notices a host that died or was cut off only after minutes
+ * of retries (never, in practice, for a run), so a slave on another host
+ * is pinged (PING, PONG) every quarter of IPS2_HOST_TIMEOUT_S (seconds,
+ * default 30; 0: never) from a Tcl timer, and one not heard from (any
+ * message) for that long is gone: "its host H did not answer for N s".
  */
 #include <pvm3.h>
 #include <signal.h>
@@ -44,23 +50,36 @@ struct slave {
     int tid;
     int host_tid;
     bool alive, quitting;
+    bool remote;                             /* on another host: pinged */
+    double heard;                            /* monotonic s of its last message (or its spawn) */
     const struct ips2_slave_cpa_events *cpa; /* the conversation that claimed it, or NULL */
     void *cpa_arg;
 };
 
+struct add_failure {
+    char *host, *why;
+};
+
 struct ips2_slaves {
     struct ips2_vm *vm;
+    struct add_failure *failed; /* hosts ips2_slaves_add_hosts() could not add */
+    int nfailed;
     char *path;
     struct ips2_slave_events ev;
     void *arg;
     int fd;
     bool closed, drain_pending;
     int32_t next_id;
+    int host_timeout_ms; /* IPS2_HOST_TIMEOUT_S, 0: no pings */
+    Tcl_TimerToken ping; /* the ping timer, or NULL */
+    int32_t ping_seq;
     struct slave *v;
     int n, cap;
 };
 
 static void drain(struct ips2_slaves *s);
+static void gone(struct ips2_slaves *s, int i, const char *why);
+static void want_drain(struct ips2_slaves *s);
 static void dispatch_cpa(struct ips2_slaves *s, int i, int tag);
 static int by_tid(const struct ips2_slaves *s, int tid);
 
@@ -71,6 +90,62 @@ static int by_tid(const struct ips2_slaves *s, int tid);
 /* libpvm 3.4's own task id, -1 when not connected (exported by
  * libpvm3.so; asking pvm_mytid() would connect). */
 extern int pvmmytid;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int host_timeout_of_env(void)
+{
+    const char *v = getenv("IPS2_HOST_TIMEOUT_S");
+    char *end = NULL;
+    long t = v != NULL ? strtol(v, &end, 10) : 30;
+    if (v != NULL && (end == v || *end != '\0' || t < 0 || t > 86400))
+        t = 30;
+    return (int)t * 1000;
+}
+
+/* The ping timer: a remote slave not heard from for the host timeout is
+ * gone; the others are pinged.  Rearmed while a remote slave lives. */
+static void ping_proc(ClientData cd)
+{
+    struct ips2_slaves *s = cd;
+    s->ping = NULL;
+    if (s->closed)
+        return;
+    Tcl_Preserve(s);
+    drain(s); /* what came meanwhile counts (the interpreter may have been busy) */
+    double now = mono_s(), limit = s->host_timeout_ms / 1000.0;
+    bool any = false;
+    for (int i = 0; i < s->n && !s->closed; i++) {
+        struct slave *sl = &s->v[i];
+        if (!sl->alive || !sl->remote)
+            continue;
+        if (now - sl->heard > limit) {
+            char why[400];
+            snprintf(why, sizeof why,
+                     "its host %.200s did not answer for %d s (down or unreachable; "
+                     "IPS2_HOST_TIMEOUT_S)",
+                     sl->host, s->host_timeout_ms / 1000);
+            ips2_vm_host_lost(s->vm, sl->host_tid);
+            gone(s, i, why);
+            continue;
+        }
+        any = true;
+        int32_t seq = ++s->ping_seq;
+        if (pvm_initsend(PvmDataDefault) >= 0 && ips2_pk_i32(seq) >= 0)
+            pvm_send(sl->tid, IPS2_TAG_PING);
+    }
+    if (any && !s->closed) {
+        want_drain(s);
+        s->ping = Tcl_CreateTimerHandler(
+            s->host_timeout_ms / 4 > 250 ? s->host_timeout_ms / 4 : 250, ping_proc, s);
+    }
+    Tcl_Release(s);
+}
 
 static void file_proc(ClientData cd, int mask)
 {
@@ -150,6 +225,7 @@ struct ips2_slaves *ips2_slaves_new(struct ips2_vm *vm, const char *slave_path,
         return NULL;
     }
     s->fd = fds[0];
+    s->host_timeout_ms = host_timeout_of_env();
     pvm_setopt(PvmRoute, PvmDontRoute); /* see the top */
     Tcl_CreateFileHandler(s->fd, TCL_READABLE, file_proc, s);
     export_all(1);
@@ -164,6 +240,11 @@ static void free_proc(char *cd)
         free(s->v[i].host);
     }
     free(s->v);
+    for (int i = 0; i < s->nfailed; i++) {
+        free(s->failed[i].host);
+        free(s->failed[i].why);
+    }
+    free(s->failed);
     free(s->path);
     Tcl_Free((char *)s);
 }
@@ -217,6 +298,9 @@ void ips2_slaves_free(struct ips2_slaves *s)
     ips2_slaves_quit_all(s);
     wait_quit(s, QUIT_WAIT_MS);
     s->closed = true;
+    if (s->ping != NULL)
+        Tcl_DeleteTimerHandler(s->ping);
+    s->ping = NULL;
     export_all(0);
     Tcl_DeleteFileHandler(s->fd);
     Tcl_Release(s);
@@ -230,25 +314,115 @@ int ips2_slaves_alive(const struct ips2_slaves *s, int slave)
     return slave >= 0 && slave < s->n && s->v[slave].alive;
 }
 
-/* Adds host to the VM if no pvmd of that name is in it.  0 or -1. */
-static int ensure_host(const char *host, char *err, size_t errsize)
+/* Whether host's pvmd is in the VM: 1, 0, or -1 with err (a host found
+ * unreachable: a spawn there would wait for it). */
+static int host_in_vm(const struct ips2_vm *vm, const char *host, char *err, size_t errsize)
 {
     struct pvmhostinfo *hi = NULL;
     int nhost = 0, narch = 0;
-    if (pvm_config(&nhost, &narch, &hi) >= 0)
-        for (int i = 0; i < nhost; i++)
-            if (hi[i].hi_name != NULL && strcmp(hi[i].hi_name, host) == 0)
-                return 0;
-    char *hosts[] = {(char *)host, NULL};
+    if (pvm_config(&nhost, &narch, &hi) < 0)
+        return 0;
+    for (int i = 0; i < nhost; i++) {
+        if (hi[i].hi_name == NULL || strcmp(hi[i].hi_name, host) != 0)
+            continue;
+        for (int k = 0; k < vm->nlost; k++)
+            if (vm->lost[k] == hi[i].hi_tid) {
+                snprintf(err, errsize, "host %s is unreachable (a slave there stopped answering)",
+                         host);
+                return -1;
+            }
+        return 1;
+    }
+    return 0;
+}
+
+/* The message of an add that failed with code. */
+static void add_failed(const char *host, int code, char *err, size_t errsize)
+{
+    snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
+             ips2_vm_strerror(code), code,
+             code == PvmIPLoopback  ? "; this host's name resolves to a loopback address, which "
+                                      "other hosts cannot reach: map it to this host's network "
+                                      "address (/etc/hosts), or run with -pvm join in a virtual "
+                                      "machine started with the hosts"
+             : code == PvmCantStart ? "; no pvmd started there over PVM_RSH (rsh, or ssh): the "
+                                      "host is down, unreachable or refused the login"
+                                    : "");
+}
+
+/* A host ips2_slaves_add_hosts() could not add, and why. */
+static const char *add_error(const struct ips2_slaves *s, const char *host)
+{
+    for (int i = 0; i < s->nfailed; i++)
+        if (strcmp(s->failed[i].host, host) == 0)
+            return s->failed[i].why;
+    return NULL;
+}
+
+int ips2_slaves_add_hosts(struct ips2_slaves *s, const char *const *hosts, int n)
+{
+    char **lines = calloc(n > 0 ? (size_t)n : 1, sizeof *lines);
+    const char **names = calloc(n > 0 ? (size_t)n : 1, sizeof *names);
+    int *info = calloc(n > 0 ? (size_t)n : 1, sizeof *info), m = 0, added = 0;
+    char err[512], line[4096];
+    for (int i = 0; lines != NULL && names != NULL && info != NULL && i < n; i++) {
+        bool seen = false;
+        for (int k = 0; k < m && !seen; k++)
+            seen = strcmp(names[k], hosts[i]) == 0;
+        if (seen || ips2_vm_is_local(s->vm, hosts[i]) || add_error(s, hosts[i]) != NULL ||
+            host_in_vm(s->vm, hosts[i], err, sizeof err) != 0)
+            continue;
+        ips2_vm_host_line(s->vm, hosts[i], line, sizeof line);
+        if ((lines[m] = strdup(line)) != NULL)
+            names[m++] = hosts[i];
+    }
+    /* one call: PVM starts the pvmds of all of them at once */
+    int rc = m > 0 ? pvm_addhosts(lines, m, info) : 0;
+    for (int k = 0; k < m; k++) {
+        int code = rc < 0 ? rc : info[k];
+        if (code >= 0) {
+            added++;
+            continue;
+        }
+        struct add_failure *v = realloc(s->failed, (size_t)(s->nfailed + 1) * sizeof *v);
+        if (v == NULL)
+            continue;
+        s->failed = v;
+        add_failed(names[k], code, err, sizeof err);
+        v[s->nfailed].host = strdup(names[k]);
+        v[s->nfailed].why = strdup(err);
+        if (v[s->nfailed].host != NULL && v[s->nfailed].why != NULL)
+            s->nfailed++;
+    }
+    for (int k = 0; lines != NULL && k < m; k++)
+        free(lines[k]);
+    free(lines);
+    free(names);
+    free(info);
+    return added;
+}
+
+/* Adds host to the VM if no pvmd of that name is in it (with the
+ * hostfile options of ips2_vm_host_line()).  0, or -1 with err (also
+ * for a host found unreachable, or that ips2_slaves_add_hosts() could
+ * not add: it is not tried again). */
+static int ensure_host(struct ips2_slaves *s, const char *host, char *err, size_t errsize)
+{
+    const char *why = add_error(s, host);
+    if (why != NULL) {
+        snprintf(err, errsize, "%s", why);
+        return -1;
+    }
+    int in = host_in_vm(s->vm, host, err, errsize);
+    if (in != 0)
+        return in > 0 ? 0 : -1;
+    char line[4096];
+    ips2_vm_host_line(s->vm, host, line, sizeof line);
+    char *hosts[] = {line, NULL};
     int info = 0;
     int rc = pvm_addhosts(hosts, 1, &info);
     if (rc < 1) {
-        int code = rc < 0 ? rc : info;
-        snprintf(err, errsize, "cannot add host %s to the virtual machine: %s (%d)%s", host,
-                 ips2_vm_strerror(code), code,
-                 code == PvmIPLoopback ? "; a private pvmd serves this host only: start a "
-                                         "virtual machine with that host and run with -pvm join"
-                                       : "");
+        add_failed(host, rc < 0 ? rc : info, err, errsize);
         return -1;
     }
     return 0;
@@ -273,7 +447,7 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
         return -1;
     }
     bool local = ips2_vm_is_local(s->vm, host);
-    if (!local && ensure_host(host, err, errsize) != 0)
+    if (!local && ensure_host(s, host, err, errsize) != 0)
         return -1;
     char *argv[] = {"-m", (char *)machine, NULL};
     int tid = 0;
@@ -291,6 +465,11 @@ int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *ho
     sl->tid = tid;
     sl->host_tid = pvm_tidtohost(tid);
     sl->alive = true;
+    sl->remote = !local;
+    sl->heard = mono_s();
+    if (sl->remote && s->host_timeout_ms > 0 && s->ping == NULL)
+        s->ping = Tcl_CreateTimerHandler(
+            s->host_timeout_ms / 4 > 250 ? s->host_timeout_ms / 4 : 250, ping_proc, s);
     pvm_notify(PvmTaskExit, IPS2_TAG_TASK_EXIT, 1, &tid);
     pvm_notify(PvmHostDelete, IPS2_TAG_HOST_DELETE, 1, &sl->host_tid);
     want_drain(s);
@@ -364,6 +543,9 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
     int i = by_tid(s, src);
     if (i < 0)
         return;
+    s->v[i].heard = mono_s();
+    if (tag == IPS2_TAG_PONG)
+        return;
     if (tag >= IPS2_TAG_CPA_FIRST && tag <= IPS2_TAG_CPA_LAST) {
         if (s->v[i].cpa != NULL)
             dispatch_cpa(s, i, tag);
@@ -420,6 +602,10 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
         if ((rc = ips2_upk_str(&a)) >= 0 && (rc = ips2_upk_i64(&l1)) >= 0 &&
             (rc = ips2_upk_i64(&l2)) >= 0 && s->ev.progress != NULL)
             s->ev.progress(s->arg, i, a, l1, l2);
+        break;
+    case IPS2_TAG_PART:
+        if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.part != NULL)
+            s->ev.part(s->arg, i, a);
         break;
     case IPS2_TAG_PROBLEM:
         if ((rc = ips2_upk_str(&a)) >= 0 && s->ev.problem != NULL)

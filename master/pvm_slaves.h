@@ -28,6 +28,8 @@ struct ips2_slave_events {
     void (*progress)(void *arg, int slave, const char *stage, int64_t done, int64_t total);
     void (*problem)(void *arg, int slave, const char *text);
     void (*note)(void *arg, int slave, const char *text);
+    /* a PAG part the slave wrote (its path on the slave's host) */
+    void (*part)(void *arg, int slave, const char *path);
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);
@@ -61,6 +63,12 @@ void ips2_slaves_free(struct ips2_slaves *s);
  * err set ("cannot start ips2slave on HOST: ..."). */
 int ips2_slaves_spawn(struct ips2_slaves *s, const char *machine, const char *host, char *err,
                       size_t errsize);
+
+/* Adds to the VM, in one pvm_addhosts() (PVM starts their pvmds at
+ * once), every host of hosts that is not this one and not in it yet; a
+ * host that cannot be added is remembered with why, and a spawn there
+ * fails with that at once.  Returns how many were added. */
+int ips2_slaves_add_hosts(struct ips2_slaves *s, const char *const *hosts, int n);
 
 /* Whether the slave's task is still there, and how many still are. */
 int ips2_slaves_alive(const struct ips2_slaves *s, int slave);

@@ -9,7 +9,12 @@
  * socket-address file is PVM_TMP/pvmd.UID.VMID), so no stale file of an
  * earlier pvmd (kill -9 leaves them) and no other user's or test's pvmd
  * can be found (a stale file of the same name is removed anyway); then
- * pvm_start_pvmd("-nlocalhost"), which needs no resolvable host name.
+ * pvm_start_pvmd("-nlocalhost"), which needs no resolvable host name;
+ * for a workload with machines on other hosts, "-n<this host's name>"
+ * instead (PVM adds no host to a pvmd on a loopback address), and each
+ * host it adds (over PVM_RSH: rsh, or ssh) is given dx= and ep= of this
+ * host's paths (a shared file system); close deletes them first, so their
+ * pvmds end too.
  * PVM_TMP is left as it is: libpvm reads it once per process and keeps it
  * (pvmgettmp), so a private directory would break every later join or
  * private VM of the process; the pvmd is given that same directory.  PVM
@@ -153,6 +158,12 @@ static int quiet_join(struct ips2_vm *vm)
 }
 
 static char *exec_dirs; /* ips2_vm_exec_path()'s */
+static bool for_hosts;  /* ips2_vm_for_hosts()'s */
+
+void ips2_vm_for_hosts(bool others)
+{
+    for_hosts = others;
+}
 
 void ips2_vm_exec_path(const char *dirs)
 {
@@ -164,7 +175,10 @@ void ips2_vm_exec_path(const char *dirs)
  * workload's directories, so that pvm_spawn("worker") finds them there. */
 static int start_pvmd(void)
 {
-    char *argv[] = {"-nlocalhost", NULL};
+    char name[300] = "-nlocalhost", me[256] = "";
+    if (for_hosts && gethostname(me, sizeof me - 1) == 0 && me[0] != '\0')
+        snprintf(name, sizeof name, "-n%s", me);
+    char *argv[] = {name, NULL};
     if (exec_dirs == NULL)
         return pvm_start_pvmd(1, argv, 1);
     bool had = getenv("PVM_PATH") != NULL;
@@ -216,6 +230,8 @@ static int start_private(struct ips2_vm *vm, char *err, size_t errsize)
         return -1; /* ips2_vm_close() ends it */
     }
     vm->mode = IPS2_VM_PRIVATE;
+    vm->for_hosts = for_hosts;
+    vm->ep = exec_dirs != NULL ? strdup(exec_dirs) : NULL;
     return 0;
 }
 
@@ -231,6 +247,14 @@ static void wait_gone(pid_t pid)
     close(fd);
 }
 
+static bool host_lost(const struct ips2_vm *vm, int host_tid)
+{
+    for (int i = 0; i < vm->nlost; i++)
+        if (vm->lost[i] == host_tid)
+            return true;
+    return false;
+}
+
 /* Whether t runs the program called name (PVM's a_out: a path or a name). */
 static bool task_runs(const struct pvmtaskinfo *t, const char *name)
 {
@@ -239,14 +263,11 @@ static bool task_runs(const struct pvmtaskinfo *t, const char *name)
     return base != NULL && strcmp(base, name) == 0;
 }
 
-int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
+/* ips2_vm_stop_tasks() of the tasks of one pvm_tasks() answer. */
+static int stop_listed(struct ips2_vm *vm, struct pvmtaskinfo *ti, int ntask, ips2_vm_task_fn *fn,
+                       void *arg)
 {
-    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE || vm->mytid <= 0)
-        return 0;
-    struct pvmtaskinfo *ti = NULL;
-    int ntask = 0, stopped = 0, me = pvm_tidtohost(vm->mytid);
-    if (pvm_tasks(0, &ntask, &ti) < 0 || ntask <= 0)
-        return 0;
+    int stopped = 0, me = pvm_tidtohost(vm->mytid);
     int *fds = malloc((size_t)ntask * sizeof *fds);
     if (fds == NULL)
         return 0;
@@ -282,6 +303,24 @@ int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
         close(fds[i]);
     }
     free(fds);
+    return stopped;
+}
+
+int ips2_vm_stop_tasks(struct ips2_vm *vm, ips2_vm_task_fn *fn, void *arg)
+{
+    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE || vm->mytid <= 0)
+        return 0;
+    struct pvmtaskinfo *ti = NULL;
+    int ntask = 0, stopped = 0;
+    if (vm->nlost == 0)
+        return pvm_tasks(0, &ntask, &ti) < 0 || ntask <= 0 ? 0
+                                                           : stop_listed(vm, ti, ntask, fn, arg);
+    /* a host unreachable: the master pvmd then answers a pvm_tasks() of
+     * another host only when it gives up on that one (half a minute), so
+     * only this host's tasks are stopped; the other hosts' go with their
+     * pvmds when ips2_vm_close() deletes the hosts */
+    if (pvm_tasks(pvm_tidtohost(vm->mytid), &ntask, &ti) >= 0 && ntask > 0)
+        stopped = stop_listed(vm, ti, ntask, fn, arg);
     return stopped;
 }
 
@@ -334,10 +373,82 @@ static void copy_file(const char *from, const char *to)
     fclose(in);
 }
 
+void ips2_vm_host_lost(struct ips2_vm *vm, int host_tid)
+{
+    if (vm == NULL || host_lost(vm, host_tid))
+        return;
+    int *v = realloc(vm->lost, (size_t)(vm->nlost + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    vm->lost = v;
+    vm->lost[vm->nlost++] = host_tid;
+}
+
+/* A private VM's other hosts are deleted, so their pvmds (and the tasks
+ * still there) end now rather than when they miss ours; each deletion is
+ * waited for (PvmHostDelete, at most 2 s in all): a pvmd killed before it
+ * has passed the halt on leaves the remote pvmds running. */
+#define HOST_GONE_TAG 0x7ff1 /* a tag of this file's own, received only here */
+static void delete_hosts(struct ips2_vm *vm)
+{
+    struct pvmhostinfo *hi = NULL;
+    int nhost = 0, narch = 0, me = pvm_tidtohost(vm->mytid);
+    if (pvm_config(&nhost, &narch, &hi) < 0 || nhost <= 1)
+        return;
+    char **names = calloc((size_t)nhost, sizeof *names);
+    int *info = calloc((size_t)nhost, sizeof *info), n = 0;
+    int *tids = calloc((size_t)nhost, sizeof *tids);
+    for (int i = 0; names != NULL && info != NULL && tids != NULL && i < nhost; i++)
+        if (hi[i].hi_tid != me && hi[i].hi_name != NULL && !host_lost(vm, hi[i].hi_tid)) {
+            tids[n] = hi[i].hi_tid;
+            names[n++] = strdup(hi[i].hi_name);
+        }
+    if (n > 0 && pvm_notify(PvmHostDelete, HOST_GONE_TAG, n, tids) >= 0 &&
+        pvm_delhosts(names, n, info) >= 0) {
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int got = 0; got < n;) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long left =
+                2000 - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+            struct timeval tv = {left / 1000, (left % 1000) * 1000};
+            if (left <= 0 || pvm_trecv(-1, HOST_GONE_TAG, &tv) <= 0)
+                break;
+            got++;
+        }
+    }
+    for (int i = 0; names != NULL && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(info);
+    free(tids);
+}
+
+void ips2_vm_host_line(const struct ips2_vm *vm, const char *host, char *line, size_t size)
+{
+    snprintf(line, size, "%s", host);
+    if (vm == NULL || vm->mode != IPS2_VM_PRIVATE)
+        return;
+    const char *root = getenv("PVM_ROOT");
+    if (root == NULL || root[0] != '/' || strpbrk(root, " \t\n\"'") != NULL)
+        return;
+    size_t n = strlen(line);
+    snprintf(line + n, size - n, " dx=%s/lib/pvmd", root);
+    if (vm->ep != NULL && strpbrk(vm->ep, " \t\n\"'") == NULL) {
+        n = strlen(line);
+        snprintf(line + n, size - n, " ep=%s:$HOME/pvm3/bin/$PVM_ARCH:%s/bin/$PVM_ARCH:%s/lib",
+                 vm->ep, root, root);
+    }
+    if (strlen(line) + 1 >= size) /* cut: better none than a wrong path */
+        snprintf(line, size, "%s", host);
+}
+
 void ips2_vm_close(struct ips2_vm *vm, const char *keep_log)
 {
     if (vm == NULL)
         return;
+    if (vm->mytid > 0 && vm->mode == IPS2_VM_PRIVATE && vm->for_hosts)
+        delete_hosts(vm);
     if (vm->mytid > 0)
         pvm_exit();
     if (vm->tmpdir != NULL) {
@@ -363,6 +474,8 @@ void ips2_vm_close(struct ips2_vm *vm, const char *keep_log)
         restore_env("PVM_VMID", vm->had_vmid, vm->saved_vmid);
     }
     free(vm->tmpdir);
+    free(vm->ep);
+    free(vm->lost);
     free(vm->saved_tmp);
     free(vm->saved_vmid);
     free(vm);
@@ -370,9 +483,13 @@ void ips2_vm_close(struct ips2_vm *vm, const char *keep_log)
 
 bool ips2_vm_is_local(const struct ips2_vm *vm, const char *host)
 {
+    return (host != NULL && strcmp(host, vm->host) == 0) || ips2_vm_host_is_here(host);
+}
+
+bool ips2_vm_host_is_here(const char *host)
+{
     if (host == NULL || host[0] == '\0' || strcmp(host, ".") == 0 ||
-        strcmp(host, "localhost") == 0 || strcmp(host, "127.0.0.1") == 0 ||
-        strcmp(host, vm->host) == 0)
+        strcmp(host, "localhost") == 0 || strcmp(host, "127.0.0.1") == 0)
         return true;
     char me[256] = "";
     gethostname(me, sizeof me - 1);

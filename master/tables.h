@@ -187,7 +187,11 @@ struct ips2_table *ips2_histogram_table(const struct ips2_hist *h, int metric, i
 int ips2_gprof_tables(struct ips2_model *m, const struct ips2_node *n, struct ips2_table **flat,
                       struct ips2_table **graph, char *err);
 
-/* Both tables in GNU gprof's text layout (gprof -b), malloc'd. */
-char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph);
+/* Both tables in GNU gprof's text layout (gprof -b), malloc'd.  clock:
+ * NULL when the times come from the exact CPU clock, else how the
+ * clock's header text says it ("tick:10 (resolution 10 ms)"), which the
+ * text then names instead of calling the times exact. */
+char *ips2_gprof_text(const struct ips2_table *flat, const struct ips2_table *graph,
+                      const char *clock);
 
 #endif /* IPS2_MASTER_TABLES_H */

@@ -43,11 +43,13 @@
  *
  *	libpvm holds one connection per process, so one run at a time.
  */
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -359,6 +361,32 @@ static void OnNote(void *arg, int slave, const char *text)
     Progress(run, m->name, "note", kv);
 }
 
+/* A PAG part a slave wrote: one this host does not see (the slave's
+ * host keeps its own storage) is listed in SESSION/pag/parts.remote, one
+ * path a line, so that the session's critical path asks for it on the
+ * slaves (cpa_session.c); only a part file of SESSION/pag/ is taken. */
+static void OnPart(void *arg, int slave, const char *path)
+{
+    struct run *run = arg;
+    const char *dir = Tcl_GetString(run->session);
+    size_t n = strlen(dir);
+    if (BySlave(run, slave) == NULL || strncmp(path, dir, n) != 0 ||
+        strncmp(path + n, "/pag/", 5) != 0 || strchr(path + n + 5, '/') != NULL ||
+        strchr(path, '\n') != NULL || access(path, F_OK) == 0)
+        return;
+    char list[PATH_MAX];
+    snprintf(list, sizeof list, "%s/pag", dir);
+    mkdir(list, 0777);
+    snprintf(list, sizeof list, "%s/pag/parts.remote", dir);
+    FILE *f = fopen(list, "a");
+    if (f == NULL) {
+        Ips2RunProblem(run, "master", "%s: %s", list, strerror(errno));
+        return;
+    }
+    fprintf(f, "%s\n", path);
+    fclose(f);
+}
+
 static void OnReady(void *arg, int slave, const char *app, int index, int ok, const char *text)
 {
     struct run *run = arg;
@@ -590,6 +618,7 @@ static const struct ips2_slave_events Events = {
     .exited = OnExited,
     .ready = OnReady,
     .note = OnNote,
+    .part = OnPart,
     .progress = OnProgress,
     .problem = OnProblem,
     .reductions = OnReductions,
@@ -911,7 +940,12 @@ static int Start(struct run *run)
     Tcl_Obj *dirs = ExecDirs(run);
     ips2_vm_exec_path(Tcl_GetString(dirs));
     Tcl_DecrRefCount(dirs);
+    bool others = false;
+    for (int i = 0; i < run->nmachines; i++)
+        others = others || !ips2_vm_host_is_here(run->machines[i].host);
+    ips2_vm_for_hosts(others);
     run->vm = ips2_vm_open(run->vm_mode, err, sizeof err);
+    ips2_vm_for_hosts(false);
     ips2_vm_exec_path(NULL);
     if (run->vm != NULL) {
         run->pvm_private = run->vm->mode == IPS2_VM_PRIVATE;
@@ -937,6 +971,11 @@ static int Start(struct run *run)
         Tcl_SetErrorCode(interp, "IPS2", "RUN", "PVM", NULL);
         return TCL_ERROR;
     }
+    const char **hosts = (const char **)Tcl_Alloc((run->nmachines + 1) * sizeof *hosts);
+    for (int i = 0; i < run->nmachines; i++)
+        hosts[i] = run->machines[i].host;
+    ips2_slaves_add_hosts(run->slaves, hosts, run->nmachines);
+    Tcl_Free((char *)hosts);
     for (int i = 0; i < run->nmachines; i++) {
         struct run_machine *m = &run->machines[i];
         m->slave = ips2_slaves_spawn(run->slaves, m->name, m->host, err, sizeof err);

@@ -311,10 +311,12 @@ static const struct Subcommand {
     const char *usage; /* for Tcl_WrongNumArgs */
 } subcommands[] = {{"application", ApplicationCmd, 1, 1, "name"},
                    {"apps", AppsCmd, 0, 0, NULL},
+                   {"clock", Ips2ClockCmd, -1, 0, NULL},
                    {"close", CloseCmd, 0, 0, NULL},
                    {"gprof", Ips2GprofCmd, -1, 0, NULL},
                    {"histogram", Ips2HistogramCmd, -1, 0, NULL},
                    {"info", InfoCmd, 0, 0, NULL},
+                   {"latency", Ips2LatencyCmd, -1, 0, NULL},
                    {"machines", MachinesCmd, 0, 0, NULL},
                    {"metric-list", Ips2MetricListCmd, 0, 0, NULL},
                    {"messages", Ips2MessagesCmd, -1, 0, NULL},

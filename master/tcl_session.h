@@ -31,7 +31,9 @@ int Ips2MetricsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 int Ips2ProfileCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2NptCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2LatencyCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
+int Ips2ClockCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2HistogramCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2MetricListCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);
 int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[]);

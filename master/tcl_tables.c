@@ -7,7 +7,9 @@
  *   $s profile NODE -level L -metric M ?-phase P? ?-by node|name?
  *   $s npt NODE ?-level L? ?-phase P? ?-by node|name?
  *   $s gprof NODE ?-phase P? ?-format dict|text?
+ *   $s clock ?NODE? ?-phase P?
  *   $s objects NODE ?-phase P? ?-holders?
+ *   $s latency NODE ?-phase P? ?-sort COLUMN? ?-procedure NAME ?-buckets N??
  *   $s histogram NODE -metric M ?-phase P? ?-width NS?
  *   $s metric-list
  *   $s table processes|phases|problems ?-columns {NAME ...}?
@@ -23,6 +25,13 @@
  * With -phase the table is computed on the phase's model (phases.c); a
  * node that has no data in the phase has zero values there.
  *
+ * clock is the process-time clock of the processes under the node
+ * (default physical) as a table's header states it (clock_note.h): a dict
+ * {text T exact 0|1 clocks {{method M resolution NS processes N} ...}
+ * short {{name N mean NS calls N resolution NS} ...}}, short being the
+ * procedures whose mean CPU time per call is within ten times of their
+ * clock's resolution, shortest first.
+ *
  * metric-list is every metric a table or histogram takes, with its unit,
  * levels and description (tables.c).  `table` gives the session's facts
  * as tables, so that the command line and the GUI show the same ones:
@@ -35,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_note.h"
+#include "latency.h"
 #include "tcl_cpa.h"
 #include "tcl_session.h"
 #include "tcl_util.h"
@@ -423,6 +434,72 @@ int Ips2ObjectsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     return TableResult(interp, ips2_objects_table(tg.m, tg.n, err), err, "objects");
 }
 
+/* The latency table of a node (latency.h), or with -procedure the
+ * histogram of one procedure's latency under it (-buckets per power of
+ * two, default 8) with the summary beside: the dict of the histogram's
+ * table plus procedure, available (0: not recorded, older reductions),
+ * count, mean, p50, p90, p99, max and total (ns). */
+int Ips2LatencyCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const usage = "node ?-phase phase? ?-sort column? ?-procedure name? "
+                                     "?-buckets n?";
+    static const char *const names[] = {"-buckets", "-phase", "-procedure", "-sort", NULL};
+    enum { L_BUCKETS, L_PHASE, L_PROCEDURE, L_SORT, L_COUNT };
+    Tcl_Obj *o[L_COUNT] = {NULL};
+    char err[IPS2_ERR_MAX];
+    struct target tg;
+    int per_octave = 8;
+
+    if (objc < 3 || objc % 2 == 0) {
+        Tcl_WrongNumArgs(interp, 2, objv, usage);
+        return TCL_ERROR;
+    }
+    for (int i = 3; i < objc; i += 2) {
+        int index;
+        if (Tcl_GetIndexFromObjStruct(interp, objv[i], names, sizeof(char *), "option", 0,
+                                      &index) != TCL_OK)
+            return TCL_ERROR;
+        o[index] = objv[i + 1];
+    }
+    if ((o[L_BUCKETS] && Tcl_GetIntFromObj(interp, o[L_BUCKETS], &per_octave) != TCL_OK) ||
+        Resolve(s, interp, objv[2], o[L_PHASE], &tg) != TCL_OK)
+        return TCL_ERROR;
+    if (o[L_PROCEDURE] == NULL)
+        return TableResult(
+            interp,
+            ips2_latency_table(tg.m, tg.n, o[L_SORT] ? Tcl_GetString(o[L_SORT]) : NULL, err), err,
+            "latency");
+
+    struct ips2_lat l;
+    bool available;
+    if (ips2_latency_of(tg.m, tg.n, Tcl_GetString(o[L_PROCEDURE]), &l, &available, err) < 0)
+        return Failed(interp, err, "latency");
+    struct ips2_table *t = ips2_latency_histogram(&l, (unsigned)per_octave, err);
+    if (t == NULL) {
+        ips2_lat_free(&l);
+        return Failed(interp, err, "latency");
+    }
+    Tcl_Obj *d = Ips2TableObj(t);
+    ips2_table_free(t);
+    Ips2Put(d, "procedure", o[L_PROCEDURE]);
+    Ips2Put(d, "available", Tcl_NewBooleanObj(available));
+    const struct {
+        const char *key;
+        uint64_t v;
+    } f[] = {{"count", l.count},
+             {"mean", l.count ? (l.sum_ns + l.count / 2) / l.count : 0},
+             {"p50", ips2_lat_percentile(&l, 0.50)},
+             {"p90", ips2_lat_percentile(&l, 0.90)},
+             {"p99", ips2_lat_percentile(&l, 0.99)},
+             {"max", l.max_ns},
+             {"total", l.sum_ns}};
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        Ips2Put(d, f[i].key, Tcl_NewWideIntObj((Tcl_WideInt)f[i].v));
+    ips2_lat_free(&l);
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
 int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     static const char *const allowed[] = {"-format", "-phase", NULL};
@@ -442,7 +519,16 @@ int Ips2GprofCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const ob
     if (ips2_gprof_tables(tg.m, tg.n, &flat, &graph, err) != 0)
         return Failed(interp, err, "gprof");
     if (format == 1) {
-        char *text = ips2_gprof_text(flat, graph);
+        struct ips2_clock_note note;
+        char *clock = NULL, *text = NULL;
+        if (ips2_clock_note(tg.m, tg.n, &note, err) == 0) {
+            if (!ips2_clock_note_exact(&note))
+                clock = ips2_clock_note_text(&note);
+            if (ips2_clock_note_exact(&note) || clock != NULL)
+                text = ips2_gprof_text(flat, graph, clock);
+            free(clock);
+            ips2_clock_note_free(&note);
+        }
         if (text == NULL) {
             ips2_table_free(flat);
             ips2_table_free(graph);
@@ -757,5 +843,64 @@ int Ips2FactTableCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *cons
     }
     Tcl_SetObjResult(interp, table);
     Tcl_DecrRefCount(table);
+    return TCL_OK;
+}
+
+int Ips2ClockCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    static const char *const allowed[] = {"-phase", NULL};
+    char err[IPS2_ERR_MAX], method[32];
+    struct ips2_clock_note note;
+    struct target tg;
+    Tcl_Obj *o[O_COUNT], *path, *d, *list;
+    int first = objc > 2 && Tcl_GetString(objv[2])[0] != '-' ? 3 : 2;
+
+    if ((objc - first) % 2 != 0) {
+        Tcl_WrongNumArgs(interp, 2, objv, "?node? ?-phase phase?");
+        return TCL_ERROR;
+    }
+    path = first == 3 ? objv[2] : Tcl_NewStringObj("physical", -1);
+    Tcl_IncrRefCount(path);
+    int rc = ParseOptions(interp, objc, objv, first, allowed, o);
+    if (rc == TCL_OK)
+        rc = Resolve(s, interp, path, o[O_PHASE], &tg);
+    Tcl_DecrRefCount(path);
+    if (rc != TCL_OK)
+        return rc;
+    if (ips2_clock_note(tg.m, tg.n, &note, err) != 0)
+        return Failed(interp, err, "clock");
+    char *text = ips2_clock_note_text(&note);
+    if (text == NULL) {
+        ips2_clock_note_free(&note);
+        return Failed(interp, "out of memory", "clock");
+    }
+    d = Tcl_NewDictObj();
+    Ips2Put(d, "text", Tcl_NewStringObj(text, -1));
+    free(text);
+    Ips2Put(d, "exact", Tcl_NewBooleanObj(ips2_clock_note_exact(&note)));
+    list = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < note.nuses; i++) {
+        const struct ips2_clock_use *u = &note.uses[i];
+        Tcl_Obj *e = Tcl_NewDictObj();
+        ips2_clock_method_text(u->method, u->param, method, sizeof(method));
+        Ips2Put(e, "method", Tcl_NewStringObj(u->res_ns ? method : "", -1));
+        Ips2Put(e, "resolution", Tcl_NewWideIntObj((Tcl_WideInt)u->res_ns));
+        Ips2Put(e, "processes", Tcl_NewWideIntObj(u->processes));
+        Tcl_ListObjAppendElement(NULL, list, e);
+    }
+    Ips2Put(d, "clocks", list);
+    list = Tcl_NewListObj(0, NULL);
+    for (size_t i = 0; i < note.nshorts; i++) {
+        const struct ips2_clock_short *c = &note.shorts[i];
+        Tcl_Obj *e = Tcl_NewDictObj();
+        Ips2Put(e, "name", Tcl_NewStringObj(c->name, -1));
+        Ips2Put(e, "mean", Tcl_NewWideIntObj((Tcl_WideInt)c->mean_ns));
+        Ips2Put(e, "calls", Tcl_NewWideIntObj((Tcl_WideInt)c->calls));
+        Ips2Put(e, "resolution", Tcl_NewWideIntObj((Tcl_WideInt)c->res_ns));
+        Tcl_ListObjAppendElement(NULL, list, e);
+    }
+    Ips2Put(d, "short", list);
+    ips2_clock_note_free(&note);
+    Tcl_SetObjResult(interp, d);
     return TCL_OK;
 }

@@ -81,6 +81,8 @@ enum ips2_tag {
     IPS2_TAG_STOP = 109,      /* str app, i32 index, i32 signal, i64 grace ms: send the
                                  signal to the process's group, SIGKILL after the grace
                                  (a stop condition, -stop-when) */
+    IPS2_TAG_PING = 110,      /* i32 seq: answer PONG with it at once (the master's check
+                                 that a slave on another host is still reachable) */
     IPS2_TAG_COLLECTOR = 107, /* str kind ("os", "hw"), i64 interval ms: before GO, a
                                  collector to run beside the processes (ips2-collect-KIND,
                                  collectors/collect.h), from just before the first one
@@ -106,6 +108,10 @@ enum ips2_tag {
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
     IPS2_TAG_NOTE = 209,         /* str text: something the master notes ("MACHINE: text"):
                                     a process traced through libips2 preloaded */
+    IPS2_TAG_PART = 215,         /* str path: a PAG part file this slave wrote (after its
+                                    REDUCTIONS), so a master on another host, which cannot
+                                    list the slave's SESSION/pag/, knows its parts */
+    IPS2_TAG_PONG = 216,         /* i32 seq: the answer to PING */
     IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
                                     readiness check passed it (ok 1) or did not (ok 0: text
                                     says why: its timeout, or it ended first) */

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ips2_latency.h"
+
 #define IPS2_RED_NONE UINT32_MAX /* "no string", "no procedure" */
 
 struct ips2_pag; /* cpa/ips2_pag.h */
@@ -65,6 +67,12 @@ struct ips2_red_process {
     int32_t exit_status;       /* status, or the signal for IPS2_EXIT_SIGNAL */
     uint32_t problem;          /* string naming what went wrong, or IPS2_RED_NONE */
     uint32_t first_thread, nthreads;
+    /* its process-time clock (stream header, traces/FORMAT.md §6): method
+     * (enum ips2_cpu_method) and param, and the resolution in ns: exact,
+     * clock_getres(CLOCK_THREAD_CPUTIME_ID); interp, the sync period;
+     * tick, the tick.  cpu_res_ns 0: not known (older reductions). */
+    uint32_t cpu_method, cpu_param;
+    uint64_t cpu_res_ns;
 };
 
 struct ips2_red_thread {
@@ -136,6 +144,22 @@ struct ips2_red_hold {
     uint64_t acquisitions, hold_ns;
 };
 
+/* The latency distribution of one procedure row: the inclusive wall
+ * times of its outermost activations (with recursion, only the
+ * activation not already on the stack counts, as for incl_wall), each
+ * clipped to the phase as incl_wall is; an activation counts when some
+ * of it lies in the phase.  Its count activations add up to the row's
+ * incl_wall (the exact sum); max_ns is exact, the buckets are
+ * ips2_latency.h's (non-empty ones, ascending).  At most one row per
+ * procedure row, in procs[] order; a procedure row without one had no
+ * activation. */
+struct ips2_red_latency {
+    uint32_t proc; /* index into procs[] */
+    uint32_t nbins;
+    uint64_t count, max_ns;
+    struct ips2_lat_bin *bins;
+};
+
 /* External data (collectors/ips2_external.h): what one collector measured
  * of one focus, one metric.  value: for a counter its increase within the
  * reduction's time span (a process counts from its start, the machine from
@@ -205,6 +229,11 @@ struct ips2_reductions {
     size_t nproblems;
     struct ips2_red_ext *exts; /* external data, by collector, pid, process, metric */
     size_t nexts;
+    /* latency distributions (reductions of version 6 and reductions made
+     * here); latency false: not recorded (an older file), not zero */
+    bool latency;
+    struct ips2_red_latency *lats;
+    size_t nlats;
 };
 
 /* What to reduce and how. */

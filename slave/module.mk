@@ -10,6 +10,8 @@ SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/redu
               slave/reduce_stream.c slave/compensate.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
               slave/reduce_ext.c slave/reduce_names.c slave/reduce_clock.c
+# latency.c: the latency histograms' buckets, merging, percentiles (ips2_latency.h)
+SLAVE_SRCS += slave/latency.c
 SLAVE_OBJS := $(SLAVE_SRCS:%.c=$(B)/obj/%.o)
 SLAVE_LIB  := $(B)/lib/libips2slave.a
 # what a program using the library links: it, the libraries it uses, libelf, zlib
@@ -23,7 +25,8 @@ $(B)/bin/ips2-reduce: $(B)/obj/slave/reduce_cmd.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS)
 
-SLAVE_HEADERS := $(B)/include/ips2_reductions.h $(B)/include/ips2_proto.h
+SLAVE_HEADERS := $(B)/include/ips2_reductions.h $(B)/include/ips2_proto.h \
+                 $(B)/include/ips2_latency.h
 $(SLAVE_HEADERS): $(B)/include/%.h: slave/%.h
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -45,6 +48,11 @@ $(B)/tests/unit/test_compensate: $(B)/obj/tests/unit/test_compensate.o $(SLAVE_L
 $(B)/tests/unit/test_reductions: $(B)/obj/tests/unit/test_reductions.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
+# the latency histogram against sorted arrays (ips2_latency.h)
+$(B)/obj/tests/unit/test_latency.o: | $(B)/include/ips2_latency.h
+$(B)/tests/unit/test_latency: $(B)/obj/tests/unit/test_latency.o $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka
 
 LIBRARIES += $(SLAVE_LIB)
 PROGRAMS  += $(B)/bin/ips2-reduce

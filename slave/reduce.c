@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ips2_fields.h"
 #include "ips2_symbols.h"
@@ -358,6 +359,30 @@ static const char *pag_name(void *arg, uint32_t proc)
     return s < n->b->strings.n ? n->b->strings.v[s] : NULL;
 }
 
+/* The resolution of a stream's process-time clock, in ns: the reducing
+ * machine's CLOCK_THREAD_CPUTIME_ID's for exact (the machine that wrote
+ * the traces, unless they were moved) and for interp, whose readings are
+ * exact ones every param us with the wall clock's ns between them (a
+ * short call is measured as finely as with exact; only a thread that
+ * blocks between two readings is charged its CPU a little off: that is
+ * not a granularity, and a table warning on every procedure of the
+ * default method would say nothing); tick's the tick. */
+static uint64_t cpu_resolution_ns(unsigned method, unsigned param)
+{
+    struct timespec ts;
+
+    switch (method) {
+    case IPS2_CPU_EXACT:
+    case IPS2_CPU_INTERP:
+        if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+            return 1;
+        uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        return ns ? ns : 1;
+    default:
+        return param ? (uint64_t)param * 1000000u : 1;
+    }
+}
+
 /* Reduces the streams [first, end) of one process image. */
 static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, size_t first,
                          size_t end, const struct ips2_reduce_options *o, uint64_t interval,
@@ -402,6 +427,11 @@ static void reduce_image(struct red_build *b, const struct ips2_trace_dir *td, s
     p->exit_how = -1;
     p->problem = IPS2_RED_NONE;
     p->first_thread = (uint32_t)b->r->nthreads;
+    if (have_h) {
+        p->cpu_method = h.cpu_method;
+        p->cpu_param = h.cpu_param;
+        p->cpu_res_ns = cpu_resolution_ns(h.cpu_method, h.cpu_param);
+    }
     b->r->events += proc_events;
     if (pag)
         pag_image_begin(pag, app_or(&h, have_h), have_h ? h.exe : "", (int32_t)p->pid, p->image,
@@ -529,6 +559,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
         o.times = t > 0 ? (unsigned)t : IPS2_TIMES_COMPENSATED;
     }
     b.r->times = o.times;
+    b.r->latency = true;
     for (size_t i = 0; i < td->nproblems; i++)
         red_build_problem(&b, "%s", td->problems[i]);
 

@@ -152,6 +152,8 @@ static void print_tsv(const struct ips2_reductions *r)
     printf("# object\tPID\tIMAGE\tTID\tKIND\tID\tWAITS\tWAIT_NS\tSPIN_NS\tNAME\n");
     printf("# ohist\tPID\tIMAGE\tTID\tKIND\tID\tMETRIC\tSTART\tWIDTH\tBUCKETS\tSUM\tVALUES\n");
     printf("# hold\tPID\tIMAGE\tTID\tKIND\tID\tPROC\tACQUISITIONS\tHOLD_NS\tNAME\n");
+    printf("# latency\tPID\tIMAGE\tTID\tPROC\tCOUNT\tSUM_NS\tMAX_NS\tP50\tP90\tP99\tBUCKETS"
+           " (index:count,...)\n");
     printf("# problem\tTEXT\n");
     printf("machine\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\n",
            str(r, r->machine), str(r, r->host), r->events, r->trace_bytes, r->phase_start_ns,
@@ -219,6 +221,25 @@ static void print_tsv(const struct ips2_reductions *r)
                o->name == IPS2_RED_NONE ? "" : str(r, o->name));
     }
     print_holds(r);
+    for (size_t i = 0; i < r->nlats; i++) {
+        const struct ips2_red_latency *l = &r->lats[i];
+        const struct ips2_red_proc *pr = &r->procs[l->proc];
+        const struct ips2_red_thread *t = &r->threads[pr->thread];
+        const struct ips2_red_process *p = &r->processes[t->process];
+        struct ips2_lat d = {.count = l->count,
+                             .sum_ns = pr->incl_wall,
+                             .max_ns = l->max_ns,
+                             .bins = l->bins,
+                             .nbins = l->nbins};
+        printf("latency\t%u\t%u\t%u\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+               "\t%" PRIu64 "\t%" PRIu64 "\t",
+               p->pid, p->image, t->tid, str(r, pr->name), l->count, pr->incl_wall, l->max_ns,
+               ips2_lat_percentile(&d, 0.50), ips2_lat_percentile(&d, 0.90),
+               ips2_lat_percentile(&d, 0.99));
+        for (uint32_t k = 0; k < l->nbins; k++)
+            printf("%s%u:%" PRIu64, k ? "," : "", l->bins[k].bucket, l->bins[k].count);
+        printf("\n");
+    }
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem\t%s\n", str(r, r->problems[i]));
 }

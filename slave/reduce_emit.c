@@ -241,6 +241,56 @@ static void emit_holds(struct red_build *b, const struct rt_object *o, uint32_t 
     }
 }
 
+/* The latency rows of the thread's procedure rows (from first_proc on):
+ * the windows of the procedures of one name merged into their row's. */
+static void emit_lats(struct red_build *b, const struct rt *r, const uint32_t *map,
+                      uint32_t first_proc)
+{
+    size_t nrows = b->r->nprocs - first_proc, most = 0;
+    struct ips2_lat *acc = calloc(nrows ? nrows : 1, sizeof(*acc));
+    struct ips2_lat_bin *bins;
+
+    for (uint32_t i = 1; i < r->nprocs; i++)
+        most = r->lat[i].len > most ? r->lat[i].len : most;
+    bins = malloc((most ? most : 1) * sizeof(*bins));
+    if (!acc || !bins)
+        goto oom;
+    for (uint32_t i = 1; i < r->nprocs; i++) {
+        const struct rt_lat *l = &r->lat[i];
+        size_t n = 0;
+        uint64_t count = 0;
+        for (uint32_t k = 0; k < l->len; k++)
+            if (l->n[k]) {
+                bins[n++] = (struct ips2_lat_bin){.bucket = l->lo + k, .count = l->n[k]};
+                count += l->n[k];
+            }
+        if (count && ips2_lat_merge(&acc[map[i] - first_proc], bins, n, count,
+                                    r->procs[i].incl_wall, l->max) < 0)
+            goto oom;
+    }
+    for (size_t k = 0; k < nrows; k++) {
+        struct ips2_red_latency *row;
+        if (acc[k].count == 0)
+            continue;
+        if (!(row = RED_PUSH(b, lats)))
+            break;
+        *row = (struct ips2_red_latency){.proc = first_proc + (uint32_t)k,
+                                         .nbins = (uint32_t)acc[k].nbins,
+                                         .count = acc[k].count,
+                                         .max_ns = acc[k].max_ns,
+                                         .bins = acc[k].bins};
+        acc[k].bins = NULL;
+    }
+    goto done;
+oom:
+    b->oom = true;
+done:
+    for (size_t k = 0; acc && k < nrows; k++)
+        ips2_lat_free(&acc[k]);
+    free(acc);
+    free(bins);
+}
+
 void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, uint32_t tid,
                      red_name_fn name, void *name_arg)
 {
@@ -271,6 +321,7 @@ void red_emit_thread(struct red_build *b, const struct rt *r, uint32_t process, 
     if (!b->oom) {
         emit_arcs(b, r, thread, map);
         emit_hists(b, r, thread, map, th->first_proc);
+        emit_lats(b, r, map, th->first_proc);
     }
 
     /* each object with its SYNC_WAIT histogram */

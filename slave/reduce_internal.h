@@ -21,7 +21,7 @@
 struct red_build {
     struct ips2_reductions *r;
     struct ips2_strtab strings;
-    size_t cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists, cap_objects, cap_holds,
+    size_t cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists, cap_objects, cap_holds, cap_lats,
         cap_problems;
     bool oom;
     double cost_sum, cost_events; /* the streams' call costs weighted by their events */

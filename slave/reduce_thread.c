@@ -56,6 +56,7 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
 
     r->cap_procs = 64;
     r->procs = calloc(r->cap_procs, sizeof(*r->procs));
+    r->lat = calloc(r->cap_procs, sizeof(*r->lat));
     r->map_mask = 255;
     r->map_key = calloc(r->map_mask + 1, sizeof(*r->map_key));
     r->map_val = calloc(r->map_mask + 1, sizeof(*r->map_val));
@@ -64,7 +65,8 @@ void rt_init(struct rt *r, int64_t ps, int64_t pe, uint64_t interval_ns)
     r->amap_val = calloc(r->amap_mask + 1, sizeof(*r->amap_val));
     r->cap_stack = 256;
     r->stack = malloc(r->cap_stack * sizeof(*r->stack));
-    if (!r->procs || !r->map_key || !r->map_val || !r->amap_key || !r->amap_val || !r->stack) {
+    if (!r->procs || !r->lat || !r->map_key || !r->map_val || !r->amap_key || !r->amap_val ||
+        !r->stack) {
         r->oom = true;
         r->cap_stack = 0; /* rt_push_grow() fails from now on */
         r->cap_procs = 0;
@@ -85,6 +87,10 @@ void rt_free(struct rt *r)
                 red_hist_free(&p->mhist[k]);
             free(p->mhist);
         }
+    if (r->lat)
+        for (uint32_t i = 0; i < r->nprocs; i++)
+            free(r->lat[i].n);
+    free(r->lat);
     for (uint32_t i = 0; i < r->nobjects; i++) {
         red_hist_free(&r->objects[i].hist);
         free(r->objects[i].holds);
@@ -325,14 +331,22 @@ uint32_t rt_proc_insert(struct rt *r, uint64_t addr)
         return 0;
     if ((r->nprocs + 1) * 2 > r->map_mask + 1 && !map_grow(r))
         goto oom;
-    if (r->nprocs == r->cap_procs && !grow((void **)&r->procs, &r->cap_procs, sizeof(*r->procs)))
-        goto oom;
+    if (r->nprocs == r->cap_procs) {
+        uint32_t cap = r->cap_procs;
+        struct rt_lat *lat = realloc(r->lat, (size_t)cap * 2 * sizeof(*lat));
+        if (!lat)
+            goto oom;
+        r->lat = lat;
+        if (!grow((void **)&r->procs, &r->cap_procs, sizeof(*r->procs)))
+            goto oom;
+    }
     uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 40) & r->map_mask;
     while (r->map_key[i])
         i = (i + 1) & r->map_mask;
     uint32_t idx = r->nprocs++;
     struct rt_proc *p = &r->procs[idx];
     memset(p, 0, sizeof(*p));
+    memset(&r->lat[idx], 0, sizeof(r->lat[idx]));
     p->addr = addr;
     p->last_caller = UINT32_MAX;
     r->map_key[i] = addr + 1;
@@ -431,6 +445,36 @@ void rt_exit_slow(struct rt *r, uint64_t addr)
         r->unwound++;
     }
     rt_pop(r, &r->h);
+}
+
+/* ---- latency ----------------------------------------------------------- */
+
+/* The window becomes whole powers of two around v's and the old window,
+ * with two more on each side of v's, so that it rarely grows again. */
+void rt_lat_grow(struct rt *r, struct rt_lat *l, uint64_t v)
+{
+    const uint32_t groups = IPS2_LAT_BUCKETS / IPS2_LAT_SUB;
+    uint32_t b = ips2_lat_bucket(v), g = b / IPS2_LAT_SUB;
+    uint32_t lo = g >= 2 ? g - 2 : 0, hi = g + 2 < groups ? g + 2 : groups - 1;
+
+    if (l->len) {
+        uint32_t olo = l->lo / IPS2_LAT_SUB, ohi = (l->lo + l->len) / IPS2_LAT_SUB - 1;
+        lo = lo < olo ? lo : olo;
+        hi = hi > ohi ? hi : ohi;
+    }
+    uint32_t nlo = lo * IPS2_LAT_SUB, nn = (hi - lo + 1) * IPS2_LAT_SUB;
+    uint64_t *lat = calloc(nn, sizeof(*lat));
+    if (!lat) {
+        r->oom = true;
+        return;
+    }
+    if (l->len)
+        memcpy(lat + (l->lo - nlo), l->n, l->len * sizeof(*lat));
+    free(l->n);
+    l->n = lat;
+    l->lo = nlo;
+    l->len = nn;
+    l->n[b - nlo]++;
 }
 
 /* ---- interactions ---------------------------------------------------- */

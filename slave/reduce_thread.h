@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "histogram.h"
+#include "ips2_latency.h"
 #include "ips2_reductions.h"
 
 #define RT_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -51,6 +52,16 @@ struct rt_proc {
     struct red_hist hist;   /* exclusive CPU per bucket */
     struct red_hist *mhist; /* NULL, or RT_PROC_HISTS: interaction metrics */
     uint64_t pag_snap;      /* m[CPU] at the PAG's latest node */
+};
+
+/* A procedure's latency (beside its rt_proc, which stays 256 bytes, a
+ * shift from its index): counts of buckets lo .. lo + len - 1 of its
+ * outermost activations' inclusive wall times (ips2_latency.h), a window
+ * that rt_lat_grow() widens; and the longest. */
+struct rt_lat {
+    uint64_t *n;
+    uint64_t max;
+    uint32_t lo, len;
 };
 
 struct rt_arc {
@@ -142,8 +153,9 @@ struct rt {
     struct red_hist cpu_hist;
     struct red_hist mhist[IPS2_M_COUNT]; /* interaction metrics */
 
-    /* procedures: procs[0] = no procedure */
+    /* procedures: procs[0] = no procedure; lat[i] is procs[i]'s */
     struct rt_proc *procs;
+    struct rt_lat *lat;
     uint32_t nprocs, cap_procs;
     uint64_t *map_key; /* address -> proc index + 1 (0 = empty slot) */
     uint32_t *map_val;
@@ -227,6 +239,8 @@ uint32_t rt_proc_insert(struct rt *r, uint64_t addr);
 uint32_t rt_arc_find(struct rt *r, uint32_t caller, uint32_t callee);
 bool rt_push_grow(struct rt *r);
 void rt_exit_slow(struct rt *r, uint64_t addr);
+/* Counts an activation of wall time v outside its bucket window l. */
+void rt_lat_grow(struct rt *r, struct rt_lat *l, uint64_t v);
 
 /* An interaction: a count at time t, a wait over [t0, t1], or an amount v
  * spread evenly over [t0, t1] (spin CPU), charged to the procedure on top
@@ -339,10 +353,21 @@ static inline __attribute__((always_inline)) void rt_pop(struct rt *r, struct rt
 
     p->active--;
     if (f->outer) {
-        uint64_t dc = k->cum_cpu - f->cum_cpu;
+        uint64_t dc = k->cum_cpu - f->cum_cpu, dw = k->cum_wall - f->cum_wall;
         p->incl_cpu += dc;
-        p->incl_wall += k->cum_wall - f->cum_wall;
+        p->incl_wall += dw;
         r->arcs[f->arc].child_cpu += dc;
+        /* its latency, if some of it was in the phase (dw is clipped) */
+        if (RT_LIKELY(dw != 0) || (k->last_t >= r->ps && k->last_t < r->pe)) {
+            struct rt_lat *l = &r->lat[f->proc];
+            uint32_t b = ips2_lat_bucket(dw) - l->lo;
+            if (RT_LIKELY(b < l->len))
+                l->n[b]++;
+            else
+                rt_lat_grow(r, l, dw);
+            if (dw > l->max)
+                l->max = dw;
+        }
     }
     k->top = k->depth ? r->stack[k->depth - 1].proc : 0;
     if (RT_UNLIKELY(r->pag != NULL))

@@ -5,7 +5,10 @@
  * Layout (little-endian, fixed-width fields):
  *
  *   0   magic "IPS2RED\0"
- *   8   u32 version (5; 4 when no thread held a lock, 3 when moreover no
+ *   8   u32 version (7; 6 when no procedure has a latency distribution
+ *       (reductions made from an older file), 5 when moreover no process
+ *       row says its clock, 4 when moreover no thread held a lock, 3 when
+ *       moreover no
  *       object has a name and no histogram an object, so that such a file is
  *       the same bytes as before; 2, whose
  *       external rows name no process row, and 1, without the external
@@ -43,7 +46,16 @@
  *   then (version 5) the holds of locks: u32 count, and per row
  *       hold    u32 object proc, u64 acquisitions hold_ns
  *       (the procedure, if any, of the object's thread; older: none)
- *   then (version 6) which times the reductions hold: u32 times (1 raw,
+ *   then (version 6) the process-time clock of each process row:
+ *       clock   u32 method (0 exact, 1 interp, 2 tick), u32 param,
+ *               u64 resolution ns (0: not known; older: every one 0)
+ *   then (version 7) the latency distributions: u32 count, and per row
+ *       latency u32 proc nbins, u64 count max_ns,
+ *               nbins x (u32 bucket, u64 count)
+ *       (procedure rows strictly ascending; buckets strictly ascending,
+ *       below IPS2_LAT_BUCKETS, counts > 0 adding up to count; max_ns in
+ *       the last bucket; older versions: latency not recorded)
+ *   then (version 8) which times the reductions hold: u32 times (1 raw,
  *       2 compensated), u32 call_cost_ps, u64 probe_ns (older: raw,
  *       costs unknown; written only when one of them says something)
  *
@@ -64,16 +76,18 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-#define RED_MAGIC           "IPS2RED"
-#define RED_VERSION         6
-#define RED_VERSION_NO_TIME 5
-#define RED_VERSION_NO_HOLD 4
-#define RED_VERSION_NO_LINK 3
-#define RED_VERSION_NO_PROC 2
-#define RED_VERSION_NO_EXT  1
-#define CRC_AT              12
-#define CRC_FROM            16
-#define NCOUNTS             8
+#define RED_MAGIC            "IPS2RED"
+#define RED_VERSION          8
+#define RED_VERSION_NO_TIME  7
+#define RED_VERSION_NO_LAT   6
+#define RED_VERSION_NO_CLOCK 5
+#define RED_VERSION_NO_HOLD  4
+#define RED_VERSION_NO_LINK  3
+#define RED_VERSION_NO_PROC  2
+#define RED_VERSION_NO_EXT   1
+#define CRC_AT               12
+#define CRC_FROM             16
+#define NCOUNTS              8
 
 /* Bytes of a row, without its metrics or buckets. */
 #define PROCESS_SIZE (6 * 4 + 16 + 8 + 12)
@@ -83,9 +97,21 @@
 #define EXT_SIZE     (20 + 8 + 16 + 4)
 #define EXT_SIZE_V2  (EXT_SIZE - 4)
 #define HOLD_SIZE    (8 + 16)
+#define CLOCK_SIZE   (8 + 8)
+#define LAT_SIZE     (8 + 16)
+#define LAT_BIN_SIZE (4 + 8)
 #define HEAD_SIZE    100
 
 /* ---- writing --------------------------------------------------------- */
+
+/* Whether r needs version 6: a process row that says its clock. */
+static bool has_clocks(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nprocesses; i++)
+        if (r->processes[i].cpu_res_ns != 0)
+            return true;
+    return false;
+}
 
 /* Whether r needs version 4: an object with a name or a histogram of an
  * object. */
@@ -266,6 +292,32 @@ static void write_holds(struct ips2_out *o, const struct ips2_reductions *r)
     }
 }
 
+static void write_clocks(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const struct ips2_red_process *p = &r->processes[i];
+        ips2_put_u32(o, p->cpu_method);
+        ips2_put_u32(o, p->cpu_param);
+        ips2_put_u64(o, p->cpu_res_ns);
+    }
+}
+
+static void write_lats(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    ips2_put_u32(o, (uint32_t)r->nlats);
+    for (size_t i = 0; i < r->nlats; i++) {
+        const struct ips2_red_latency *l = &r->lats[i];
+        ips2_put_u32(o, l->proc);
+        ips2_put_u32(o, l->nbins);
+        ips2_put_u64(o, l->count);
+        ips2_put_u64(o, l->max_ns);
+        for (uint32_t k = 0; k < l->nbins; k++) {
+            ips2_put_u32(o, l->bins[k].bucket);
+            ips2_put_u64(o, l->bins[k].count);
+        }
+    }
+}
+
 /* The crc of bytes 16 to the end, into the header. */
 static void write_crc(struct ips2_out *o)
 {
@@ -276,10 +328,12 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
     bool timed = r->times == IPS2_TIMES_COMPENSATED || r->call_cost_ps || r->probe_ns;
-    uint32_t version = timed          ? RED_VERSION
-                       : r->nholds    ? RED_VERSION_NO_TIME
-                       : has_links(r) ? RED_VERSION_NO_HOLD
-                                      : RED_VERSION_NO_LINK;
+    uint32_t version = timed           ? RED_VERSION
+                       : r->latency    ? RED_VERSION_NO_TIME
+                       : has_clocks(r) ? RED_VERSION_NO_LAT
+                       : r->nholds     ? RED_VERSION_NO_CLOCK
+                       : has_links(r)  ? RED_VERSION_NO_HOLD
+                                       : RED_VERSION_NO_LINK;
 
     ips2_out_init(&o);
     write_header(&o, r, version);
@@ -294,8 +348,12 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     write_exts(&o, r);
     if (version >= RED_VERSION_NO_HOLD)
         write_links(&o, r);
-    if (version >= RED_VERSION_NO_TIME)
+    if (version >= RED_VERSION_NO_CLOCK)
         write_holds(&o, r);
+    if (version >= RED_VERSION_NO_LAT)
+        write_clocks(&o, r);
+    if (version >= RED_VERSION_NO_TIME)
+        write_lats(&o, r);
     if (version >= RED_VERSION) {
         ips2_put_u32(&o, r->times);
         ips2_put_u32(&o, r->call_cost_ps);
@@ -793,7 +851,7 @@ static int read_holds(struct reader *rd)
     struct ips2_reductions *r = rd->r;
     struct ips2_in *in = &rd->in;
 
-    if (rd->version < RED_VERSION_NO_TIME)
+    if (rd->version < RED_VERSION_NO_CLOCK)
         return 0;
     if (room(rd, 1, 4, "the holds' count") < 0)
         return -1;
@@ -816,7 +874,92 @@ static int read_holds(struct reader *rd)
     return 0;
 }
 
-/* Version 6: which times (older: raw, as they were made), the costs. */
+/* Version 6: each process row's clock. */
+static int read_clocks(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    if (rd->version < RED_VERSION_NO_LAT)
+        return 0;
+    if (room(rd, r->nprocesses, CLOCK_SIZE, "process clocks") < 0)
+        return -1;
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        struct ips2_red_process *p = &r->processes[i];
+        size_t at = pos(rd);
+        p->cpu_method = ips2_get_u32(in);
+        p->cpu_param = ips2_get_u32(in);
+        p->cpu_res_ns = ips2_get_u64(in);
+        if (p->cpu_method > IPS2_CPU_TICK)
+            return bad(rd, at, "expected process %zu's clock method 0, 1 or 2, found %u", i,
+                       p->cpu_method);
+    }
+    return 0;
+}
+
+/* Version 7: the latency distributions, of procedure rows in ascending
+ * order, each consistent with itself. */
+static int read_lats(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    if (rd->version < RED_VERSION_NO_TIME)
+        return 0;
+    r->latency = true;
+    if (room(rd, 1, 4, "the latency rows' count") < 0)
+        return -1;
+    uint32_t n = ips2_get_u32(in);
+    if (room(rd, n, LAT_SIZE, "latency rows") < 0)
+        return -1;
+    ALLOC(lats, n);
+    for (uint32_t i = 0; i < n; i++) {
+        struct ips2_red_latency *l = &r->lats[i];
+        size_t at = pos(rd);
+        if (read_idx(rd, &l->proc, r->nprocs, false, "a procedure index") < 0)
+            return -1;
+        if (i > 0 && l->proc <= r->lats[i - 1].proc)
+            return bad(rd, at, "expected latency row %u's procedure above %u, found %u", i,
+                       r->lats[i - 1].proc, l->proc);
+        uint32_t nbins = ips2_get_u32(in);
+        l->count = ips2_get_u64(in);
+        l->max_ns = ips2_get_u64(in);
+        if (room(rd, nbins, LAT_BIN_SIZE, "latency buckets") < 0)
+            return -1;
+        if (nbins == 0 || l->count == 0)
+            return bad(
+                rd, at + 4,
+                "expected a latency row of some activations, found %u buckets, %llu activations",
+                nbins, (unsigned long long)l->count);
+        if (!(l->bins = calloc(nbins, sizeof(*l->bins))))
+            return bad(rd, pos(rd), "expected memory for %u latency buckets, out of memory", nbins);
+        l->nbins = nbins;
+        uint64_t sum = 0;
+        for (uint32_t k = 0; k < nbins; k++) {
+            size_t bat = pos(rd);
+            struct ips2_lat_bin *b = &l->bins[k];
+            b->bucket = ips2_get_u32(in);
+            b->count = ips2_get_u64(in);
+            if (b->bucket >= IPS2_LAT_BUCKETS || (k > 0 && b->bucket <= l->bins[k - 1].bucket))
+                return bad(rd, bat, "expected a latency bucket above %d and below %d, found %u",
+                           k > 0 ? (int)l->bins[k - 1].bucket : -1, IPS2_LAT_BUCKETS, b->bucket);
+            if (b->count == 0 || b->count > l->count - sum)
+                return bad(rd, bat + 4, "expected a bucket's count from 1 to %llu, found %llu",
+                           (unsigned long long)(l->count - sum), (unsigned long long)b->count);
+            sum += b->count;
+        }
+        if (sum != l->count)
+            return bad(rd, at + 8, "expected %llu activations, as the buckets hold, found %llu",
+                       (unsigned long long)sum, (unsigned long long)l->count);
+        uint32_t last = l->bins[nbins - 1].bucket;
+        if (l->max_ns < ips2_lat_low(last) || l->max_ns > ips2_lat_high(last))
+            return bad(rd, at + 16, "expected a longest activation in bucket %u, found %llu ns",
+                       last, (unsigned long long)l->max_ns);
+    }
+    return 0;
+}
+
+/* Version 8: which times (older: raw, as they were made), the costs. */
 static int read_times(struct reader *rd)
 {
     struct ips2_reductions *r = rd->r;
@@ -868,7 +1011,8 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
     if (read_header(&rd) < 0 || read_strings(&rd) < 0 || read_processes(&rd) < 0 ||
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
-        read_links(&rd) < 0 || read_holds(&rd) < 0 || read_times(&rd) < 0 || read_crc(&rd) < 0) {
+        read_links(&rd) < 0 || read_holds(&rd) < 0 || read_clocks(&rd) < 0 || read_lats(&rd) < 0 ||
+        read_times(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }
@@ -893,6 +1037,10 @@ void ips2_reductions_free(struct ips2_reductions *r)
     free(r->hists);
     free(r->objects);
     free(r->holds);
+    if (r->lats)
+        for (size_t i = 0; i < r->nlats; i++)
+            free(r->lats[i].bins);
+    free(r->lats);
     free(r->problems);
     if (r->exts)
         for (size_t i = 0; i < r->nexts; i++)

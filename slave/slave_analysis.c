@@ -97,6 +97,8 @@ static void write_pag(const struct slave_analysis *a, const struct slave_replay 
         snprintf(path, sizeof(path), "%s/%s.pag", dir, a->machine);
     if (ips2_pag_write(pag, path, err, sizeof(err)) < 0)
         add_problem(probs, "%s", err);
+    else if (a->part != NULL)
+        a->part(a->part_arg, path);
 }
 
 void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, size_t errsize)

@@ -29,6 +29,8 @@ struct slave_analysis {
     size_t nreplays;
     slave_progress_fn *progress;
     void *progress_arg;
+    void (*part)(void *arg, const char *path); /* each PAG part written, or NULL */
+    void *part_arg;
 };
 
 /* Reduces everything (the whole run), merges and encodes.

@@ -185,6 +185,13 @@ static bool want_clones(void)
     return v != NULL && (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "on"));
 }
 
+/* A PAG part written: the master learns its path (PART). */
+static void part_written(void *arg, const char *path)
+{
+    struct slave *s = arg;
+    slave_send_part(s->master, path);
+}
+
 /* Reduces the run and sends REDUCTIONS (query 0); 1 if sent. */
 static int reduce_and_send(struct slave *s)
 {
@@ -199,6 +206,8 @@ static int reduce_and_send(struct slave *s)
         .nreplays = s->nreplays,
         .progress = reduce_progress,
         .progress_arg = s,
+        .part = part_written,
+        .part_arg = s,
     };
     char err[512];
     size_t size = 0;
@@ -809,6 +818,12 @@ static void handle(struct slave *s, int buf)
     }
     if (src != s->master)
         return;
+    if (tag == IPS2_TAG_PING) { /* at any stage: the master's liveness check */
+        int32_t seq = 0;
+        if (ips2_upk_i32(&seq) >= 0)
+            slave_send_pong(s->master, seq);
+        return;
+    }
     if (!s->configured && tag != IPS2_TAG_CONFIG && tag != IPS2_TAG_QUIT)
         return;
     switch (tag) {

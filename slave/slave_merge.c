@@ -42,7 +42,7 @@ struct merged {
 struct build {
     struct merged *m;
     size_t cap_strings, cap_owned, cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists,
-        cap_objects, cap_holds, cap_problems, cap_exts;
+        cap_objects, cap_holds, cap_lats, cap_problems, cap_exts;
 };
 
 /* Appends a copy of s as a new string; returns its index or IPS2_RED_NONE. */
@@ -189,6 +189,14 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         GROW(out->holds, out->nholds, b->cap_holds);
         out->holds[out->nholds++] = h;
     }
+    for (size_t i = 0; i < in->nlats; i++) {
+        struct ips2_red_latency l = in->lats[i];
+        if (l.proc >= in->nprocs || pmap[l.proc] == IPS2_RED_NONE)
+            continue;
+        l.proc = pmap[l.proc];
+        GROW(out->lats, out->nlats, b->cap_lats);
+        out->lats[out->nlats++] = l; /* bins borrowed */
+    }
     for (size_t i = 0; i < in->nhists; i++) {
         struct ips2_red_hist h = in->hists[i];
         if (h.thread >= in->nthreads || tmap[h.thread] == IPS2_RED_NONE)
@@ -267,9 +275,15 @@ struct ips2_reductions *slave_merge(const struct slave_merge_src *src, size_t ns
         out->interval_ns = src[0].r->interval_ns;
         out->times = src[0].r->times;
     }
+    /* latency distributions when every source has them */
+    out->latency = nsrc > 0;
+    for (size_t i = 0; i < nsrc; i++)
+        out->latency = out->latency && src[i].r->latency;
     for (size_t i = 0; i < nsrc; i++)
         if (add_source(&b, &src[i]) != 0)
             goto oom;
+    if (!out->latency)
+        out->nlats = 0;
     if ((out->machine = new_string(&b, machine ? machine : "", NULL)) == IPS2_RED_NONE ||
         (out->host = new_string(&b, host ? host : "", NULL)) == IPS2_RED_NONE)
         goto oom;
@@ -302,6 +316,7 @@ void slave_merge_free(struct ips2_reductions *r)
     free(r->hists);
     free(r->objects);
     free(r->holds);
+    free(r->lats);
     free(r->problems);
     free(r->exts);
     free(m);

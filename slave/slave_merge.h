@@ -22,11 +22,12 @@ struct slave_merge_src {
 };
 
 /* Builds reductions holding every kept process of the sources, with their
- * threads, procedures, arcs, histograms, objects, external data (its
+ * threads, procedures, arcs, histograms, objects, latency distributions
+ * (when every source has them), external data (its
  * processes', and the machine's of sources marked so) and all problems, plus
  * `extra` problems, for machine `machine` on `host`.  The phase and sample
  * interval are the first source's; events and bytes are summed.  The
- * result borrows strings and histogram values from the sources: encode it
+ * result borrows strings, histogram values and latency buckets from the sources: encode it
  * before they are freed, and free it with slave_merge_free() (never with
  * ips2_reductions_free()).  NULL when out of memory. */
 struct ips2_reductions *slave_merge(const struct slave_merge_src *src, size_t nsrc,

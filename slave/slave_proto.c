@@ -206,6 +206,20 @@ int slave_send_note(int master, const char *text)
     return send(master, IPS2_TAG_NOTE);
 }
 
+int slave_send_part(int master, const char *path)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_str(path));
+    return send(master, IPS2_TAG_PART);
+}
+
+int slave_send_pong(int master, int32_t seq)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_i32(seq));
+    return send(master, IPS2_TAG_PONG);
+}
+
 int slave_send_ready(int master, const char *app, int index, int ok, const char *text)
 {
     BEGIN();

@@ -89,6 +89,8 @@ int slave_send_hello(int master, const char *machine, const char *host, int pid,
 int slave_send_started(int master, const char *app, int index, int pid);
 int slave_send_exited(int master, const struct slave_proc_end *end);
 int slave_send_note(int master, const char *text);
+int slave_send_part(int master, const char *path);
+int slave_send_pong(int master, int32_t seq);
 int slave_send_ready(int master, const char *app, int index, int ok, const char *text);
 int slave_send_progress(int master, int stage, int64_t done, int64_t total);
 int slave_send_problem(int master, const char *text);

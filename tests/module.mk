@@ -40,7 +40,8 @@ check: all $(TEST_BINS)
 # Fuzz targets (tests/fuzz/fuzz.mk): the trace reader, and the reductions
 # decoder (slave/reductions.c).
 $(eval $(call fuzz_target,reader,$(TRACE_SRCS),-Itraces,-lelf -lz -lzstd,tests/fuzz/corpus))
-$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c $(TRACE_CODEC_SRCS),\
+$(eval $(call fuzz_target,reductions,slave/reductions.c slave/metrics.c slave/latency.c \
+                          $(TRACE_CODEC_SRCS),\
                           -Itraces -Islave,-lz,tests/fuzz/corpus-reductions))
 
 # The Tcl readers (workload files and manifests, master/dsl.tcl under its

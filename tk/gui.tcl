@@ -32,6 +32,7 @@ package require ips2::gui::trace 1.0
 package require ips2::gui::help 1.0
 package require ips2::gui::query 1.0
 package require ips2::gui::consultant 1.0
+package require ips2::gui::latency 1.0
 package provide ips2::gui 1.0
 
 namespace eval ::ips2::gui {
@@ -170,6 +171,7 @@ proc ::ips2::gui::Menus {} {
     $m add checkbutton -label "Critical paths on PVM slaves (one per machine)" \
         -variable ::ips2::gui::State(cppvm)
     $m add command -label "Synchronisation objects" -command ::ips2::gui::ShowObjects
+    $m add command -label "Latency of the procedures" -accelerator l -command ::ips2::gui::ShowLatency
     $m add command -label "Multi-application metric table" -command ::ips2::gui::ShowMulti
     $m add command -label "Processes" -command ::ips2::gui::ShowProcesses
     $m add command -label "Problems" -command ::ips2::gui::ShowProblems
@@ -250,6 +252,7 @@ proc ::ips2::gui::Keys {} {
     bind . <Key-a> [list ::ips2::gui::KeyAction %W ::ips2::gui::AddToHistogram]
     bind . <Key-o> [list ::ips2::gui::KeyAction %W ::ips2::gui::ShowOverlay]
     bind . <Key-w> [list ::ips2::gui::KeyAction %W ::ips2::gui::consultant::dialog]
+    bind . <Key-l> [list ::ips2::gui::KeyAction %W ::ips2::gui::ShowLatency]
     bind . <Key-plus> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 1.25}]
     bind . <Key-minus> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 0.8}]
     bind . <Key-equal> [list ::ips2::gui::KeyAction %W {::ips2::gui::tree::zoom 0}]
@@ -612,6 +615,24 @@ proc ::ips2::gui::ShowObjects {{path ""}} {
     if {![Need]} return
     if {$path eq ""} { set path $State(node) }
     table::open "synchronisation objects under $path" [list objects $path]
+}
+
+# ShowLatency ?PATH?: the latency table of the procedures under a node, in
+# microseconds as the command line's text (latencies are short), the
+# percentiles first (latency::view); a double-click on a row shows that
+# procedure's distribution.
+proc ::ips2::gui::ShowLatency {{path ""}} {
+    variable State
+    if {![Need]} return
+    if {$path eq ""} { set path $State(node) }
+    table::open "latency under $path" [list latency $path] -onrow ::ips2::gui::LatencyRowAction \
+        -post ::ips2::gui::latency::view -info [dict create latency $path]
+}
+
+proc ::ips2::gui::LatencyRowAction {pane row} {
+    variable State
+    latency::open $State(session) [dict get [table::pane $pane] latency] [dict get $row procedure] \
+        [phaseArgs]
 }
 
 proc ::ips2::gui::ShowMulti {} {

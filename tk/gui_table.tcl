@@ -17,7 +17,10 @@
 # (the first column to 28 characters, the others to 36), their whole text
 # in a tooltip.  The cells keep the values whole and contents gives the
 # table in its own column order.  A pane's title wraps beside its buttons,
-# so that the path's length it ends with shows too.
+# so that the path's length it ends with shows too.  Under the title, a
+# metric, profile, NPT, gprof or critical-path table says which process-time
+# clock its times come from, and warns about procedures too short for it,
+# as the command line's headers do (ips2::format::clockLines).
 #
 #   ips2::gui::table::buildArea W               the notebooks into frame W
 #   ips2::gui::table::open TITLE WORDS ?-reuse KEY? ?-follow 0|1? ?-onrow CMD? ?-post CMD?
@@ -257,7 +260,42 @@ proc ::ips2::gui::table::Filled {f gen phase code result ms} {
         }
     }
     if {[llength $notes]} { $f.top.title configure -text "$title  ([join $notes {; }])" }
+    ClockLines $f
     ::ips2::gui::status "$title: $rows rows in $ms ms[expr {[llength $notes] ? "; [join $notes {; }]" : ""}]"
+}
+
+# ClockNode QUERY: the node whose processes' clock measured the times of a
+# table of QUERY (an intra-application path's: its application), or "" for
+# a table without times of procedures.
+proc ::ips2::gui::table::ClockNode {query} {
+    set words [lassign $query command]
+    if {$command ni {metrics profile npt gprof cp cp-path cp-imbalance}} { return "" }
+    set node physical
+    if {[llength $words] && [string index [lindex $words 0] 0] ne "-"} { set node [lindex $words 0] }
+    set app [lsearch -exact $words -app]
+    set mode [lsearch -exact $words -mode]
+    if {$app >= 0 && $mode >= 0 && [lindex $words $mode+1] eq "intra"} {
+        set node app:[lindex $words $app+1]
+    }
+    return $node
+}
+
+# ClockLines PANE: the clock's lines under the pane's title (the warning
+# in red), or none.
+proc ::ips2::gui::table::ClockLines {f} {
+    variable Pane
+    set node [ClockNode [dict get $Pane($f) query]]
+    if {$node eq "" || [catch {[::ips2::gui::session] clock $node} clock]} {
+        if {[winfo exists $f.clock]} { destroy $f.clock }
+        return
+    }
+    set lines [ips2::format::clockLines $clock]
+    if {![winfo exists $f.clock]} {
+        ttk::label $f.clock -anchor w -justify left
+        pack $f.clock -after $f.top -fill x -padx 4
+    }
+    $f.clock configure -text [join $lines \n] \
+        -foreground [expr {[llength $lines] > 1 ? "red3" : ""}]
 }
 
 # Tablelist FRAME TABLE PANE ?NUMBERSFIRST?: a tablelist in FRAME holding

@@ -520,6 +520,7 @@ proc ::ips2::gui::tree::Context {c item X Y} {
     $m add cascade -label "NPT profile" -menu $m.npt
     $m add command -label "gprof table" -command [list ::ips2::gui::ShowGprof $path]
     $m add command -label "Synchronisation objects" -command [list ::ips2::gui::ShowObjects $path]
+    $m add command -label "Latency of the procedures" -command [list ::ips2::gui::ShowLatency $path]
     $m add separator
     $m add command -label "Time histogram ($::ips2::gui::State(metric))" \
         -command [list ::ips2::gui::ShowHistogram $path]

@@ -10,3 +10,4 @@ package ifneeded ips2::gui::trace     1.0 [list source [file join $dir gui_trace
 package ifneeded ips2::gui::help      1.0 [list source [file join $dir gui_help.tcl]]
 package ifneeded ips2::gui::query     1.0 [list source [file join $dir gui_query.tcl]]
 package ifneeded ips2::gui::consultant 1.0 [list source [file join $dir gui_consultant.tcl]]
+package ifneeded ips2::gui::latency   1.0 [list source [file join $dir gui_latency.tcl]]

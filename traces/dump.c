@@ -412,9 +412,10 @@ static int dump_file(const char *file)
     return rc < 0 ? 1 : 0;
 }
 
-/* Dumps every stream of one trace directory.  Returns 0, or 1 if the
- * directory could not be listed or a stream had an error. */
-static int dump_trace_dir(const char *dir)
+/* Dumps every stream of one trace directory, adding them to *nstreams.
+ * Returns 0, or 1 if the directory could not be listed or a stream had an
+ * error. */
+static int dump_trace_dir(const char *dir, size_t *nstreams)
 {
     char err[IPS2_ERR_MAX];
     struct ips2_trace_dir *td = ips2_trace_dir_open(dir, err);
@@ -431,6 +432,7 @@ static int dump_trace_dir(const char *dir)
     }
     for (size_t i = 0; i < td->nstreams; i++)
         status |= dump_file(td->streams[i].path);
+    *nstreams += td->nstreams;
     ips2_trace_dir_free(td);
     return status;
 }
@@ -441,17 +443,21 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 }
 
 /* Dumps a directory: a session's traces/ folders, machine by machine, or
- * the directory itself as a trace directory. */
+ * the directory itself as a trace directory; one with no stream at all is
+ * an error (a mistyped path, most likely). */
 static int dump_dir(const char *dir)
 {
     char traces[4096];
     struct stat st;
     struct dirent **names;
     int n, status = 0;
+    size_t nstreams = 0;
 
     snprintf(traces, sizeof(traces), "%s/traces", dir);
-    if (stat(traces, &st) != 0 || !S_ISDIR(st.st_mode))
-        return dump_trace_dir(dir);
+    if (stat(traces, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        status = dump_trace_dir(dir, &nstreams);
+        goto out;
+    }
     if ((n = scandir(traces, &names, NULL, by_name)) < 0) {
         fflush(stdout);
         fprintf(stderr, "ips2-dump: %s: %s\n", traces, strerror(errno));
@@ -461,10 +467,17 @@ static int dump_dir(const char *dir)
         char machine[4096 + 256];
         snprintf(machine, sizeof(machine), "%s/%s", traces, names[i]->d_name);
         if (names[i]->d_name[0] != '.' && stat(machine, &st) == 0 && S_ISDIR(st.st_mode))
-            status |= dump_trace_dir(machine);
+            status |= dump_trace_dir(machine, &nstreams);
         free(names[i]);
     }
     free(names);
+out:
+    if (nstreams == 0 && status == 0) {
+        fflush(stdout);
+        fprintf(stderr, "ips2-dump: %s: expected trace streams in the directory, found none\n",
+                dir);
+        return 1;
+    }
     return status;
 }
 

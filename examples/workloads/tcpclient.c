@@ -2,9 +2,9 @@
  * tcpclient.c - a client of the demo workload's TCP client/server pair:
  * sends a known number of requests of a known size and reads each reply.
  *
- *   tcpclient -port P -requests N -size S -reply R -work MS
+ *   tcpclient ?-addr A? -port P -requests N -size S -reply R -work MS
  *
- * Connects to 127.0.0.1:P (trying again every 10 ms for up to 10 s while
+ * Connects to A:P (default 127.0.0.1) (trying again every 10 ms for up to 10 s while
  * nothing listens yet: the server and its clients start together), then N
  * times: prepare_request() (MS ms of CPU), one send() of S bytes, one
  * recv(MSG_WAITALL) of the R-byte reply.  So:
@@ -27,9 +27,9 @@
 #include "loopback.h"
 #include "options.h"
 
-__attribute__((noinline)) static int connect_server(int port)
+__attribute__((noinline)) static int connect_server(const char *addr, int port)
 {
-    return loopback_connect(port);
+    return loopback_connect_at(addr, port);
 }
 
 __attribute__((noinline)) static void prepare_request(char *request, int size, int serial,
@@ -44,17 +44,19 @@ int main(int argc, char **argv)
 {
     int port = 7346, requests = 20, size = 64, reply_size = 256;
     double work_ms = 1.0;
+    const char *addr = NULL;
     const struct opt opts[] = {
-        {"-port", OPT_INT, &port},       {"-requests", OPT_INT, &requests},
-        {"-size", OPT_INT, &size},       {"-reply", OPT_INT, &reply_size},
-        {"-work", OPT_DOUBLE, &work_ms},
+        {"-addr", OPT_WORD, &addr},        {"-port", OPT_INT, &port},
+        {"-requests", OPT_INT, &requests}, {"-size", OPT_INT, &size},
+        {"-reply", OPT_INT, &reply_size},  {"-work", OPT_DOUBLE, &work_ms},
     };
     if (READ_OPTIONS(argc, argv, opts) != 0 || port <= 0 || requests <= 0 || size <= 0 ||
         reply_size <= 0 || work_ms < 0) {
-        fprintf(stderr, "usage: tcpclient -port P -requests N -size S -reply R -work MS\n");
+        fprintf(stderr,
+                "usage: tcpclient ?-addr A? -port P -requests N -size S -reply R -work MS\n");
         return 2;
     }
-    int fd = connect_server(port);
+    int fd = connect_server(addr, port);
     if (fd < 0) {
         perror("tcpclient: connect");
         return 1;

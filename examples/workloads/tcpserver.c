@@ -3,9 +3,9 @@
  * serves a known number of clients, each a known number of requests, with
  * known work and known message sizes, so that its tables have a ground truth.
  *
- *   tcpserver -port P -clients C -requests N -size S -reply R -work MS
+ *   tcpserver ?-addr A? -port P -clients C -requests N -size S -reply R -work MS
  *
- * Listens on 127.0.0.1:P, accepts C connections one after the other, and on
+ * Listens on A:P (default 127.0.0.1), accepts C connections one after the other, and on
  * each reads N requests of S bytes (one recv(MSG_WAITALL) each), handles each
  * with handle_request() (MS ms of CPU), and answers each with one send() of
  * R bytes.  Then it closes the connection without reading further.  So:
@@ -27,6 +27,7 @@
 #include "options.h"
 
 struct options {
+    const char *addr; /* listen on it (NULL: 127.0.0.1) */
     int port, clients, requests, size, reply;
     double work_ms;
 };
@@ -66,12 +67,13 @@ out:
 __attribute__((noinline)) static int parse(int argc, char **argv, struct options *o)
 {
     const struct opt opts[] = {
-        {"-port", OPT_INT, &o->port},         {"-clients", OPT_INT, &o->clients},
-        {"-requests", OPT_INT, &o->requests}, {"-size", OPT_INT, &o->size},
-        {"-reply", OPT_INT, &o->reply},       {"-work", OPT_DOUBLE, &o->work_ms},
+        {"-addr", OPT_WORD, &o->addr},      {"-port", OPT_INT, &o->port},
+        {"-clients", OPT_INT, &o->clients}, {"-requests", OPT_INT, &o->requests},
+        {"-size", OPT_INT, &o->size},       {"-reply", OPT_INT, &o->reply},
+        {"-work", OPT_DOUBLE, &o->work_ms},
     };
 
-    *o = (struct options){7346, 2, 20, 64, 256, 2.0};
+    *o = (struct options){NULL, 7346, 2, 20, 64, 256, 2.0};
     return (READ_OPTIONS(argc, argv, opts) == 0 && o->port > 0 && o->clients > 0 &&
             o->requests > 0 && o->size > 0 && o->reply > 0 && o->work_ms >= 0)
                ? 0
@@ -82,11 +84,11 @@ int main(int argc, char **argv)
 {
     struct options o;
     if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr,
-                "usage: tcpserver -port P -clients C -requests N -size S -reply R -work MS\n");
+        fprintf(stderr, "usage: tcpserver ?-addr A? -port P -clients C -requests N -size S -reply "
+                        "R -work MS\n");
         return 2;
     }
-    int lfd = loopback_listen(o.port, o.clients);
+    int lfd = loopback_listen_at(o.addr, o.port, o.clients);
     if (lfd < 0) {
         perror("tcpserver: bind/listen");
         return 1;

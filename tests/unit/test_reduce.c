@@ -4,7 +4,8 @@
  * exclusive and inclusive CPU and wall times, calls, gprof arcs, recursion,
  * phases, histograms (splitting, folding, alignment), the session time
  * base, procedure names from a module map, process and thread life, a
- * forked child, a killed process, a damaged stream, joins, and the raw
+ * forked child, a killed process, a damaged stream, joins, latency
+ * distributions (outermost activations, phases, unwound frames), and the raw
  * decoding against the packed one on random streams (the same stream
  * reduced raw and packed must give identical reductions).
  */
@@ -246,6 +247,40 @@ static double hist_sum(const struct ips2_red_hist *h)
     return s;
 }
 
+/* Procedure name's latency row in thread tid: count activations, the
+ * longest max, and (want_sum) their sum the row's incl_wall; each of the
+ * durations in want[n] in its bucket, nothing else. */
+static void check_latency(const struct ips2_reductions *r, uint32_t tid, const char *name,
+                          uint64_t max, const uint64_t *want, size_t n)
+{
+    const struct ips2_red_proc *p = proc_of(r, tid, name);
+    const struct ips2_red_latency *l = NULL;
+
+    assert_true(r->latency);
+    for (size_t i = 0; i < r->nlats; i++)
+        if (r->lats[i].proc == (uint32_t)(p - r->procs))
+            l = &r->lats[i];
+    if (n == 0) {
+        assert_null(l);
+        return;
+    }
+    assert_non_null(l);
+    assert_int_equal(l->count, n);
+    assert_int_equal(l->max_ns, max);
+    uint64_t sum = 0, seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += want[i];
+        bool found = false;
+        for (uint32_t k = 0; k < l->nbins; k++)
+            found = found || l->bins[k].bucket == ips2_lat_bucket(want[i]);
+        assert_true(found);
+    }
+    for (uint32_t k = 0; k < l->nbins; k++)
+        seen += l->bins[k].count;
+    assert_int_equal(seen, n);
+    assert_int_equal(p->incl_wall, sum);
+}
+
 static bool has_problem(const struct ips2_reductions *r, const char *needle)
 {
     for (size_t i = 0; i < r->nproblems; i++)
@@ -429,6 +464,10 @@ static void test_phase(void **state)
     const struct ips2_red_arc *x = arc_of(r, 100, "<none>", "proc_main");
     assert_int_equal(x->count, 0);
     assert_int_equal(x->child_cpu, 405);
+    /* latency: each activation clipped to the phase, as incl_wall */
+    check_latency(r, 100, "proc_main", 800, (const uint64_t[]){800}, 1);
+    check_latency(r, 100, "proc_a", 500, (const uint64_t[]){500}, 1);
+    check_latency(r, 100, "proc_b", 100, (const uint64_t[]){100, 50}, 2);
     x = arc_of(r, 100, "proc_main", "proc_b");
     assert_int_equal(x->count, 1);
     assert_int_equal(x->child_cpu, 30);
@@ -445,6 +484,8 @@ static void test_phase(void **state)
     assert_int_equal(t->m[IPS2_M_CPU], 0);
     assert_int_equal(t->m[IPS2_M_CALLS], 0);
     assert_int_equal(proc_of(r, 100, "proc_main")->incl_cpu, 0);
+    check_latency(r, 100, "proc_main", 0, NULL, 0); /* no activation in the phase */
+    assert_int_equal(r->nlats, 0);
     ips2_reductions_free(r);
 }
 
@@ -566,6 +607,9 @@ static void test_recursion(void **state)
     assert_int_equal(x->child_cpu, 600);
     x = arc_of(r, 300, "proc_a", "proc_b");
     assert_int_equal(x->child_cpu, 50);
+    /* latency: the outermost activation of f only */
+    check_latency(r, 300, "proc_a", 600, (const uint64_t[]){600}, 1);
+    check_latency(r, 300, "proc_b", 50, (const uint64_t[]){50}, 1);
     assert_int_equal(r->processes[0].exit_how, IPS2_EXIT_CALL);
     ips2_reductions_free(r);
 }
@@ -590,7 +634,10 @@ static void test_unwind(void **state)
     assert_int_equal(proc_of(r, 310, "proc_a")->incl_cpu, 200);
     assert_int_equal(proc_of(r, 310, "proc_main")->incl_cpu, 400);
     assert_int_equal(proc_of(r, 310, "proc_main")->m[IPS2_M_CPU], 200);
-    ips2_reductions_free(r);
+    /* b, left by a longjmp, ends when a returns */
+    check_latency(r, 310, "proc_b", 100, (const uint64_t[]){100}, 1);
+    check_latency(r, 310, "proc_a", 200, (const uint64_t[]){200}, 1);
+    check_latency(r, 310, "proc_main", 400, (const uint64_t[]){400}, 1);
 }
 
 /* A forked child starts inside its parent's frames (exits without

@@ -4,7 +4,8 @@
  * any length, or with a bad magic, version, count, index, range, bucket
  * value, trailing bytes or an altered value, is refused with a message
  * that names the byte offset and what was expected there; version 4's
- * object names and histograms of objects; metric names.
+ * object names and histograms of objects; version 6's latency rows;
+ * metric names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,10 +69,24 @@ static struct ips2_reductions *sample(void)
     r.strings = strs;
     r.nstrings = NSTR;
 
-    processes[0] = (struct ips2_red_process){
-        S_APP, S_EXE, IPS2_RED_NONE, 10, 1, 0, 100, 900, IPS2_EXIT_RETURN, 0, IPS2_RED_NONE, 0, 2};
-    processes[1] = (struct ips2_red_process){S_APP, S_EXE, S_MAIN, 11,        10, 1, -50,
-                                             500,   -1,    0,      S_PROBLEM, 2,  1};
+    processes[0] = (struct ips2_red_process){S_APP,
+                                             S_EXE,
+                                             IPS2_RED_NONE,
+                                             10,
+                                             1,
+                                             0,
+                                             100,
+                                             900,
+                                             IPS2_EXIT_RETURN,
+                                             0,
+                                             IPS2_RED_NONE,
+                                             0,
+                                             2,
+                                             0,
+                                             0,
+                                             0};
+    processes[1] = (struct ips2_red_process){S_APP, S_EXE, S_MAIN,    11, 10, 1, -50, 500,
+                                             -1,    0,     S_PROBLEM, 2,  1,  0, 0,   0};
     r.processes = processes;
     r.nprocesses = 2;
     for (unsigned i = 0; i < 3; i++) {
@@ -262,6 +277,11 @@ static void put32(unsigned char *p, uint32_t v)
     memcpy(p, &v, 4);
 }
 
+static void put64(unsigned char *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
 static void test_corrupt_fields(void **state)
 {
     size_t size;
@@ -278,8 +298,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 7);
-    refused(c, size, 8, "version 1 to 6, found 7");
+    put32(c + 8, 9);
+    refused(c, size, 8, "version 1 to 8, found 9");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -548,6 +568,118 @@ static void test_holds(void **state)
     free(buf);
 }
 
+/* Version 6: each process's clock (method, param, resolution); a file
+ * whose processes do not say theirs is written as before. */
+static void test_clocks(void **state)
+{
+    struct ips2_reductions r = *sample();
+    struct ips2_red_process procs[2];
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, plain;
+
+    free(ips2_reductions_encode(&r, &plain));
+    memcpy(procs, r.processes, sizeof(procs));
+    procs[0].cpu_method = IPS2_CPU_TICK;
+    procs[0].cpu_param = 10;
+    procs[0].cpu_res_ns = 10000000;
+    procs[1].cpu_method = IPS2_CPU_EXACT;
+    procs[1].cpu_res_ns = 1;
+    r.processes = procs;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(buf[8], 6);
+    assert_int_equal(size, plain + 4 * (1 + 2) + 4 + 2 * 16); /* links, no holds, the clocks */
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "c.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->processes[0].cpu_method, IPS2_CPU_TICK);
+    assert_int_equal(b->processes[0].cpu_param, 10);
+    assert_int_equal(b->processes[0].cpu_res_ns, 10000000);
+    assert_int_equal(b->processes[1].cpu_method, IPS2_CPU_EXACT);
+    assert_int_equal(b->processes[1].cpu_res_ns, 1);
+    ips2_reductions_free(b);
+
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + size - 16, 3);
+    refused(c, size, size - 16, "process 1's clock method 0, 1 or 2, found 3");
+    memcpy(c, buf, size);
+    refused(c, size - 8, size - 32, "2 process clocks of at least 16 bytes");
+    free(c);
+    free(buf);
+}
+
+/* Version 7: latency distributions of procedure rows, each consistent
+ * with itself; reductions without them (latency false) are written as
+ * before and read back as not recorded. */
+static void test_latency_rows(void **state)
+{
+    struct ips2_reductions r = *sample();
+    struct ips2_lat_bin b0[2] = {{ips2_lat_bucket(1000), 3}, {ips2_lat_bucket(90000), 1}};
+    struct ips2_lat_bin b2[1] = {{ips2_lat_bucket(5), 2}};
+    struct ips2_red_latency lats[2] = {{0, 2, 4, 90001, b0}, {2, 1, 2, 5, b2}};
+    char err[IPS2_ERR_MAX] = "";
+    size_t size, plain;
+
+    unsigned char *old = ips2_reductions_encode(&r, &plain);
+    struct ips2_reductions *o = ips2_reductions_decode(old, plain, "o.red", err);
+    assert_non_null(o);
+    assert_false(o->latency);
+    assert_int_equal(o->nlats, 0);
+    ips2_reductions_free(o);
+    free(old);
+
+    r.latency = true;
+    r.lats = lats;
+    r.nlats = 2;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(buf[8], 7);
+    /* links, no holds, the two processes' clocks (not said), the latency rows */
+    assert_int_equal(size, plain + 4 * (1 + 2) + 4 + 2 * 16 + 4 + 2 * 24 + 3 * 12);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "l.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_true(b->latency);
+    assert_int_equal(b->nlats, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        assert_int_equal(b->lats[i].proc, lats[i].proc);
+        assert_int_equal(b->lats[i].count, lats[i].count);
+        assert_int_equal(b->lats[i].max_ns, lats[i].max_ns);
+        assert_int_equal(b->lats[i].nbins, lats[i].nbins);
+        assert_memory_equal(b->lats[i].bins, lats[i].bins, lats[i].nbins * sizeof(*lats[i].bins));
+    }
+    size_t size2;
+    unsigned char *again = ips2_reductions_encode(b, &size2);
+    assert_int_equal(size2, size);
+    assert_memory_equal(again, buf, size);
+    free(again);
+    ips2_reductions_free(b);
+
+    const size_t at = size - 2 * 24 - 3 * 12; /* the first row */
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + at, 4);
+    refused(c, size, at, "a procedure index below 4, found 4");
+    memcpy(c, buf, size);
+    put32(c + at + 24 + 2 * 12, 0);
+    refused(c, size, at + 24 + 2 * 12, "row 1's procedure above 0, found 0");
+    memcpy(c, buf, size);
+    put32(c + at + 24 + 12, ips2_lat_bucket(999)); /* below the first bucket */
+    refused(c, size, at + 24 + 12, "a latency bucket above");
+    memcpy(c, buf, size);
+    put32(c + at + 24 + 12, IPS2_LAT_BUCKETS);
+    refused(c, size, at + 24 + 12, "below 3776");
+    memcpy(c, buf, size);
+    put64(c + at + 8, 5); /* count 5, buckets 3 + 1 */
+    refused(c, size, at + 8, "expected 4 activations, as the buckets hold, found 5");
+    memcpy(c, buf, size);
+    put64(c + at + 16, 2000); /* max outside the last bucket */
+    refused(c, size, at + 16, "a longest activation in bucket");
+    free(c);
+    free(buf);
+}
+
 static void test_metric_names(void **state)
 {
     assert_string_equal(ips2_metric_name(IPS2_M_CPU), "cpu");
@@ -572,10 +704,12 @@ int main(void)
         cmocka_unit_test(test_truncated_everywhere),
         cmocka_unit_test(test_corrupt_fields),
         cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_clocks),
         cmocka_unit_test(test_version_1),
         cmocka_unit_test(test_version_2),
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_holds),
+        cmocka_unit_test(test_latency_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

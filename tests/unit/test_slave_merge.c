@@ -315,6 +315,51 @@ static void merge_holds(void **state)
     slave_merge_free(m);
 }
 
+/* Latency rows follow their procedures into the merge (those of an
+ * application left out go with it); with a source that recorded none
+ * (an older reductions file) the merge has none: not available. */
+static void merge_latency(void **state)
+{
+    (void)state;
+    static const char *const old_apps[] = {"B", "C", "D"};
+    static const char *const keep[] = {"C", "D"};
+    static const char *const active_apps[] = {"A"};
+    struct src a, o;
+    make_src(&a, active_apps, 1, 100);
+    make_src(&o, old_apps, 3, 200);
+    struct ips2_lat_bin bins[3][1];
+    struct ips2_red_latency lats[3];
+    for (uint32_t i = 0; i < 3; i++) { /* thread i's "work": i + 1 activations of 1000 ns */
+        bins[i][0] = (struct ips2_lat_bin){ips2_lat_bucket(1000), i + 1};
+        lats[i] = (struct ips2_red_latency){2 * i + 1, 1, i + 1, 1000, bins[i]};
+    }
+    o.r.lats = lats;
+    o.r.nlats = 3;
+    o.r.latency = a.r.latency = true;
+    struct slave_merge_src srcs[] = {{.r = &a.r}, {.r = &o.r, .apps = keep, .napps = 2}};
+    struct ips2_reductions *m = slave_merge(srcs, 2, "alpha", "localhost", NULL, 0);
+    assert_non_null(m);
+    assert_true(m->latency);
+    assert_int_equal(m->nlats, 2); /* C's and D's */
+    for (size_t i = 0; i < m->nlats; i++) {
+        const struct ips2_red_latency *l = &m->lats[i];
+        uint32_t tid = m->threads[m->procs[l->proc].thread].tid;
+        assert_string_equal(STR(m, m->procs[l->proc].name), "work");
+        assert_int_equal(l->count, tid - 200 + 1);
+        assert_int_equal(l->bins[0].count, l->count);
+        if (i > 0)
+            assert_true(l->proc > m->lats[i - 1].proc);
+    }
+    slave_merge_free(m);
+
+    a.r.latency = false; /* the active run's from an older file */
+    m = slave_merge(srcs, 2, "alpha", "localhost", NULL, 0);
+    assert_non_null(m);
+    assert_false(m->latency);
+    assert_int_equal(m->nlats, 0);
+    slave_merge_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +367,7 @@ int main(void)
         cmocka_unit_test(merge_ext_rows_follow_their_process),
         cmocka_unit_test(merge_object_names_and_links),
         cmocka_unit_test(merge_holds),
+        cmocka_unit_test(merge_latency),
         cmocka_unit_test(merge_of_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

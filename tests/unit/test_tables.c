@@ -3,8 +3,10 @@
  * gprof.c, phases.c) on models built in memory with known values: metric
  * and multi-application tables, profile order and percentages, gprof's
  * layout and numbers, NPT on a two-process run of known concurrency,
- * histogram rebinning and comparison shifting, and phases reduced through
- * a fake reducer (what is asked of it, clipping, caching, failures).
+ * histogram rebinning and comparison shifting, phases reduced through a
+ * fake reducer (what is asked of it, clipping, caching, failures), and
+ * the latency table (merging over threads and machines, n/a for
+ * reductions that recorded no latency).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency.h"
 #include "model.h"
 #include "red_build.h"
 #include "tables.h"
@@ -460,7 +463,7 @@ static void test_gprof_cycle(void **state)
     assert_int_equal(flat->nrows, 4);
     assert_string_equal(cell_str(flat, 0, "name"), "ev");
     assert_int_equal(cell_int(flat, 0, "calls"), 2501);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(strstr(text,
                            "[2]     88.9    0.00    0.00       1+5000    <cycle 1 as a whole> [2]\n"
                            "                0.00    0.00    2501             ev <cycle 1> [3]\n"));
@@ -508,7 +511,7 @@ static void test_gprof_text(void **state)
     rb_arc(r, "main", "leaf", 600, 300000000);
     m = model_of(r);
     assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(text);
     assert_string_equal(text, want);
     free(text);
@@ -536,7 +539,7 @@ static void test_gprof_text_short_calls(void **state)
     rb_arc(r, "main", "handle", 100000, 5000000000);
     m = model_of(r);
     assert_int_equal(ips2_gprof_tables(m, ips2_model_find(m, "app:A"), &flat, &graph, err), 0);
-    text = ips2_gprof_text(flat, graph);
+    text = ips2_gprof_text(flat, graph, NULL);
     assert_non_null(text);
     assert_non_null(strstr(text, " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
                                  " 50.00      5.00     5.00   100000     0.05     0.05  handle\n"
@@ -906,6 +909,133 @@ static void test_phase_failures(void **state)
     ips2_model_free(m);
 }
 
+/* ------------------------------------------------------------- latency --- */
+
+/* Gives procedure row proc of r the latency of n durations (its
+ * incl_wall their sum); rows must come in procs[] order. */
+static void add_latency(struct ips2_reductions *r, uint32_t proc, const uint64_t *v, size_t n)
+{
+    struct ips2_lat l = {0};
+
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ips2_lat_add(&l, v[i]), 0);
+    r->lats = rb_grow(r->lats, r->nlats, sizeof(*r->lats));
+    r->lats[r->nlats++] = (struct ips2_red_latency){.proc = proc,
+                                                    .nbins = (uint32_t)l.nbins,
+                                                    .count = l.count,
+                                                    .max_ns = l.max_ns,
+                                                    .bins = l.bins};
+    r->procs[proc].incl_wall = l.sum_ns;
+}
+
+/* Machine m1 (latency recorded): process 10 with two threads, f in both
+ * (1 ms nine times, 10 ms once; then 2 ms twice), g in the first; machine
+ * m2 (an older reduction: none recorded): f and h. */
+static struct ips2_model *latency_program(void)
+{
+    static const uint64_t f1[10] = {1000000, 1000000, 1000000, 1000000, 1000000,
+                                    1000000, 1000000, 1000000, 1000000, 10000000};
+    static const uint64_t f2[2] = {2000000, 2000000}, g[3] = {50, 60, 70};
+    struct ips2_reductions *r = rb_new("m1", 100000000);
+    struct ips2_model *m = ips2_model_new();
+
+    r->latency = true;
+    rb_process(r, "A", 10, 0, 1000000000);
+    rb_thread(r, 10, 0, 1000000000, 0);
+    uint32_t pf = rb_proc(r, "f", 0, 10, 0), pg = rb_proc(r, "g", 0, 3, 0);
+    add_latency(r, pf, f1, 10);
+    add_latency(r, pg, g, 3);
+    rb_thread(r, 11, 0, 1000000000, 0);
+    add_latency(r, rb_proc(r, "f", 0, 2, 0), f2, 2);
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    r = rb_new("m2", 100000000);
+    rb_process(r, "A", 20, 0, 1000000000);
+    rb_thread(r, 20, 0, 1000000000, 0);
+    rb_proc(r, "f", 0, 5, 0);
+    rb_proc(r, "h", 0, 1, 0);
+    assert_int_equal(ips2_model_add_reductions(m, r, err), 0);
+    assert_int_equal(ips2_model_index(m, err), 0);
+    return m;
+}
+
+static void test_latency_table(void **state)
+{
+    struct ips2_model *m = latency_program();
+    struct ips2_table *t;
+    struct ips2_lat l;
+    bool available;
+
+    (void)state;
+    /* m1: f's twelve activations of both threads merged, sorted by total */
+    t = ips2_latency_table(m, ips2_model_find(m, "machine:m1"), NULL, err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 2);
+    assert_string_equal(cell_str(t, 0, "procedure"), "f");
+    assert_int_equal(cell_int(t, 0, "count"), 12);
+    assert_int_equal(cell_int(t, 0, "total"), 23000000);
+    assert_int_equal(cell_int(t, 0, "mean"), 23000000 / 12 + 1); /* rounded */
+    assert_int_equal(cell_int(t, 0, "max"), 10000000);
+    /* rank 6 of 12 (p50) and rank 11 (p90: ceil(10.8)) are 1 ms and 2 ms;
+     * p99 is the max; each within the buckets' 1/128 */
+    assert_true(llabs(cell_int(t, 0, "p50") - 1000000) * 128 <= 1000000);
+    assert_true(llabs(cell_int(t, 0, "p90") - 2000000) * 128 <= 2000000);
+    assert_int_equal(cell_int(t, 0, "p99"), 10000000);
+    /* exact below 128 ns */
+    assert_string_equal(cell_str(t, 1, "procedure"), "g");
+    assert_int_equal(cell_int(t, 1, "p50"), 60);
+    assert_int_equal(cell_int(t, 1, "max"), 70);
+    ips2_table_free(t);
+
+    /* the application: f's rows of m2 recorded nothing, so f is n/a, and
+     * so is h; g stays; the rows not available come last */
+    t = ips2_latency_table(m, ips2_model_find(m, "app:A"), "p99", err);
+    assert_non_null(t);
+    assert_int_equal(t->nrows, 3);
+    assert_string_equal(cell_str(t, 0, "procedure"), "g");
+    assert_int_equal(cell_int(t, 0, "count"), 3);
+    assert_string_equal(cell_str(t, 1, "procedure"), "f");
+    assert_string_equal(cell_str(t, 1, "count"), "n/a");
+    assert_string_equal(cell_str(t, 1, "p99"), "n/a");
+    assert_string_equal(cell_str(t, 2, "procedure"), "h");
+    assert_string_equal(cell_str(t, 2, "max"), "n/a");
+    ips2_table_free(t);
+
+    /* one thread's f, and f's distribution with availability */
+    assert_int_equal(ips2_latency_of(m, ips2_model_find(m, "machine:m1/process:10/thread:11"), "f",
+                                     &l, &available, err),
+                     0);
+    assert_true(available);
+    assert_int_equal(l.count, 2);
+    ips2_lat_free(&l);
+    assert_int_equal(ips2_latency_of(m, ips2_model_find(m, "app:A"), "f", &l, &available, err), 0);
+    assert_false(available);
+    ips2_lat_free(&l);
+    assert_int_equal(ips2_latency_of(m, ips2_model_find(m, "app:A"), "nope", &l, &available, err),
+                     -1);
+    assert_non_null(strstr(err, "no procedure \"nope\""));
+
+    /* the histogram: 8 buckets per power of two, every activation */
+    assert_int_equal(ips2_latency_of(m, ips2_model_find(m, "machine:m1"), "f", &l, &available, err),
+                     0);
+    t = ips2_latency_histogram(&l, 8, err);
+    assert_non_null(t);
+    int64_t sum = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        sum += cell_int(t, i, "count");
+        if (i > 0)
+            assert_int_equal(cell_int(t, i, "low"), cell_int(t, i - 1, "high") + 1);
+    }
+    assert_int_equal(sum, 12);
+    assert_true(cell_int(t, 0, "low") <= 1000000 && 1000000 <= cell_int(t, 0, "high"));
+    assert_true(cell_int(t, t->nrows - 1, "low") <= 10000000);
+    assert_true(10000000 <= cell_int(t, t->nrows - 1, "high"));
+    ips2_table_free(t);
+    assert_null(ips2_latency_histogram(&l, 3, err));
+    ips2_lat_free(&l);
+    assert_null(ips2_latency_table(m, ips2_model_find(m, "app:A"), "colour", err));
+    ips2_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -915,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_profile_order_and_percent),
         cmocka_unit_test(test_objects_table),
         cmocka_unit_test(test_objects_table_names),
+        cmocka_unit_test(test_latency_table),
         cmocka_unit_test(test_gprof_numbers),
         cmocka_unit_test(test_gprof_cycle),
         cmocka_unit_test(test_gprof_text),
