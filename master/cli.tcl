@@ -923,8 +923,9 @@ proc ::ips2::cli::CmdReport {words opts} {
                 }
                 set text [Gprof $session $node $phase $format]
                 if {$format eq "text"} {
-                    # GNU's layout starts with its title: the times come after it
-                    regsub {\A(Flat profile:\n)} $text "\\1\nTimes: $times.\n" text
+                    # GNU's layout: its title, the clock and what the times are,
+                    # then the times' kind, above the flat profile's columns
+                    regsub -line {^(  %   cumulative)} $text "Times: $times.\n\\1" text
                 }
                 puts -nonewline $text
                 return
