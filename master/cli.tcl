@@ -48,7 +48,7 @@ namespace eval ::ips2::cli {
                 -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
-                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
                 -full {"" "print every table after the summary: the trees, the multi-application and NPT tables, gprof per application"}
             }
@@ -68,7 +68,7 @@ and search."
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
-                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -full {"" "print every table after the summary, as run -full"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
@@ -83,7 +83,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -app {NAME "the application's name (default: the program's file name)"}
                 -timeout {SECONDS "stop the command after this long (default 600)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
-                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
             }
             help "Runs one command traced, as a workload of one application on this host,
 and reduces its traces into a session that report, tree, histogram and gui read.
@@ -110,7 +110,7 @@ if a signal N ended it.  The words after COMMAND are its own, options included."
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
-                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints one table of a session.  TABLE is one of:
@@ -156,7 +156,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             options {
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
-                -times {WHICH "raw (as recorded) or compensated (the probes' calibrated cost removed; the default, or \$IPS2_TIMES)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -774,7 +774,7 @@ proc ::ips2::cli::Summary {session dir full} {
     # the process-time clock of every time below (ips2::format::clockLines)
     set header [ClockHeader $session physical {}]
     append out [join $header \n] \n
-    append out "times: [dict get [$session times] times] (docs/PERTURBATION.md)\n"
+    append out [TimesLine $session]
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
@@ -962,6 +962,26 @@ proc ::ips2::cli::CmdReport {words opts} {
     } finally {
         $session close
     }
+}
+
+# TimesLine SESSION: the run summary's line saying which times its tables
+# show, and, for raw times, the probes' share of the traced CPU when it is
+# large enough to mislead (docs/PERTURBATION.md).
+proc ::ips2::cli::TimesLine {session} {
+    set tm [$session times]
+    set line "times: [dict get $tm times]"
+    if {[dict get $tm times] eq "raw"} {
+        set cpu 0
+        foreach row [dict get [$session metrics physical] rows] {
+            if {[lindex $row 0] eq "cpu"} { set cpu [lindex $row 1] }
+        }
+        set share [expr {$cpu > 0 ? double([dict get $tm probe_ns]) / $cpu : 0}]
+        if {$share >= 0.1} {
+            append line [::format " (the probes took %.0f%% of the traced CPU time: -times compensated removes them)" \
+                             [expr {$share * 100}]]
+        }
+    }
+    return "$line\n"
 }
 
 # Times SESSION OPTS TABLE PHASEARGS: {TIMES PHASEARGS}, which times a

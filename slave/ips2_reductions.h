@@ -188,7 +188,7 @@ struct ips2_red_ext {
 
 /* Which times the reductions hold (REDUCTION.md "Compensated times"). */
 enum ips2_times {
-    IPS2_TIMES_DEFAULT = 0,     /* options: IPS2_TIMES in the environment, else compensated */
+    IPS2_TIMES_DEFAULT = 0,     /* options: IPS2_TIMES in the environment, else raw */
     IPS2_TIMES_RAW = 1,         /* as recorded (also: files written before the choice) */
     IPS2_TIMES_COMPENSATED = 2, /* the probes' calibrated cost removed */
 };
@@ -249,7 +249,7 @@ struct ips2_reduce_options {
      * procedure of its own (the clone shown on request). */
     bool clones;
     /* enum ips2_times: raw or compensated times (DEFAULT: IPS2_TIMES in
-     * the environment, else compensated) */
+     * the environment, else raw) */
     unsigned times;
     /* called now and then with events read so far and an estimate of all */
     void (*progress)(void *arg, uint64_t done, uint64_t total);

@@ -556,7 +556,7 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     b.r->interval_ns = interval;
     if (o.times != IPS2_TIMES_RAW && o.times != IPS2_TIMES_COMPENSATED) {
         int t = ips2_times_by_name(getenv("IPS2_TIMES"));
-        o.times = t > 0 ? (unsigned)t : IPS2_TIMES_COMPENSATED;
+        o.times = t > 0 ? (unsigned)t : IPS2_TIMES_RAW; /* docs/PERTURBATION.md: why */
     }
     b.r->times = o.times;
     b.r->latency = true;

@@ -43,7 +43,7 @@ static void usage(FILE *f)
             "  --clones            a compiler's clones (f.constprop.0) as procedures of their\n"
             "                      own, not counted under their source name (f)\n"
             "  --times T           raw: times as recorded; compensated: the probes' calibrated\n"
-            "                      cost removed (default: $IPS2_TIMES, else compensated)\n"
+            "                      cost removed (default: $IPS2_TIMES, else raw)\n"
             "  -o FILE             write the reductions file\n"
             "  --quiet             print only the line with events and events/s\n"
             "  --tsv               print every row, tab-separated (\"#\" lines name the columns)\n"

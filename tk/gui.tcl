@@ -45,7 +45,7 @@ namespace eval ::ips2::gui {
     array set State {
         session "" dir "" node physical phase "" metric cpu level process
         cpmode inter cplevel process status "" closed 0 phaseList {} busy 0 cppvm 0 metrics {}
-        times compensated sessionTimes compensated
+        times raw sessionTimes raw
     }
     # The analyses, for menus and toolbar: {label key command}.
     variable Analyses {
