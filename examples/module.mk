@@ -54,6 +54,23 @@ all: $(SEARCH_PROGS)
 # bench/run-search runs some of them beside bench/calls.c.
 bench: $(SEARCH_PROGS)
 
+# The perturbation validation programs (examples/perturb/README.md): each
+# built with ips2cc (traced) and with plain cc (the untraced reference,
+# no probes); examples/perturb/validate.tcl compares their times.
+PERTURB_NAMES := seq barrier mutex pipeline
+PERTURB_PROGS := $(addprefix $(B)/examples/perturb/,$(PERTURB_NAMES)) \
+                 $(addprefix $(B)/examples/perturb/plain/,$(PERTURB_NAMES))
+
+$(B)/examples/perturb/%: examples/perturb/%.c examples/perturb/perturb.h $(B)/bin/ips2cc \
+                         $(RUNTIME_LIB)
+	@mkdir -p $(dir $@)
+	$(B)/bin/ips2cc $(WORKLOAD_CFLAGS) -o $@ $<
+$(B)/examples/perturb/plain/%: examples/perturb/%.c examples/perturb/perturb.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
+
+all: $(PERTURB_PROGS)
+
 # The clock-precision study (examples/clock/precision.tcl, paper §5.1).
 CLOCK_PROGS := $(B)/examples/clock/join
 

@@ -152,23 +152,3 @@ void ips2_clock_setup(const char *cpuclock_env)
     if (ips2_proc.hot_ticks >= 1u << IPS2_SHORT_DELTA_BITS)
         ips2_proc.hot_ticks = (1u << IPS2_SHORT_DELTA_BITS) - 1;
 }
-
-/* Measures what one procedure record and one sync point cost, for the
- * header (perturbation analysis subtracts it).  Runs on a scratch buffer. */
-void ips2_measure_costs(void)
-{
-    enum { N = 4096, NSYNC = 32 };
-    static uint64_t scratch[2 * N];
-    uint64_t t0 = ips2_mono_ns();
-
-    for (unsigned i = 0; i < N; i++)
-        ips2_record_put(scratch + 2 * i, IPS2_EV_ENTER, ips2_timer_now(), 0, 0, i, NULL, 0);
-    uint64_t t1 = ips2_mono_ns();
-    uint64_t sink = 0;
-    for (unsigned i = 0; i < NSYNC; i++)
-        sink += clock_ns(CLOCK_THREAD_CPUTIME_ID) + ips2_mono_ns() + ips2_timer_now();
-    uint64_t t2 = ips2_mono_ns();
-
-    ips2_proc.cost_ns[IPS2_COST_PROC] = (uint32_t)((t1 - t0) / N);
-    ips2_proc.cost_ns[IPS2_COST_SYNC] = (uint32_t)((t2 - t1) / NSYNC + (sink & 0));
-}

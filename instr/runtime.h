@@ -111,7 +111,8 @@ struct ips2_process {
     unsigned hook_slow; /* the procedure hooks' other path: not the TSC, or a filter */
     uint64_t ref_tsc, ref_mono_ns, ref_real_ns;
     uint32_t cost_ns[IPS2_COST_GROUPS];
-    int exit_how, exit_status; /* as recorded by exit()/main return */
+    struct ips2_cost_ext cost_ext; /* calibrate.c: each probe's cost */
+    int exit_how, exit_status;     /* as recorded by exit()/main return */
     int exit_seen;
     atomic_uint_fast64_t thread_seq;
     pthread_mutex_t lock;        /* guards the registry and the process stream */
@@ -128,7 +129,10 @@ uint64_t ips2_mono_ns(void);
 uint64_t ips2_real_ns(void);
 uint64_t ips2_thread_cpu_ns(void); /* as recorded: tick mode truncates */
 void ips2_clock_setup(const char *cpuclock_env);
+
+/* calibrate.c */
 void ips2_measure_costs(void);
+void ips2_measure_costs_end(struct ips2_cost_ext *c);
 
 /* The wall timer: the TSC where invariant, else CLOCK_MONOTONIC. */
 static inline uint64_t ips2_timer_now(void)

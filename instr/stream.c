@@ -170,6 +170,8 @@ static int stream_create(struct ips2_stream *s, const char *path, unsigned kind,
     if (pwrite(s->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
         pwrite(s->fd, page, sizeof(page) - sizeof(h), sizeof(h)) !=
             (ssize_t)(sizeof(page) - sizeof(h)) ||
+        (ips2_proc.cost_ext.size && pwrite(s->fd, &ips2_proc.cost_ext, sizeof(ips2_proc.cost_ext),
+                                           sizeof(h)) != (ssize_t)sizeof(ips2_proc.cost_ext)) ||
         window_map(s, IPS2_RAW_HEADER_SIZE) < 0 ||
         (!named && linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)) {
         int saved_errno = errno; /* EEXIST sends the caller to the next name */
@@ -744,6 +746,12 @@ void ips2_thread_close(struct ips2_thread *t)
         return;
     ips2_quiet_begin();
     ips2_thread_flush_counts(t);
+    if (t == &ips2_self) { /* the probes' cost again, now (calibrate.c) */
+        struct ips2_cost_ext end;
+        ips2_measure_costs_end(&end);
+        if (end.size)
+            pwrite(s->fd, &end, sizeof(end), IPS2_COST_END_OFFSET);
+    }
     t->state = IPS2_THREAD_DONE;
     t->calls_gen++; /* the window goes */
     t->limit = 0;

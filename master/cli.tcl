@@ -49,6 +49,7 @@ namespace eval ::ips2::cli {
                 -session {DIR "the session directory to create (default: ./sessions/NAME.DATE-TIME)"}
                 -set {NAME=VALUE* "set a variable of the workload file before it runs (repeatable)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -search {"" "then run the W3 search and print its report (as ips2 search)"}
                 -full {"" "print every table after the summary: the trees, the multi-application and NPT tables, gprof per application"}
             }
@@ -68,6 +69,7 @@ and search."
                 -mode {MODE "replay (times as recorded, the default) or comparison (shifted to start together)"}
                 -session {DIR "the session directory to create (default: ./sessions/replay.DATE-TIME)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -full {"" "print every table after the summary, as run -full"}
             }
             help "Replays the traces of old sessions side by side in a new session and prints
@@ -83,6 +85,7 @@ they all start at time 0 (the IPS-2 paper, section 4.2)."
                 -timeout {SECONDS "stop the command after this long (default 600)"}
                 -pvm {HOW "auto (join a running pvmd, else start a private one; the default), join or private"}
                 -filter {FILE "a procedure filter (count, exclude, include, depth, time lines; docs/ANALYSTS.md), as IPS2_FILTER"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
             }
             help "Runs one command traced, as a workload of one application on this host,
 and reduces its traces into a session that report, tree, histogram and gui read.
@@ -124,6 +127,7 @@ with its calls, traced calls, mean time and estimated cost.  Prints a summary."
                 -process {PATH "cp-zero: the process that would take no time (app:A/machine:M/process:PID)"}
                 -inclusive {"" "cp-zero -procedure: the procedure and everything it calls"}
                 -pvm {HOW "cp tables: auto (the default: in this process for a reopened session), private (on PVM slaves, one per machine) or none"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -format {FORMAT "text (default), csv or json"}
             }
             help "Prints one table of a session.  TABLE is one of:
@@ -169,6 +173,7 @@ shapes: /\\ program, \[\] machine, () process, <> collector, ~ thread, - procedu
             options {
                 -metric {METRIC "the metric (default cpu)"}
                 -width {MS "the buckets' width in ms, at least (default: the session's sample interval)"}
+                -times {WHICH "raw (as recorded: the default, or \$IPS2_TIMES) or compensated (the probes' calibrated cost removed)"}
                 -phase {PHASE "restrict to a phase: its name (ips2 phase saves one), or START:END in seconds (this query's only)"}
                 -format {FORMAT "text (default), csv or json"}
             }
@@ -305,6 +310,16 @@ proc ::ips2::cli::Main {argv} {
         return 2
     }
     lassign $parsed words opts
+    if {[dict exists $opts -times]} {
+        # the reductions this command makes (slaves inherit IPS2_* variables)
+        set times [dict get $opts -times]
+        if {$times ni {raw compensated}} {
+            puts stderr "ips2 $command: expected -times raw or compensated, got \"$times\""
+            puts stderr "Usage: [Usage $command]"
+            return 2
+        }
+        set ::env(IPS2_TIMES) $times
+    }
     set code [catch {Cmd[string totitle $command] $words $opts} message options]
     if {$code == 2} {
         return $message ;# the command's own exit status (record)
@@ -781,6 +796,7 @@ proc ::ips2::cli::Summary {session dir full} {
     # the process-time clock of every time below (ips2::format::clockLines)
     set header [ClockHeader $session physical {}]
     append out [join $header \n] \n
+    append out [TimesLine $session]
     set problems [$session problems]
     if {[llength $problems]} {
         append out "\n== problems\n"
@@ -1011,6 +1027,7 @@ proc ::ips2::cli::CmdReport {words opts} {
     try {
         set node [Node $session [Opt $opts -node physical]]
         set phase [PhaseArgs $session $opts]
+        lassign [Times $session $opts $table $phase] times phase
         switch -- $table {
             metrics { set t [$session metrics $node {*}$phase] }
             multi {
@@ -1029,7 +1046,13 @@ proc ::ips2::cli::CmdReport {words opts} {
                 if {$node eq "physical" && [llength [$session apps]] == 1} {
                     set node app:[lindex [$session apps] 0]
                 }
-                puts -nonewline [Gprof $session $node $phase $format]
+                set text [Gprof $session $node $phase $format]
+                if {$format eq "text"} {
+                    # GNU's layout: its title, the clock and what the times are,
+                    # then the times' kind, above the flat profile's columns
+                    regsub -line {^(  %   cumulative)} $text "Times: $times.\n\\1" text
+                }
+                puts -nonewline $text
                 return
             }
             processes {
@@ -1056,10 +1079,58 @@ proc ::ips2::cli::CmdReport {words opts} {
         }
         set header {}
         if {$table in {metrics multi profile npt}} { set header [ClockHeader $session $node $phase] }
+        # which times (docs/PERTURBATION.md): in text always, in JSON beside a clock header
+        if {$table ni {processes phases problems} && ($format eq "text" || [llength $header])} {
+            lappend header "times: $times"
+        }
         puts -nonewline [ips2::format::table $t -format $format -header $header]
     } finally {
         $session close
     }
+}
+
+# TimesLine SESSION: the run summary's line saying which times its tables
+# show, and, for raw times, the probes' share of the traced CPU when it is
+# large enough to mislead (docs/PERTURBATION.md).
+proc ::ips2::cli::TimesLine {session} {
+    set tm [$session times]
+    set line "times: [dict get $tm times]"
+    if {[dict get $tm times] eq "raw"} {
+        set cpu 0
+        foreach row [dict get [$session metrics physical] rows] {
+            if {[lindex $row 0] eq "cpu"} { set cpu [lindex $row 1] }
+        }
+        set share [expr {$cpu > 0 ? double([dict get $tm probe_ns]) / $cpu : 0}]
+        if {$share >= 0.1} {
+            append line [::format " (the probes took %.0f%% of the traced CPU time: -times compensated removes them)" \
+                             [expr {$share * 100}]]
+        }
+    }
+    return "$line\n"
+}
+
+# Times SESSION OPTS TABLE PHASEARGS: {TIMES PHASEARGS}, which times a
+# table of the session shows (raw or compensated, REDUCTION.md
+# "Compensated times") and the phase arguments that give them: the
+# session's reductions when they hold the times asked for (-times, else
+# IPS2_TIMES, else the session's own); else the traces are reduced again with
+# them (as for a phase; over the whole session without one).  The
+# critical path's PAG is built once, with the run's reductions.
+proc ::ips2::cli::Times {session opts table phase} {
+    set have [dict get [$session times] times]
+    set want [Opt $opts -times [expr {[info exists ::env(IPS2_TIMES)] ? $::env(IPS2_TIMES) : $have}]]
+    if {$want ni {raw compensated} || $have eq $want || $table in {processes phases problems}} {
+        return [list $have $phase]
+    }
+    if {[string match cp* $table]} {
+        UsageError "the critical path of this session was built with $have times: run it with -times $want"
+    }
+    if {![llength $phase]} {
+        set name "times:$want"
+        $session phase $name -1000000000000000000 1000000000000000000 -save 0
+        set phase [list -phase $name]
+    }
+    return [list $want $phase]
 }
 
 # Clocks DIR: the clocks table of session DIR (docs/CLOCKS.md): per
@@ -1170,6 +1241,8 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
     set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] \
                     [expr {$table eq "cp-zero" ? {} : $phase}]]
     if {$format eq "text"} {
+        # the PAG's CPU arcs hold the run's times (REDUCTION.md "Compensated times")
+        lappend header "times: [dict get [$session times] times]"
         return [ips2::format::table $t -format text -title $title -header $header]
     }
     if {$format eq "json"} {
@@ -1289,8 +1362,10 @@ proc ::ips2::cli::CmdHistogram {words opts} {
             }
             set width [list -width [expr {entier(round($ms * 1e6))}]]
         }
-        set t [$session histogram $node -metric $metric {*}$width {*}[PhaseArgs $session $opts]]
-        puts -nonewline [ips2::format::histogram $t -format $format -title "$metric of $node"]
+        lassign [Times $session $opts histogram [PhaseArgs $session $opts]] times phase
+        set t [$session histogram $node -metric $metric {*}$width {*}$phase]
+        puts -nonewline [ips2::format::histogram $t -format $format \
+                             -title "$metric of $node ($times times)"]
     } finally {
         $session close
     }

@@ -102,6 +102,8 @@ int ips2_reduce_here(void *arg, const char *machine, const char *trace_dir,
                      uint64_t interval_ns, struct ips2_reductions **out, char *err)
 {
     struct ips2_reduce_options o = {
+        /* arg: the times of a phase job (the session's, or IPS2_TIMES), or NULL */
+        .times = arg ? *(const unsigned *)arg : IPS2_TIMES_DEFAULT,
         .machine = machine,
         .session_start_real = session_start_real,
         .phase_start_ns = phase_start_ns,
@@ -113,7 +115,6 @@ int ips2_reduce_here(void *arg, const char *machine, const char *trace_dir,
                    !strcmp(getenv("IPS2_CLONES"), "on")),
     };
 
-    (void)arg;
     *out = ips2_reduce_dir(trace_dir, &o, err);
     return *out ? 0 : -1;
 }
@@ -160,6 +161,7 @@ struct ips2_phase_job {
     int64_t start_ns, end_ns;
     ips2_reduce_fn *reduce;
     void *reduce_arg;
+    unsigned times; /* in this process: IPS2_TIMES if set, else the session's reductions' */
     int64_t start_real_ns;
     uint64_t interval_ns;
     struct request *q;
@@ -256,7 +258,16 @@ struct ips2_phase_job *ips2_phase_job_new(const struct ips2_model *m, const char
     j->start_ns = ph->start_ns;
     j->end_ns = ph->end_ns;
     j->reduce = m->reducer.reduce ? m->reducer.reduce : ips2_reduce_here;
-    j->reduce_arg = m->reducer.arg;
+    j->reduce_arg = m->reducer.reduce ? m->reducer.arg : &j->times;
+    /* a phase holds the times of the whole (REDUCTION.md "Compensated
+     * times"), unless IPS2_TIMES asks for others (ips2 report -times) */
+    int asked = ips2_times_by_name(getenv("IPS2_TIMES"));
+    j->times = IPS2_TIMES_RAW;
+    for (size_t i = 0; i < m->nslots; i++)
+        if (m->slots[i].r->times == IPS2_TIMES_COMPENSATED)
+            j->times = IPS2_TIMES_COMPENSATED;
+    if (asked > 0)
+        j->times = (unsigned)asked;
     j->start_real_ns = m->start_real_ns;
     j->interval_ns = m->interval_ns;
     if ((j->view = facts_copy(m, err)) == NULL) {

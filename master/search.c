@@ -132,7 +132,10 @@ const char *const ips2_search_constant_names[K_COUNT + 1] = {
  * barrierImbalanceThreshold 0.10 (10% of the attempted parallelism
  * waiting at barriers for the slowest thread); maxIPSprocedureCallRate
  * 30 M/s per thread (a traced call, entry and exit, costs ips2 about
- * 30 ns: bench/, so 15% of the time is 4.5 M calls/s); highMsgThreshold
+ * 30 ns: bench/, so 15% of the time is 4.5 M calls/s), used only for
+ * traces without the probes' calibration: instBottleneck otherwise
+ * weighs each call by its measured cost (highInstOverheadThreshold 0.15:
+ * the probes' time is 15% of the active time); highMsgThreshold
  * 0.20 (as the synchronisation one); late sender and late receiver 0.10
  * of the attempted parallelism; masterWorkerThreshold 0.10 (workers idle
  * for 10% of the attempted parallelism because the master shares the
@@ -650,8 +653,11 @@ static void setup_test(struct engine *e, struct node *x)
                  (double)e->sp.width / 1e9 * e->k[K_PAGE_FAULT_LIMIT]);
         return;
     case T_INST:
+        /* the probes' time (calls x a call's calibrated cost) as a share of
+         * the active time; traces without calibration: the calls against
+         * maxIPSprocedureCallRate, as if a call cost 1 / that rate */
         add_comp(e, x, add_ctr(e, x, SM_CALLS, &f), add_ctr(e, x, SM_ACTIVE, &a), -1, -1,
-                 e->k[K_MAX_CALL_RATE] / 1e9);
+                 e->sp.call_cost_ns > 0 ? 1.0 / e->sp.call_cost_ns : e->k[K_MAX_CALL_RATE] / 1e9);
         return;
     case T_MSGWAIT:
         add_comp(e, x, add_ctr(e, x, SM_MSG_WAIT, &f), add_ctr(e, x, SM_ACTIVE, &a), -1, -1, 1);

@@ -118,6 +118,7 @@ struct sp_space {
     int64_t from, to;       /* the phase (clipped to the data) */
     uint64_t hist_width;    /* the widest histogram */
     bool load_compensation; /* active time leaves out preemption (search_space.c) */
+    double call_cost_ns;    /* a traced call's probes, as calibrated (0: not known) */
     bool has[SM_COUNT];     /* the metric has data somewhere */
     int *chan_res;          /* per channel: its resource */
 };

@@ -530,6 +530,18 @@ int sp_build(struct sp_space *sp, struct ips2_model *m, const struct ips2_search
         return -1;
     sp->words = (sp->nthreads + 63) / 64;
 
+    /* what a traced call's probes cost, as the traces' calibration says
+     * (REDUCTION.md "Compensated times"), over the machines by events */
+    double cost = 0, events = 0;
+    for (size_t i = 0; i < m->nslots; i++) {
+        const struct ips2_reductions *r = m->slots[i].r;
+        if (r->call_cost_ps && r->events) {
+            cost += (double)r->call_cost_ps / 1e3 * (double)r->events;
+            events += (double)r->events;
+        }
+    }
+    sp->call_cost_ns = events > 0 ? cost / events : 0;
+
     uint64_t want = o->interval_ns ? o->interval_ns : 100000000ULL;
     sp->hist_width = m->interval_ns;
     widest(sp, &sp->hist_width);

@@ -89,6 +89,33 @@ static int AppsCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
     return TCL_OK;
 }
 
+/* $session times: which times the reductions hold (raw, compensated, or
+ * mixed when machines differ; REDUCTION.md "Compensated times"), the
+ * probes' time counted in the traces and a call's cost (entry and exit,
+ * mean over the machines' reductions weighted by their events). */
+static int TimesCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    unsigned seen = 0;
+    uint64_t probe = 0;
+    double cost = 0, events = 0;
+
+    for (size_t i = 0; i < s->m->nslots; i++) {
+        const struct ips2_reductions *r = s->m->slots[i].r;
+        seen |= 1u << (r->times == IPS2_TIMES_COMPENSATED);
+        probe += r->probe_ns;
+        if (r->call_cost_ps) {
+            cost += (double)r->call_cost_ps / 1e3 * (double)r->events;
+            events += (double)r->events;
+        }
+    }
+    Tcl_Obj *d = Tcl_NewDictObj();
+    Ips2Put(d, "times", Ips2Str(seen == 3 ? "mixed" : seen == 2 ? "compensated" : "raw"));
+    Ips2Put(d, "probe_ns", Tcl_NewWideIntObj((Tcl_WideInt)probe));
+    Ips2Put(d, "call_cost_ns", Tcl_NewDoubleObj(events > 0 ? cost / events : 0));
+    Tcl_SetObjResult(interp, d);
+    return TCL_OK;
+}
+
 static int ApplicationCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     Tcl_Obj *name = objv[2];
@@ -302,6 +329,7 @@ static const struct Subcommand {
                    {"processes", ProcessesCmd, 0, 0, NULL},
                    {"profile", Ips2ProfileCmd, -1, 0, NULL},
                    {"table", Ips2FactTableCmd, -1, 0, NULL},
+                   {"times", TimesCmd, 0, 0, NULL},
                    {"tree", Ips2TreeCmd, -1, 0, NULL},
                    /* the critical path: tcl_cpa.c */
                    {"cp", Ips2CpaCmd, -1, 0, NULL},

@@ -187,14 +187,28 @@ struct ips2_red_ext {
     double *v;
 };
 
+/* Which times the reductions hold (REDUCTION.md "Compensated times"). */
+enum ips2_times {
+    IPS2_TIMES_DEFAULT = 0,     /* options: IPS2_TIMES in the environment, else raw */
+    IPS2_TIMES_RAW = 1,         /* as recorded (also: files written before the choice) */
+    IPS2_TIMES_COMPENSATED = 2, /* the probes' calibrated cost removed */
+};
+
+/* "raw", "compensated"; the value of a name, or -1 (NULL or "": default). */
+const char *ips2_times_name(unsigned times);
+int ips2_times_by_name(const char *name);
+
 struct ips2_reductions {
     uint32_t machine;       /* string: the machine's name in the workload */
     uint32_t host;          /* string: the host it ran on */
     int64_t phase_start_ns; /* the phase reduced, or INT64_MIN..INT64_MAX */
     int64_t phase_end_ns;
-    uint64_t interval_ns; /* histograms' initial sample interval */
-    uint64_t events;      /* events read */
-    uint64_t trace_bytes; /* bytes of trace read */
+    uint64_t interval_ns;  /* histograms' initial sample interval */
+    uint64_t events;       /* events read */
+    uint64_t trace_bytes;  /* bytes of trace read */
+    uint32_t times;        /* enum ips2_times: RAW or COMPENSATED */
+    uint32_t call_cost_ps; /* a traced call's probes (entry + exit), mean over the streams */
+    uint64_t probe_ns;     /* the probes' time in the streams (calibrated cost x events) */
 
     char **strings;
     size_t nstrings;
@@ -235,6 +249,9 @@ struct ips2_reduce_options {
      * under "f"); true: as the ELF symbols are written, each clone a
      * procedure of its own (the clone shown on request). */
     bool clones;
+    /* enum ips2_times: raw or compensated times (DEFAULT: IPS2_TIMES in
+     * the environment, else raw) */
+    unsigned times;
     /* called now and then with events read so far and an estimate of all */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;

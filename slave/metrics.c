@@ -61,3 +61,19 @@ int ips2_metric_by_name(const char *name)
             return (int)m;
     return -1;
 }
+
+const char *ips2_times_name(unsigned times)
+{
+    return times == IPS2_TIMES_COMPENSATED ? "compensated" : "raw";
+}
+
+int ips2_times_by_name(const char *name)
+{
+    if (name == NULL || *name == '\0')
+        return IPS2_TIMES_DEFAULT;
+    if (strcmp(name, "raw") == 0)
+        return IPS2_TIMES_RAW;
+    if (strcmp(name, "compensated") == 0)
+        return IPS2_TIMES_COMPENSATED;
+    return -1;
+}

@@ -7,7 +7,7 @@
 # (libips2ext.a) and builds the machine's PAG part (libips2cpa.a).
 
 SLAVE_SRCS := slave/reduce.c slave/reduce_build.c slave/reduce_emit.c slave/reduce_kinds.c \
-              slave/reduce_stream.c \
+              slave/reduce_stream.c slave/compensate.c \
               slave/reduce_thread.c slave/histogram.c slave/reductions.c slave/metrics.c \
               slave/reduce_ext.c slave/reduce_names.c slave/reduce_clock.c
 # latency.c: the latency histograms' buckets, merging, percentiles (ips2_latency.h)
@@ -38,6 +38,11 @@ $(B)/obj/tests/unit/test_reduce.o $(B)/obj/tests/unit/test_reductions.o: \
 # test_reduce also reduces single streams directly (slave/reduce_internal.h)
 $(B)/obj/tests/unit/test_reduce.o: CFLAGS_COMMON += -Islave
 $(B)/tests/unit/test_reduce: $(B)/obj/tests/unit/test_reduce.o $(SLAVE_LIB_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
+# test_compensate drives slave/compensate.h directly
+$(B)/obj/tests/unit/test_compensate.o: CFLAGS_COMMON += -Islave
+$(B)/tests/unit/test_compensate: $(B)/obj/tests/unit/test_compensate.o $(SLAVE_LIB_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(SLAVE_LIBS) -lcmocka -lpthread
 $(B)/tests/unit/test_reductions: $(B)/obj/tests/unit/test_reductions.o $(SLAVE_LIB_FILES)

@@ -326,10 +326,15 @@ static void reduce_one(struct red_build *b, const struct ips2_trace_stream *s, s
     char err[IPS2_ERR_MAX];
 
     rt_init(r, o->phase_start_ns, o->phase_end_ns, interval);
+    r->compensate = o->times == IPS2_TIMES_COMPENSATED;
     if (pag)
         rt_pag_attach(r, pag);
     if (red_stream_reader(s->path, r, offset, prog, err) < 0)
         red_build_problem(b, "%s", err);
+    /* what the probes cost: the reductions keep it whether they removed it or not */
+    b->r->probe_ns += r->probe_ns;
+    b->cost_sum += (double)r->call_cost_ps * (double)r->events;
+    b->cost_events += (double)r->events;
 }
 
 static const char *app_or(const struct ips2_file_header *h, bool ok)
@@ -549,6 +554,11 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     b.r->phase_start_ns = o.phase_start_ns;
     b.r->phase_end_ns = o.phase_end_ns;
     b.r->interval_ns = interval;
+    if (o.times != IPS2_TIMES_RAW && o.times != IPS2_TIMES_COMPENSATED) {
+        int t = ips2_times_by_name(getenv("IPS2_TIMES"));
+        o.times = t > 0 ? (unsigned)t : IPS2_TIMES_RAW; /* docs/PERTURBATION.md: why */
+    }
+    b.r->times = o.times;
     b.r->latency = true;
     for (size_t i = 0; i < td->nproblems; i++)
         red_build_problem(&b, "%s", td->problems[i]);
@@ -570,6 +580,8 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
     }
     if (o.progress)
         o.progress(o.progress_arg, prog.done, prog.done);
+    if (b.cost_events > 0)
+        b.r->call_cost_ps = (uint32_t)(b.cost_sum / b.cost_events + 0.5);
     if (pag) {
         char perr[IPS2_ERR_MAX];
         if (pag_builder_finish(pag, o.machine, trace_dir, o.pag_out, perr, sizeof(perr)) < 0)

@@ -31,7 +31,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: ips2-reduce [--machine NAME] [--session-start NS] [--phase START END]\n"
             "                   [--interval MS] [-o FILE] [--pag FILE] [--quiet | --tsv]\n"
-            "                   [--clones] [--progress] DIR\n"
+            "                   [--clones] [--times raw|compensated] [--progress] DIR\n"
             "       ips2-reduce [--tsv] --read FILE\n"
             "       ips2-reduce --read-pag FILE [--match]\n"
             "  DIR                 a machine's trace directory (raw and/or packed streams)\n"
@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "  --interval MS       histogram sample interval (default 100)\n"
             "  --clones            a compiler's clones (f.constprop.0) as procedures of their\n"
             "                      own, not counted under their source name (f)\n"
+            "  --times T           raw: times as recorded; compensated: the probes' calibrated\n"
+            "                      cost removed (default: $IPS2_TIMES, else raw)\n"
             "  -o FILE             write the reductions file\n"
             "  --quiet             print only the line with events and events/s\n"
             "  --tsv               print every row, tab-separated (\"#\" lines name the columns)\n"
@@ -127,6 +129,8 @@ static void print_summary(const struct ips2_reductions *r)
         }
     }
     print_holds(r);
+    printf("times %s: probes %.3f ms, a call's %.1f ns\n", ips2_times_name(r->times),
+           ms(r->probe_ns), r->call_cost_ps / 1e3);
     for (size_t i = 0; i < r->nproblems; i++)
         printf("problem: %s\n", str(r, r->problems[i]));
 }
@@ -383,6 +387,13 @@ int main(int argc, char **argv)
             o.phase_end_ns = number(argv[++i], a);
         } else if (!strcmp(a, "--clones")) {
             o.clones = true;
+        } else if (!strcmp(a, "--times") && more) {
+            int t = ips2_times_by_name(argv[++i]);
+            if (t <= 0) {
+                fprintf(stderr, "ips2-reduce: --times: expected raw or compensated\n");
+                return 2;
+            }
+            o.times = (unsigned)t;
         } else if (!strcmp(a, "--interval") && more) {
             int64_t v = number(argv[++i], a);
             if (v <= 0) {

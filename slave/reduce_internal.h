@@ -24,6 +24,7 @@ struct red_build {
     size_t cap_processes, cap_threads, cap_procs, cap_arcs, cap_hists, cap_objects, cap_holds, cap_lats,
         cap_problems;
     bool oom;
+    double cost_sum, cost_events; /* the streams' call costs weighted by their events */
 };
 
 /* Makes room for one more element of an array of r; the pointer to it, or
@@ -62,6 +63,7 @@ struct red_clock {
     int64_t offset;  /* session time = wall_ns + offset */
     uint32_t timer;  /* enum ips2_timer */
     uint64_t tsc_hz; /* timer ticks per second */
+    int64_t in_ns;   /* compensation: what the event's probe added inside its call */
 };
 
 /* Session time of a timer value carried in an event's extra words, from

@@ -174,8 +174,9 @@ int64_t red_clock_at(const struct red_clock *c, const struct ips2_event *ev, int
         d = (int64_t)ns;
     }
     if (d < 0)
-        return t; /* a start after the end: no duration */
-    return t - d;
+        return t;  /* a start after the end: no duration */
+    d -= c->in_ns; /* the instrumentation inside the call (compensate.h) */
+    return d > 0 ? t - d : t;
 }
 
 static uint64_t extra(const struct ips2_event *ev, unsigned i)
@@ -188,9 +189,15 @@ static void pag(struct rt *r, const struct red_clock *c, const struct ips2_event
 {
     int w = pag_start_word(ev);
     int64_t ws = INT64_MIN;
+    struct red_clock raw = *c;
 
+    /* the PAG's nodes keep the recorded wall: its pairing and its
+     * dependence arcs' weights (the latency after the later of source and
+     * wait start) are the measured ones; its CPU arcs are compensated */
+    raw.in_ns = 0;
+    t = r->raw_last_t;
     if (w >= 0 && (unsigned)w < ev->nextra && ev->extra[w] != 0)
-        ws = red_clock_at(c, ev, t, ev->extra[w]);
+        ws = red_clock_at(&raw, ev, t, ev->extra[w]);
     rt_pag_event(r, ev, t, ws);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compensate.h"
 #include "reduce_internal.h"
 
 void red_progress_tick(struct red_progress *p, uint64_t events, uint64_t bytes)
@@ -36,26 +37,37 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     if (!rd)
         return -1;
     const struct ips2_file_header *h = ips2_reader_header(rd);
-    struct red_clock clock = {session_offset, h->timer, h->tsc_hz};
+    struct red_clock clock = {session_offset, h->timer, h->tsc_hz, 0};
+    struct red_comp comp;
+    const struct ips2_cost_ext *costs = ips2_reader_costs(rd);
+    red_comp_init(&comp, r->compensate, h, costs, ips2_reader_costs_end(rd));
+    r->call_cost_ps = comp.out_w[IPS2_PROBE_ENTER] + comp.out_w[IPS2_PROBE_EXIT];
     r->truncated = (h->features & IPS2_FEAT_TRUNCATED) != 0;
     memset(&ks, 0, sizeof(ks));
     /* what changes at every event stays in registers */
     struct rt_hot k = r->h;
     uint64_t events = r->events;
+    int64_t raw_end = 0;
     while ((rc = ips2_reader_next_batch(rd, &evs, &n)) == 1) {
         for (const struct ips2_event *ev = evs; ev < evs + n; ev++) {
             int64_t t = (int64_t)ev->wall_ns + session_offset;
+            uint64_t cpu = ev->cpu_ns;
             if (ev->kind == IPS2_EV_ENTER) {
-                rt_enter(r, &k, t, ev->cpu_ns, ev->payload);
+                red_comp_proc(&comp, IPS2_PROBE_ENTER, &t, &cpu);
+                rt_enter(r, &k, t, cpu, ev->payload);
             } else if (ev->kind == IPS2_EV_EXIT) {
-                rt_exit(r, &k, t, ev->cpu_ns, ev->payload);
+                red_comp_proc(&comp, IPS2_PROBE_EXIT, &t, &cpu);
+                rt_exit(r, &k, t, cpu, ev->payload);
             } else {
-                rt_advance(r, &k, t, ev->cpu_ns);
+                r->raw_last_t = t;
+                clock.in_ns = red_comp_event(&comp, ev, &t, &cpu);
+                rt_advance(r, &k, t, cpu);
                 r->h = k;
                 red_kind_event(r, &ks, &clock, ev, t);
                 k = r->h;
             }
         }
+        raw_end = (int64_t)evs[n - 1].wall_ns + session_offset; /* as recorded, for the PAG */
         uint64_t before = events;
         events += n;
         if (RT_UNLIKELY((before ^ events) >= RED_PROGRESS_EVERY)) /* passed a multiple */
@@ -63,6 +75,8 @@ int red_stream_reader(const char *path, struct rt *r, int64_t session_offset,
     }
     r->h = k;
     r->events = events;
+    r->probe_ns = (uint64_t)red_comp_shift(&comp);
+    r->raw_last_t = raw_end;
     if (rc < 0)
         snprintf(err, IPS2_ERR_MAX, "%s", ips2_reader_error(rd));
     ips2_reader_close(rd);

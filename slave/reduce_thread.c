@@ -880,5 +880,5 @@ void rt_pag_end(struct rt *r, const char *(*name)(void *arg, uint32_t proc), voi
 {
     if (!r->pag)
         return;
-    pag_thread_end(r->pag, r->h.last_t, r->h.last_c, r->h.top, pag_shares, r, name, arg);
+    pag_thread_end(r->pag, r->raw_last_t, r->h.last_c, r->h.top, pag_shares, r, name, arg);
 }

@@ -131,6 +131,14 @@ struct rt {
     /* configuration */
     int64_t ps, pe; /* phase [ps, pe) */
     uint64_t interval_ns;
+    bool compensate; /* compensated times (compensate.h) */
+
+    /* what compensation did: wall removed (ns), the stream's cost of a
+     * call (entry and exit, ps), the latest event's time as recorded (the
+     * PAG's nodes keep the recorded wall) */
+    uint64_t probe_ns;
+    uint32_t call_cost_ps;
+    int64_t raw_last_t;
 
     /* clock: the first event; the hot state (see struct rt_hot) */
     bool started;

@@ -55,6 +55,9 @@
  *       (procedure rows strictly ascending; buckets strictly ascending,
  *       below IPS2_LAT_BUCKETS, counts > 0 adding up to count; max_ns in
  *       the last bucket; older versions: latency not recorded)
+ *   then (version 8) which times the reductions hold: u32 times (1 raw,
+ *       2 compensated), u32 call_cost_ps, u64 probe_ns (older: raw,
+ *       costs unknown; written only when one of them says something)
  *
  * The writer and the reader mirror each other as Lua's ldump.c and
  * lundump.c do: a write_X for every read_X, called in the same order, one
@@ -74,7 +77,8 @@
 #include "ips2_reductions.h"
 
 #define RED_MAGIC            "IPS2RED"
-#define RED_VERSION          7
+#define RED_VERSION          8
+#define RED_VERSION_NO_TIME  7
 #define RED_VERSION_NO_LAT   6
 #define RED_VERSION_NO_CLOCK 5
 #define RED_VERSION_NO_HOLD  4
@@ -323,7 +327,9 @@ static void write_crc(struct ips2_out *o)
 void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
-    uint32_t version = r->latency      ? RED_VERSION
+    bool timed = r->times == IPS2_TIMES_COMPENSATED || r->call_cost_ps || r->probe_ns;
+    uint32_t version = timed           ? RED_VERSION
+                       : r->latency    ? RED_VERSION_NO_TIME
                        : has_clocks(r) ? RED_VERSION_NO_LAT
                        : r->nholds     ? RED_VERSION_NO_CLOCK
                        : has_links(r)  ? RED_VERSION_NO_HOLD
@@ -346,8 +352,13 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
         write_holds(&o, r);
     if (version >= RED_VERSION_NO_LAT)
         write_clocks(&o, r);
-    if (version == RED_VERSION)
+    if (version >= RED_VERSION_NO_TIME)
         write_lats(&o, r);
+    if (version >= RED_VERSION) {
+        ips2_put_u32(&o, r->times);
+        ips2_put_u32(&o, r->call_cost_ps);
+        ips2_put_u64(&o, r->probe_ns);
+    }
     write_crc(&o);
     return ips2_out_take(&o, size);
 }
@@ -893,7 +904,7 @@ static int read_lats(struct reader *rd)
     struct ips2_reductions *r = rd->r;
     struct ips2_in *in = &rd->in;
 
-    if (rd->version < RED_VERSION)
+    if (rd->version < RED_VERSION_NO_TIME)
         return 0;
     r->latency = true;
     if (room(rd, 1, 4, "the latency rows' count") < 0)
@@ -948,6 +959,27 @@ static int read_lats(struct reader *rd)
     return 0;
 }
 
+/* Version 8: which times (older: raw, as they were made), the costs. */
+static int read_times(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    r->times = IPS2_TIMES_RAW;
+    if (rd->version < RED_VERSION)
+        return 0;
+    if (room(rd, 1, 16, "the times and probe costs") < 0)
+        return -1;
+    size_t at = pos(rd);
+    uint32_t t = ips2_get_u32(in);
+    if (t != IPS2_TIMES_RAW && t != IPS2_TIMES_COMPENSATED)
+        return bad(rd, at, "expected times 1 (raw) or 2 (compensated), found %u", t);
+    r->times = t;
+    r->call_cost_ps = ips2_get_u32(in);
+    r->probe_ns = ips2_get_u64(in);
+    return 0;
+}
+
 /* Everything is well-formed: the end of the data is where the structure
  * ends, and the crc tells whether values were altered. */
 static int read_crc(struct reader *rd)
@@ -980,7 +1012,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
         read_links(&rd) < 0 || read_holds(&rd) < 0 || read_clocks(&rd) < 0 || read_lats(&rd) < 0 ||
-        read_crc(&rd) < 0) {
+        read_times(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }

@@ -234,6 +234,13 @@ static int add_source(struct build *b, const struct slave_merge_src *src)
         GROW(out->exts, out->nexts, b->cap_exts);
         out->exts[out->nexts++] = x; /* v borrowed */
     }
+    /* the times and the probes' costs (REDUCTION.md "Compensated times") */
+    if (in->call_cost_ps && in->events)
+        out->call_cost_ps = (uint32_t)(((double)out->call_cost_ps * (double)out->events +
+                                        (double)in->call_cost_ps * (double)in->events) /
+                                           (double)(out->events + in->events) +
+                                       0.5);
+    out->probe_ns += in->probe_ns;
     out->events += in->events;
     out->trace_bytes += in->trace_bytes;
     free(tmap);
@@ -266,6 +273,7 @@ struct ips2_reductions *slave_merge(const struct slave_merge_src *src, size_t ns
         out->phase_start_ns = src[0].r->phase_start_ns;
         out->phase_end_ns = src[0].r->phase_end_ns;
         out->interval_ns = src[0].r->interval_ns;
+        out->times = src[0].r->times;
     }
     /* latency distributions when every source has them */
     out->latency = nsrc > 0;

@@ -45,6 +45,7 @@ namespace eval ::ips2::gui {
     array set State {
         session "" dir "" node physical phase "" metric cpu level process
         cpmode inter cplevel process status "" closed 0 phaseList {} busy 0 cppvm 0 metrics {}
+        times raw sessionTimes raw
     }
     # The analyses, for menus and toolbar: {label key command}.
     variable Analyses {
@@ -205,13 +206,18 @@ proc ::ips2::gui::Toolbar {w} {
     ttk::label $w.llevel -text Level:
     ttk::combobox $w.level -width 9 -state readonly -textvariable ::ips2::gui::State(level) \
         -values {machine process thread procedure}
+    # raw or compensated times (REDUCTION.md "Compensated times"): see setTimes
+    ttk::label $w.ltimes -text Times:
+    ttk::combobox $w.times -width 11 -state readonly -textvariable ::ips2::gui::State(times) \
+        -values {compensated raw}
+    bind $w.times <<ComboboxSelected>> {::ips2::gui::setTimes $::ips2::gui::State(times)}
     ttk::label $w.lcp -text CP:
     ttk::combobox $w.cpmode -width 6 -state readonly -textvariable ::ips2::gui::State(cpmode) \
         -values {intra inter global}
     ttk::frame $w.buttons
-    grid $w.node $w.lphase $w.phase $w.lmetric $w.metric $w.llevel $w.level $w.lcp $w.cpmode -padx 2 \
-        -sticky w
-    grid $w.buttons - - - - - - - - -sticky w
+    grid $w.node $w.lphase $w.phase $w.lmetric $w.metric $w.llevel $w.level $w.ltimes $w.times \
+        $w.lcp $w.cpmode -padx 2 -sticky w
+    grid $w.buttons - - - - - - - - - - -sticky w
     grid columnconfigure $w 0 -weight 1
     grid configure $w.node -sticky ew
     foreach a $Analyses {
@@ -350,6 +356,8 @@ proc ::ips2::gui::openSession {dir} {
     wm title . "ips2 - [file tail $State(dir)]"
     tree::show $s
     select physical
+    set State(times) [dict get [$s times] times]
+    set State(sessionTimes) $State(times)
     PhaseChanged
     .pw.left select .pw.left.trees
     set problems [$s problems]
@@ -468,6 +476,27 @@ proc ::ips2::gui::setPhase {name} {
     PhaseChanged
     table::phaseChanged
     histogram::phaseChanged
+}
+
+# setTimes WHICH: the tables and histograms in raw or compensated times.
+# The session's reductions hold one (the run's choice); the other is the
+# traces reduced again over the whole run, as for a phase (a phase named
+# times:WHICH), with IPS2_TIMES set for the reducer.  The critical path's
+# PAG keeps the run's.
+proc ::ips2::gui::setTimes {which} {
+    variable State
+    if {$State(session) eq ""} return
+    set ::env(IPS2_TIMES) $which
+    if {$which eq $State(sessionTimes)} {
+        setPhase ""
+    } elseif {[catch {$State(session) phase times:$which -1000000000000000000 \
+                          1000000000000000000 -save 0} message]} {
+        status "times: $which: $message" error
+        return
+    } else {
+        setPhase times:$which
+    }
+    status "times: $which[expr {$which eq $State(sessionTimes) ? "" : " (the traces reduced again; the critical path keeps the run's $State(sessionTimes) times)"}]"
 }
 
 proc ::ips2::gui::PhaseChanged {} {

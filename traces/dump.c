@@ -170,7 +170,8 @@ static void put_field(const char *key, const char *s, size_t max)
     putchar('\n');
 }
 
-static void print_header(const char *file, const struct ips2_file_header *h)
+static void print_header(const char *file, const struct ips2_file_header *h,
+                         const struct ips2_cost_ext *c, const struct ips2_cost_ext *end)
 {
     static const char *const cost_names[IPS2_COST_GROUPS] = {"proc", "sync"};
     bool tsv = mode == MODE_TSV;
@@ -250,6 +251,20 @@ static void print_header(const char *file, const struct ips2_file_header *h)
             printf(" group%u %" PRIu32, g, h->cost_ns[g]);
     }
     putchar('\n');
+    if (c) { /* the calibration block: ns outside/inside per probe, wall and CPU */
+        static const char *const probe_names[IPS2_PROBES] = {"enter", "exit", "lock",
+                                                             "event", "wait", "sync"};
+        for (const struct ips2_cost_ext *b = c; b; b = b == c ? end : NULL) {
+            printf(fmt, b == c ? "calib" : "calib_end");
+            printf("%.3f ms, %u probes each; wall/cpu ns outside+inside:", b->calib_ns / 1e6,
+                   b->reps);
+            for (unsigned p = 0; p < IPS2_PROBES; p++)
+                if (probe_names[p])
+                    printf(" %s %.1f+%.1f/%.1f+%.1f", probe_names[p], b->wall_ps[p] / 1e3,
+                           b->wall_in_ps[p] / 1e3, b->cpu_ps[p] / 1e3, b->cpu_in_ps[p] / 1e3);
+            putchar('\n');
+        }
+    }
     if (!tsv)
         printf("%14s %15s  %-13s %s\n", "wall_us", "cpu_us", "kind", "data");
 }
@@ -379,7 +394,7 @@ static int dump_file(const char *file)
     if (h->stream_kind == IPS2_STREAM_THREAD)
         load_symbols(file);
     if (mode != MODE_SUMMARY)
-        print_header(file, h);
+        print_header(file, h, ips2_reader_costs(r), ips2_reader_costs_end(r));
 
     while ((rc = ips2_reader_next(r, &ev)) == 1) {
         if (mode == MODE_SUMMARY) {

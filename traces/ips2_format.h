@@ -75,6 +75,48 @@ enum ips2_cost_group {
     IPS2_COST_GROUPS = 8,
 };
 
+/* Probes whose cost the calibration block measures (struct ips2_cost_ext):
+ * the code paths of libips2 that record events.  ips2_cost_probe_of()
+ * gives an event's. */
+enum ips2_cost_probe {
+    IPS2_PROBE_ENTER = 0, /* procedure entry (the -finstrument-functions hook) */
+    IPS2_PROBE_EXIT = 1,  /* procedure exit */
+    IPS2_PROBE_LOCK = 2,  /* a lock taken or released without waiting (short lock path) */
+    IPS2_PROBE_EVENT = 3, /* a wrapper's record without a wait: a send, post, signal, arrival */
+    IPS2_PROBE_WAIT = 4,  /* a wrapper's record of a call that waited: a CPU reading too */
+    IPS2_PROBE_SYNC = 5,  /* a sync point (exact CPU clock and monotonic readings) */
+    IPS2_PROBES = 8,
+};
+
+/*
+ * The calibration block (FORMAT.md section 2): optional, right after the
+ * header (at IPS2_COST_EXT_OFFSET, inside header_size).  libips2 measures
+ * each probe at start-up on the running machine: its cost in picoseconds
+ * outside the timed interval of the event (between the event's timestamp
+ * and its neighbours') and inside it (between a call's start timer and the
+ * event's own: what the instrumentation adds to a measured wait), by the
+ * wall clock and by the thread's CPU clock.  A stream without it (magic
+ * not "COST") has only cost_ns[].
+ */
+#define IPS2_COST_EXT_MAGIC  "COST"
+#define IPS2_COST_EXT_OFFSET 1280 /* sizeof(struct ips2_file_header) */
+/* A second block right after it, magic "CEND": the same measured again
+ * when the stream was closed by its own thread (the cheap probes; the
+ * others copied), so that a load that changed during the run shows. */
+#define IPS2_COST_END_MAGIC  "CEND"
+#define IPS2_COST_END_OFFSET (IPS2_COST_EXT_OFFSET + 144)
+struct ips2_cost_ext {
+    char magic[4];                    /* IPS2_COST_EXT_MAGIC, no NUL */
+    uint16_t size;                    /* bytes of this block */
+    uint16_t nprobes;                 /* IPS2_PROBES */
+    uint32_t calib_ns;                /* how long the calibration took (wall) */
+    uint32_t reps;                    /* probes timed per measurement */
+    uint32_t wall_ps[IPS2_PROBES];    /* outside the timed interval, wall clock */
+    uint32_t wall_in_ps[IPS2_PROBES]; /* inside it, wall clock */
+    uint32_t cpu_ps[IPS2_PROBES];     /* outside, thread CPU clock */
+    uint32_t cpu_in_ps[IPS2_PROBES];  /* inside, thread CPU clock */
+};
+
 #define IPS2_HOST_MAX 64
 #define IPS2_APP_MAX  64
 #define IPS2_PATH_MAX 1024
@@ -105,6 +147,8 @@ struct ips2_file_header {
     char app[IPS2_APP_MAX];             /* application id, NUL-terminated */
     char exe[IPS2_PATH_MAX];            /* executable path, NUL-terminated */
 };
+_Static_assert(sizeof(struct ips2_file_header) == IPS2_COST_EXT_OFFSET, "the block follows");
+_Static_assert(sizeof(struct ips2_cost_ext) == 144, "then the end block");
 
 /*
  * Event kinds.  Values are part of the format: never renumber, only add.
@@ -409,5 +453,29 @@ struct ips2_block_header {
     uint32_t reserved;
     uint64_t first_timer; /* timer of the first event, for seeking */
 };
+
+/* The probe that recorded an event of this kind (enum ips2_cost_probe);
+ * waited: it carries its call's start, not 0 (a wait). */
+static inline unsigned ips2_cost_probe_of(unsigned kind, int waited)
+{
+    switch (kind) {
+    case IPS2_EV_ENTER:
+        return IPS2_PROBE_ENTER;
+    case IPS2_EV_EXIT:
+        return IPS2_PROBE_EXIT;
+    case IPS2_EV_SYNC:
+        return IPS2_PROBE_SYNC;
+    case IPS2_EV_LOCK_ACQUIRED:
+    case IPS2_EV_LOCK_RELEASE:
+    case IPS2_EV_LOCK_ACQUIRED_SHARED:
+    case IPS2_EV_LOCK_RELEASE_SHARED:
+        if (!waited)
+            return IPS2_PROBE_LOCK;
+        break;
+    default:
+        break;
+    }
+    return waited ? IPS2_PROBE_WAIT : IPS2_PROBE_EVENT;
+}
 
 #endif /* IPS2_FORMAT_H */

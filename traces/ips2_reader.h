@@ -45,6 +45,11 @@ void ips2_reader_close(struct ips2_reader *r);
 
 const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r);
 
+/* The stream's calibration block (ips2_format.h), or NULL: it has none. */
+const struct ips2_cost_ext *ips2_reader_costs(const struct ips2_reader *r);
+/* Its second block (measured again at the stream's end), or NULL. */
+const struct ips2_cost_ext *ips2_reader_costs_end(const struct ips2_reader *r);
+
 /* The head of every reader: its decoded events not yet returned.  Public
  * only for ips2_reader_next(); the rest of struct ips2_reader is private. */
 struct ips2_reader_head {

@@ -248,13 +248,15 @@ int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
     struct ips2_file_header h = *ips2_reader_header(r);
     memcpy(h.magic, IPS2_MAGIC, IPS2_MAGIC_LEN);
     h.version = IPS2_VERSION;
-    h.header_size = sizeof(h);
+    const struct ips2_cost_ext *costs = ips2_reader_costs(r), *end = ips2_reader_costs_end(r);
+    h.header_size = (uint16_t)(sizeof(h) + (costs ? sizeof(*costs) : 0) + (end ? sizeof(*end) : 0));
     h.encoding = IPS2_ENC_PACKED;
     h.state = IPS2_STATE_CLOSED;
     h.data_bytes = 0;
     h.features &= ~IPS2_FEAT_SHORT_LOCKS; /* the reader expanded them: raw only */
     block_reset(p);
-    if (write_out(p, &h, sizeof(h)) < 0)
+    if (write_out(p, &h, sizeof(h)) < 0 || (costs && write_out(p, costs, sizeof(*costs)) < 0) ||
+        (end && write_out(p, end, sizeof(*end)) < 0))
         goto fail;
 
     const struct ips2_event *ev;

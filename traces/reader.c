@@ -81,6 +81,8 @@ struct ips2_reader {
     int fd;
     unsigned flags;
     struct ips2_file_header hdr;
+    struct ips2_cost_ext costs, costs_end; /* the calibration blocks, if has_* */
+    bool has_costs, has_costs_end;
 
     /* input window: buf[0 .. len) holds file bytes [base, base + len) */
     unsigned char *buf;
@@ -301,6 +303,18 @@ static int read_header(struct ips2_reader *r)
         return fail(r, (uint64_t)n,
                     "expected a header of %u bytes (header_size), found end of file",
                     h->header_size);
+    /* the calibration block, inside header_size (older streams have none) */
+    if (h->header_size >= IPS2_COST_EXT_OFFSET + sizeof(r->costs)) {
+        memcpy(&r->costs, in(r) + IPS2_COST_EXT_OFFSET, sizeof(r->costs));
+        r->has_costs = memcmp(r->costs.magic, IPS2_COST_EXT_MAGIC, 4) == 0 &&
+                       r->costs.size >= sizeof(r->costs) && r->costs.nprobes == IPS2_PROBES;
+    }
+    if (r->has_costs && h->header_size >= IPS2_COST_END_OFFSET + sizeof(r->costs_end)) {
+        memcpy(&r->costs_end, in(r) + IPS2_COST_END_OFFSET, sizeof(r->costs_end));
+        r->has_costs_end = memcmp(r->costs_end.magic, IPS2_COST_END_MAGIC, 4) == 0 &&
+                           r->costs_end.size >= sizeof(r->costs_end) &&
+                           r->costs_end.nprobes == IPS2_PROBES;
+    }
     r->closed = h->state == IPS2_STATE_CLOSED;
     r->data_end = h->header_size + h->data_bytes;
     r->pos = h->header_size;
@@ -1215,6 +1229,16 @@ void ips2_reader_close(struct ips2_reader *r)
 const struct ips2_file_header *ips2_reader_header(const struct ips2_reader *r)
 {
     return &r->hdr;
+}
+
+const struct ips2_cost_ext *ips2_reader_costs(const struct ips2_reader *r)
+{
+    return r->has_costs ? &r->costs : NULL;
+}
+
+const struct ips2_cost_ext *ips2_reader_costs_end(const struct ips2_reader *r)
+{
+    return r->has_costs_end ? &r->costs_end : NULL;
 }
 
 const char *ips2_reader_error(const struct ips2_reader *r)

@@ -658,6 +658,44 @@ static void test_high_call_rate(void **state)
     ips2_model_free(m);
 }
 
+/* The same 6 M calls per second, with the probes' calibrated cost in the
+ * reductions: instBottleneck weighs the calls by it.  At 10 ns a call the
+ * probes are 6% of the time (no bottleneck, though the rate is as above);
+ * at 50 ns, 30% (a bottleneck of that value). */
+static void test_measured_call_cost(void **state)
+{
+    const uint32_t cost_ps[] = {10000, 50000};
+    for (int k = 0; k < 2; k++) {
+        struct ips2_reductions *r = rb_new("m", W);
+        double cpu[NB], c[NB];
+        rb_process(r, "A", 100, 0, END_NS);
+        fill(cpu, 0, NB, 0.95 * W);
+        rb_thread(r, 100, 0, END_NS, (uint64_t)sum(cpu, NB));
+        hist_of(r, IPS2_RED_NONE, IPS2_RED_NONE, IPS2_M_CPU, cpu, NB);
+        fill(c, 0, NB, 0.5 * W);
+        uint32_t p = rb_proc(r, "tiny", (uint64_t)sum(c, NB), 30000000, (uint64_t)sum(c, NB));
+        hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+        p = rb_proc(r, "main", (uint64_t)sum(c, NB) * 9 / 10, 1, (uint64_t)sum(cpu, NB));
+        fill(c, 0, NB, 0.45 * W);
+        hist_of(r, p, IPS2_RED_NONE, IPS2_M_CPU, c, NB);
+        r->times = IPS2_TIMES_COMPENSATED;
+        r->call_cost_ps = cost_ps[k];
+        r->events = 60000000;
+        struct ips2_model *m = model_of(r);
+        struct ips2_search_result *res = search_default(m);
+        const struct ips2_bottleneck *b = find_bottleneck(res, "instBottleneck");
+        if (k == 0) {
+            assert_null(b);
+        } else {
+            assert_non_null(b);
+            assert_string_equal(b->focus.at[IPS2_H_CODE], "tiny");
+            assert_true(fabs(b->value - 0.3) < 0.015);
+        }
+        ips2_search_result_free(res);
+        ips2_model_free(m);
+    }
+}
+
 /* Two applications: client (pid 1) and server (pid 2); the client's
  * inter-application critical path is 70% in the server's process. */
 static void test_limited_by_application(void **state)
@@ -1079,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_small_io),
         cmocka_unit_test(test_page_fault_burst),
         cmocka_unit_test(test_high_call_rate),
+        cmocka_unit_test(test_measured_call_cost),
         cmocka_unit_test(test_limited_by_application),
         cmocka_unit_test(test_late_sender),
         cmocka_unit_test(test_nothing_found),

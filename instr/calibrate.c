@@ -1,0 +1,284 @@
+/*
+ * calibrate.c - what each probe of libips2 costs on this machine, measured
+ * once per process at start-up for the streams' calibration block
+ * (ips2_format.h, struct ips2_cost_ext) and the header's cost_ns[].
+ * Perturbation compensation (slave/compensate.c) subtracts these costs.
+ *
+ * Method (Malony, Reed and Wijshoff's in vitro measurement, made
+ * streaming): the probes' own code runs back to back, REPS times, writing
+ * into fresh memory as a trace window is fresh, and the time of the batch
+ * less that of the same loop without them is the probes'.
+ * The probes' calls and returns count (the instrumented code makes them),
+ * the loop does not; between two probes runs a tiny procedure's worth of
+ * dependent work (BODY_STEPS), in both loops, since an out-of-order core
+ * overlaps part of a probe with the work around it: probes back to back
+ * cost more than probes among work.
+ * The batch is repeated BATCHES times and the median taken, so that a
+ * preemption on a loaded machine does not count.  Both clocks are read
+ * around each batch: wall (the timer) and thread CPU.
+ *
+ * The procedure hooks and the lock and event fast paths run for real on
+ * the calling thread's writer state, pointed at the scratch memory (no
+ * stream is open yet: this runs before the session is set up).  A wait's
+ * record (a CPU reading then a long record, after the real call) and a
+ * sync point are their code's steps in order; for a wait, what lies
+ * between the call's start reading and the record's own is "inside" the
+ * timed interval: the instrumentation's share of a measured wait.
+ *
+ * Cost: about 1 ms per process here (the block's calib_ns says), most of
+ * it the CPU clock's readings (~0.65 us each on our virtual machines).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "runtime.h"
+
+#define REPS      256 /* probes per batch: the cheap ones */
+#define REPS_SLOW 32  /* those that read the CPU clock (a system call here) */
+#define BATCHES   7
+#define SCRATCH   (BATCHES * REPS * 64) /* bytes: fresh for each probe and batch */
+
+struct sample {
+    uint64_t wall, cpu; /* ns of one batch */
+};
+
+/* The thread's CPU time exactly (ips2_thread_cpu_ns() is what records
+ * carry: a tick clock's readings are truncated). */
+static uint64_t exact_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t timer_ns(uint64_t ticks)
+{
+    return (uint64_t)((double)ticks * 1e9 / (double)ips2_proc.tsc_hz);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, unsigned n)
+{
+    qsort(v, n, sizeof(*v), cmp_u64);
+    return v[n / 2];
+}
+
+#define BODY_STEPS 8
+static uint64_t body_sink;
+
+/* What runs between two probes: a few steps of dependent work, as in a
+ * tiny procedure, which an out-of-order core overlaps with the probes. */
+__attribute__((noinline)) static uint64_t calib_body(uint64_t x)
+{
+    for (unsigned i = 0; i < BODY_STEPS; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
+
+/* A procedure whose address the procedure records carry. */
+__attribute__((noinline)) static void calib_fn(void)
+{
+    __asm__ volatile("");
+}
+
+IPS2_EXPORT void __cyg_profile_func_enter(void *fn, void *call_site);
+IPS2_EXPORT void __cyg_profile_func_exit(void *fn, void *call_site);
+
+enum what { W_NOP, W_ENTER, W_EXIT, W_LOCK, W_EVENT, W_WAIT, W_SYNC, W_LONGPROC };
+
+static uint64_t inside_ticks; /* W_WAIT: start reading to record reading, summed */
+static _Atomic uint64_t calib_seq;
+
+/* Points the thread's writer at p .. p + bytes, as a fresh window. */
+static void scratch_window(struct ips2_thread *t, uintptr_t p, size_t bytes)
+{
+    t->cur = p;
+    t->limit = p + bytes;
+    t->last_sync = ips2_timer_now();
+    t->addr_base = IPS2_SHORT_BASE((uintptr_t)calib_fn);
+    t->held_at = 0;
+}
+
+static uint64_t i_seed(enum what w)
+{
+    return (uint64_t)w + body_sink;
+}
+
+/* One batch of reps probes of one kind into fresh memory at p. */
+static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes)
+{
+    struct ips2_thread *t = &ips2_self;
+    uint64_t extra[4] = {0, 0, 0, 0};
+    uint64_t key = ((uintptr_t)&calib_seq) & IPS2_PAYLOAD_MASK;
+
+    scratch_window(t, p, bytes);
+    if (w == W_LOCK) {
+        struct ips2_lock_slot *s = &t->lock_slot[IPS2_LOCK_SLOT(key)];
+        s->key = IPS2_LOCK_BOUND | key;
+        s->seq = 0;
+    }
+    uint64_t c0 = exact_cpu_ns(), t0 = ips2_timer_now();
+    uint64_t x = i_seed(w);
+    for (unsigned i = 0; i < reps; i++) {
+        x = calib_body(x);
+        switch (w) {
+        case W_NOP: /* the loop alone: a probe's call and return are its cost */
+            __asm__ volatile("" : : "r"(t), "r"(i) : "memory");
+            break;
+        case W_ENTER:
+            __cyg_profile_func_enter((void *)calib_fn, NULL);
+            break;
+        case W_EXIT:
+            __cyg_profile_func_exit((void *)calib_fn, NULL);
+            break;
+        case W_LOCK: /* an acquisition or a release: the seq bump and a short record */
+            if (i & 1)
+                ips2_emit_release(key, atomic_fetch_add(&calib_seq, 1) + 1);
+            else
+                ips2_emit_acquired(key, atomic_load(&calib_seq));
+            break;
+        case W_EVENT:
+            extra[0] = i;
+            ips2_emit(IPS2_EV_SEM_POST, key, extra, 2, IPS2_CPU_DERIVED);
+            break;
+        case W_WAIT: {
+            uint64_t start = ips2_timer_now();
+            /* the real call would be here */
+            uint64_t now = ips2_timer_now();
+            uint64_t cpu = ips2_thread_cpu_ns();
+            extra[2] = start;
+            ips2_record_put((uint64_t *)t->cur, IPS2_EV_SEM_ACQUIRED, now, 1, cpu, key, extra, 3);
+            t->cur += 8 * ips2_record_words(1, 3);
+            inside_ticks += now - start;
+            break;
+        }
+        case W_SYNC: {
+            uint64_t now = ips2_timer_now();
+            uint64_t cpu = ips2_thread_cpu_ns();
+            extra[0] = ips2_mono_ns();
+            ips2_record_put((uint64_t *)t->cur, IPS2_EV_SYNC, now, 1, cpu, 0, extra, 1);
+            t->cur += 8 * ips2_record_words(1, 1);
+            break;
+        }
+        case W_LONGPROC: { /* exact and tick: every procedure record reads the CPU clock */
+            uint64_t now = ips2_timer_now();
+            uint64_t cpu = ips2_thread_cpu_ns();
+            ips2_record_put((uint64_t *)t->cur, IPS2_EV_ENTER, now, 1, cpu, (uintptr_t)calib_fn,
+                            NULL, 0);
+            t->cur += 8 * ips2_record_words(1, 0);
+            break;
+        }
+        }
+    }
+    uint64_t t1 = ips2_timer_now(), c1 = exact_cpu_ns();
+    body_sink += x;
+    return (struct sample){timer_ns(t1 - t0), c1 - c0};
+}
+
+/* Median cost per probe in ps (wall, cpu) of kind w beyond the loop's,
+ * each batch writing into memory not touched before (as a trace window's
+ * is: its page faults are part of the cost). */
+static void measure(enum what w, uint32_t *wall_ps, uint32_t *cpu_ps, uint64_t *inside)
+{
+    uint64_t dw[BATCHES], dc[BATCHES];
+    unsigned reps = w == W_WAIT || w == W_SYNC || w == W_LONGPROC ? REPS_SLOW : REPS;
+    size_t per = SCRATCH / BATCHES;
+    static char nop_area[4096];
+
+    void *mem = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    inside_ticks = 0;
+    for (unsigned b = 0; b < BATCHES; b++) {
+        struct sample base = batch(W_NOP, reps, (uintptr_t)nop_area, sizeof(nop_area));
+        struct sample s = batch(w, reps, (uintptr_t)mem + b * per, per);
+        dw[b] = s.wall > base.wall ? s.wall - base.wall : 0;
+        dc[b] = s.cpu > base.cpu ? s.cpu - base.cpu : 0;
+    }
+    munmap(mem, SCRATCH);
+    *wall_ps = (uint32_t)(median(dw, BATCHES) * 1000 / reps);
+    *cpu_ps = (uint32_t)(median(dc, BATCHES) * 1000 / reps);
+    if (inside)
+        *inside = timer_ns(inside_ticks) * 1000 / ((uint64_t)reps * BATCHES);
+}
+
+/* At the end of a thread's stream, the cheap probes again (the machine's
+ * load may have changed since start-up), into *c for the stream's second
+ * block; the others as at start-up.  The writer's state is kept busy
+ * meanwhile, so that a signal handler's event is counted lost rather
+ * than written (the hot paths write into the scratch memory). */
+void ips2_measure_costs_end(struct ips2_cost_ext *c)
+{
+    struct ips2_thread *t = &ips2_self;
+    struct ips2_thread saved = *t;
+    uint64_t start = ips2_mono_ns();
+
+    *c = ips2_proc.cost_ext;
+    if (ips2_proc.cost_ext.size == 0 || ips2_proc.cpu_method != IPS2_CPU_INTERP)
+        return;
+    t->busy = 1;
+    t->short_locks = 1;
+    measure(W_ENTER, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
+    measure(W_EXIT, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
+    measure(W_LOCK, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
+    measure(W_EVENT, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT], NULL);
+    *t = saved;
+    memcpy(c->magic, IPS2_COST_END_MAGIC, 4);
+    c->calib_ns = (uint32_t)(ips2_mono_ns() - start);
+}
+
+void ips2_measure_costs(void)
+{
+    struct ips2_cost_ext *c = &ips2_proc.cost_ext;
+    struct ips2_thread *t = &ips2_self;
+    struct ips2_thread saved = *t;
+    uint64_t start = ips2_mono_ns(), in_ps = 0;
+
+    memset(c, 0, sizeof(*c));
+    t->short_locks = 1;
+    t->state = IPS2_THREAD_NEW;
+    if (ips2_proc.cpu_method == IPS2_CPU_INTERP) {
+        measure(W_ENTER, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
+        measure(W_EXIT, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
+        measure(W_LOCK, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
+        measure(W_EVENT, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT], NULL);
+    } else {
+        /* exact and tick: every record goes the slow way, with a CPU reading */
+        measure(W_LONGPROC, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
+        for (unsigned p = IPS2_PROBE_EXIT; p <= IPS2_PROBE_EVENT; p++) {
+            c->wall_ps[p] = c->wall_ps[IPS2_PROBE_ENTER];
+            c->cpu_ps[p] = c->cpu_ps[IPS2_PROBE_ENTER];
+        }
+    }
+    measure(W_WAIT, &c->wall_ps[IPS2_PROBE_WAIT], &c->cpu_ps[IPS2_PROBE_WAIT], &in_ps);
+    measure(W_SYNC, &c->wall_ps[IPS2_PROBE_SYNC], &c->cpu_ps[IPS2_PROBE_SYNC], NULL);
+    *t = saved;
+
+    /* a wait's record: what lies between its start reading and its own is
+     * inside the interval (the CPU clock likewise: nothing blocks there) */
+    uint32_t in =
+        (uint32_t)(in_ps < c->wall_ps[IPS2_PROBE_WAIT] ? in_ps : c->wall_ps[IPS2_PROBE_WAIT]);
+    c->wall_in_ps[IPS2_PROBE_WAIT] = in;
+    c->wall_ps[IPS2_PROBE_WAIT] -= in;
+    c->cpu_in_ps[IPS2_PROBE_WAIT] = in < c->cpu_ps[IPS2_PROBE_WAIT] ? in : 0;
+    c->cpu_ps[IPS2_PROBE_WAIT] -= c->cpu_in_ps[IPS2_PROBE_WAIT];
+
+    memcpy(c->magic, IPS2_COST_EXT_MAGIC, 4);
+    c->size = sizeof(*c);
+    c->nprobes = IPS2_PROBES;
+    c->reps = REPS * BATCHES; /* the cheap probes'; REPS_SLOW * BATCHES for the others */
+    c->calib_ns = (uint32_t)(ips2_mono_ns() - start);
+    /* the header's two groups, as before: a procedure record, a sync point */
+    ips2_proc.cost_ns[IPS2_COST_PROC] =
+        (c->wall_ps[IPS2_PROBE_ENTER] + c->wall_ps[IPS2_PROBE_EXIT] + 1000) / 2000;
+    ips2_proc.cost_ns[IPS2_COST_SYNC] = (c->wall_ps[IPS2_PROBE_SYNC] + 500) / 1000;
+}

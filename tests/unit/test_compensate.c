@@ -1,0 +1,157 @@
+/*
+ * test_compensate.c - per-thread perturbation compensation
+ * (slave/compensate.h) against the paper's formulas: eq. 7 on its
+ * footnote's example (t_m = 854, the 11th event, alpha = 10.9: 745), a
+ * sequential trace's total T_m - alpha N (IV-B1), a call's start keeping
+ * its distance less the probe's inside part, times that never go back
+ * while the accumulated cost goes on, per-probe costs, the mean with the
+ * end block, older streams' cost_ns, a tick clock's CPU readings kept as
+ * read, and raw mode counting without moving anything.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compensate.h"
+#include "ips2_fields.h"
+
+static struct ips2_cost_ext block(uint32_t enter_ps, uint32_t exit_ps)
+{
+    struct ips2_cost_ext x;
+    memset(&x, 0, sizeof(x));
+    memcpy(x.magic, IPS2_COST_EXT_MAGIC, 4);
+    x.size = sizeof(x);
+    x.nprobes = IPS2_PROBES;
+    for (unsigned p = 0; p < IPS2_PROBES; p++)
+        x.wall_ps[p] = x.cpu_ps[p] = enter_ps;
+    x.wall_ps[IPS2_PROBE_EXIT] = x.cpu_ps[IPS2_PROBE_EXIT] = exit_ps;
+    return x;
+}
+
+/* Eq. 7: t_a(e_i) = t_m(e_i) - (i - 1) alpha; the footnote's e_11. */
+static void test_eq7(void **state)
+{
+    struct ips2_file_header h = {0};
+    struct ips2_cost_ext x = block(10900, 10900); /* alpha 10.9 (ns here, us there) */
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, NULL);
+    int64_t t = 0;
+    uint64_t cpu = 0;
+    for (int i = 1; i <= 10; i++) { /* e_1 .. e_10, 20 apart */
+        int64_t ti = i * 20;
+        uint64_t ci = (uint64_t)ti;
+        red_comp_proc(&c, i % 2 ? IPS2_PROBE_ENTER : IPS2_PROBE_EXIT, &ti, &ci);
+        assert_int_equal(ti, i * 20 - (int64_t)((i - 1) * 10900) / 1000);
+    }
+    t = 854;
+    cpu = 854;
+    red_comp_proc(&c, IPS2_PROBE_EXIT, &t, &cpu);
+    assert_int_equal(t, 745);
+    assert_int_equal(cpu, 745);
+    /* IV-B1: alpha N removed in all (N = 11 events) */
+    assert_int_equal(red_comp_shift(&c), 11 * 10900 / 1000);
+}
+
+/* Times never go back (the paper's simultaneity), the accumulator goes on. */
+static void test_clamp(void **state)
+{
+    struct ips2_file_header h = {0};
+    struct ips2_cost_ext x = block(30000, 30000);
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, NULL);
+    int64_t t[] = {1000, 1010, 1020, 1200};
+    int64_t want[] = {1000, 1000, 1000, 1200 - 90};
+    for (int i = 0; i < 4; i++) {
+        uint64_t cpu = (uint64_t)t[i];
+        red_comp_proc(&c, IPS2_PROBE_ENTER, &t[i], &cpu);
+        assert_int_equal(t[i], want[i]);
+        assert_int_equal(cpu, (uint64_t)want[i]);
+    }
+}
+
+/* A call that waited: its own probe's inside part comes off its time, not
+ * off its start; the probe is the "wait" one. */
+static void test_wait(void **state)
+{
+    struct ips2_file_header h = {0};
+    struct ips2_cost_ext x = block(20000, 20000);
+    x.wall_ps[IPS2_PROBE_WAIT] = 500000;
+    x.wall_in_ps[IPS2_PROBE_WAIT] = 100000;
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, NULL);
+    int64_t t = 10000;
+    uint64_t cpu = 10000;
+    red_comp_proc(&c, IPS2_PROBE_ENTER, &t, &cpu); /* 20 ns so far */
+    uint64_t extra[3] = {7, 0, 1};                 /* sem-acquired: wait, initial, start */
+    struct ips2_event ev = {.kind = IPS2_EV_SEM_ACQUIRED, .nextra = 3, .extra = extra};
+    assert_int_equal(ips2_field_word(ev.kind, IPS2_ROLE_START), 2);
+    t = 20000;
+    cpu = 20000;
+    int64_t in = red_comp_event(&c, &ev, &t, &cpu);
+    assert_int_equal(in, 100);
+    assert_int_equal(t, 20000 - 20 - 100);
+    /* after it: its whole cost (outside and inside) */
+    assert_int_equal(red_comp_shift(&c), 20 + 500 + 100);
+    /* without a start it was a cheap record: the "event" probe */
+    extra[2] = 0;
+    t = 30000;
+    cpu = 30000;
+    assert_int_equal(red_comp_event(&c, &ev, &t, &cpu), 0);
+    assert_int_equal(t, 30000 - 620);
+    assert_int_equal(red_comp_shift(&c), 620 + 20);
+}
+
+/* The end block: the mean of both; older streams: cost_ns; raw: counted. */
+static void test_sources(void **state)
+{
+    struct ips2_file_header h = {0};
+    struct ips2_cost_ext x = block(10000, 20000), end = block(30000, 40000);
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 20000);
+    assert_int_equal(c.out_w[IPS2_PROBE_EXIT], 30000);
+
+    h.cost_ns[IPS2_COST_PROC] = 15;
+    h.cost_ns[IPS2_COST_SYNC] = 700;
+    red_comp_init(&c, true, &h, NULL, NULL);
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 15000);
+    assert_int_equal(c.out_c[IPS2_PROBE_LOCK], 15000);
+    assert_int_equal(c.out_w[IPS2_PROBE_SYNC], 700000);
+
+    /* a coarse (tick) CPU clock: its readings stay as read */
+    h.cpu_method = IPS2_CPU_TICK;
+    red_comp_init(&c, true, &h, &x, NULL);
+    int64_t tt = 5000;
+    uint64_t tc = 4000;
+    red_comp_proc(&c, IPS2_PROBE_ENTER, &tt, &tc);
+    tt = 5100;
+    tc = 4100;
+    red_comp_proc(&c, IPS2_PROBE_EXIT, &tt, &tc);
+    assert_int_equal(tt, 5100 - 10); /* the entry's 10 ns */
+    assert_int_equal(tc, 4100);
+    h.cpu_method = IPS2_CPU_INTERP;
+
+    red_comp_init(&c, false, &h, NULL, NULL);
+    int64_t t = 5000;
+    uint64_t cpu = 4000;
+    red_comp_proc(&c, IPS2_PROBE_ENTER, &t, &cpu);
+    red_comp_proc(&c, IPS2_PROBE_EXIT, &t, &cpu);
+    assert_int_equal(t, 5000);
+    assert_int_equal(cpu, 4000);
+    assert_int_equal(red_comp_shift(&c), 30);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eq7),
+        cmocka_unit_test(test_clamp),
+        cmocka_unit_test(test_wait),
+        cmocka_unit_test(test_sources),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
