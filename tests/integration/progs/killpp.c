@@ -15,7 +15,8 @@
  * block: the child writes SIZE bytes to the TCP connection in one write(),
  * and the parent reads them in 4 KiB reads after a first read of 1 byte:
  * with SIZE well above the sockets' buffers the child's write blocks in
- * the kernel until the parent has read most of it.  Prints "read N".
+ * the kernel until the parent has read most of it; it fills its buffer
+ * first, so the parent waits for the write.  Prints "read N".
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -128,8 +129,13 @@ static int block(size_t size)
     if (pid < 0)
         die("fork");
     if (pid == 0) {
-        char *buf = calloc(1, size);
+        /* filled first (milliseconds of CPU), so that the parent is
+         * waiting in its first read when the write begins: the message
+         * is what lets it go on, on the critical path */
+        char *buf = malloc(size);
         close(s);
+        if (buf != NULL)
+            memset(buf, 'x', size);
         if (buf == NULL || write(c, buf, size) != (ssize_t)size)
             exit(1);
         exit(0);
