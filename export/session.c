@@ -673,15 +673,11 @@ static int export_thread(struct ex_session *s, uint32_t loc, struct names *nm, s
                 }
                 x.peer = t->peers[k++];
             }
-            if (ev->kind == IPS2_EV_PVM_SEND || ev->kind == IPS2_EV_PVM_RECV) {
-                bool send = ev->kind == IPS2_EV_PVM_SEND;
-                x.tag = (uint32_t)word(ev, send ? IPS2_F_PVM_SEND_TAG : IPS2_F_PVM_RECV_TAG);
-                x.bytes = word(ev, send ? IPS2_F_PVM_SEND_BYTES : IPS2_F_PVM_RECV_BYTES);
-            } else if (ev->kind == IPS2_EV_SEND || ev->kind == IPS2_EV_RECV) {
-                x.bytes = word(ev, IPS2_F_SEND_BYTES);
-            } else {
-                x.bytes = word(ev, IPS2_F_DGRAM_SEND_BYTES);
-            }
+            if (ev->kind == IPS2_EV_PVM_SEND)
+                x.tag = (uint32_t)word(ev, IPS2_F_PVM_SEND_TAG);
+            else if (ev->kind == IPS2_EV_PVM_RECV)
+                x.tag = (uint32_t)word(ev, IPS2_F_PVM_RECV_TAG);
+            x.bytes = word(ev, (unsigned)ips2_field_word(ev->kind, IPS2_ROLE_BYTES));
             if (word(ev, (unsigned)ips2_field_word(ev->kind, IPS2_ROLE_ERROR)) != 0)
                 x.bytes = 0; /* a failed call moved nothing */
             break;
