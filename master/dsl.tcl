@@ -30,7 +30,7 @@
 # "join", ...) that could build more, is refused before it runs, and one
 # whose result is larger after; and as Tcl's parser joins a word's
 # substitutions before any trace sees them, the substitutions of any text
-# times the largest value is kept under 1 GiB (Joined).  The trace's
+# times the largest value is kept under 64 MiB (Joined).  The trace's
 # callback, ips2-step, is protected from the file: a command naming it is
 # refused.  A limit that stops a reading is a located error like the others.
 #
@@ -74,7 +74,7 @@ namespace eval ::ips2::dsl {
     array set Seen {}
     variable Limits [dict create seconds 0.5 seconds_per_100kb 2.0 commands 2000000 \
                          file_bytes [expr {16 << 20}] value_bytes [expr {1 << 20}] \
-                         join_bytes [expr {1 << 30}]]
+                         join_bytes [expr {64 << 20}]]
     # A name that may become a file name: not "", ".", "..", nothing with
     # "/"; at most NameMax characters.
     variable NameRE {^[A-Za-z0-9_][A-Za-z0-9_.-]*$}
@@ -466,7 +466,9 @@ proc ::ips2::dsl::Step {slave command args} {
 # body, a procedure's, a string to eval), so the most substitutions of any
 # text seen so far (Seen(SLAVE,refs)) times the largest value or word seen
 # so far (Seen(SLAVE,largest)) bounds what one substitution can make: the
-# reading stops before that bound passes the join limit (1 GiB).
+# reading stops before that bound passes the join limit (64 MiB: a data
+# file never joins more, and a join of hundreds of MB takes seconds to
+# allocate on a busy host).
 proc ::ips2::dsl::Joined {slave} {
     variable Limits
     variable Seen
