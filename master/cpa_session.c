@@ -1079,6 +1079,24 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* The first node of thread th at or after from: a thread's nodes are in
+ * time order (the part file's decoder checked it), so a window costs its
+ * nodes and a binary search per thread, not a scan of them all. */
+static uint32_t first_at(const struct ips2_pag *p, const struct ips2_pag_thread *th, int64_t from)
+{
+    uint32_t lo = th->first, hi = th->first + th->count;
+    if (hi > p->nnodes)
+        hi = (uint32_t)p->nnodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->nodes[mid].wall < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int timeline_table(struct cpa_session *s, const struct cpa_request *r, struct cpa_answer *a,
                           struct cpa_error *e)
 {
@@ -1097,10 +1115,11 @@ static int timeline_table(struct cpa_session *s, const struct cpa_request *r, st
             if (lane[k][t] < 0)
                 continue;
             const struct ips2_pag_thread *th = &p->threads[t];
-            for (uint32_t i = th->first; i < th->first + th->count && i < p->nnodes; i++) {
+            for (uint32_t i = first_at(p, th, r->from); i < th->first + th->count && i < p->nnodes;
+                 i++) {
                 const struct ips2_pag_node *nd = &p->nodes[i];
-                if (nd->wall < r->from || nd->wall >= r->to)
-                    continue;
+                if (nd->wall >= r->to)
+                    break; /* a thread's nodes are in time order */
                 if (n >= limit) {
                     a->truncated = true;
                     break;
