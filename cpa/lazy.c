@@ -179,7 +179,8 @@ static int fill_one(void *arg, size_t seg, const struct ips2_cpa_share *sh, size
         f->got = v;
         f->capgot = cap;
     }
-    memcpy(f->got + f->ngot, sh, n * sizeof *sh);
+    if (n)
+        memcpy(f->got + f->ngot, sh, n * sizeof *sh);
     f->first[seg] = (uint32_t)f->ngot;
     f->count[seg] = (uint32_t)n;
     f->ngot += n;
