@@ -24,10 +24,16 @@ enum {
 struct cpa_scope {
     uint8_t *tflags;   /* per thread */
     uint8_t *zero_str; /* per string: a zeroed procedure (NULL: none) */
+    int64_t *zero_w;   /* a lazy part with zeroed procedures: per node, the weight of the
+                          CPU arc into it (cpa_scope_weights); NULL: from the shares */
 };
 
 int cpa_scope_init(struct cpa_scope *s, const struct ips2_pag *pag, const struct ips2_cpa_query *q,
                    char *err, size_t errlen);
+/* A part read without its shares (ips2_pag_read_lazy) and a query that
+ * zeroes procedures: the CPU arcs' weights, from one pass over the shares
+ * (lazy.c).  Nothing for other parts and queries.  0, or -1 with err. */
+int cpa_scope_weights(struct cpa_scope *s, const struct ips2_pag *pag, char *err, size_t errlen);
 void cpa_scope_free(struct cpa_scope *s);
 
 /* Checks that a part's indices are in range (threads, nodes, shares, arcs,
@@ -42,9 +48,21 @@ int cpa_extend(const struct ips2_pag *pag, uint32_t n, int64_t len, int64_t weig
                char *err, size_t errlen);
 
 /* Appends to p the CPU segment into node n (its thread's previous node to
- * n), with its shares scaled to its weight. */
+ * n), with its shares scaled to its weight (a lazy part's: none, until
+ * ips2_cpa_path_add_shares). */
 int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struct ips2_pag *pag,
                  uint32_t n, char *err, size_t errlen);
+/* The path shares of the CPU arc into node n of weight w whose part's
+ * shares are sh[0, nsh), into dst (room for nsh + 1): the shares less the
+ * zeroed ones, the time none names to the procedure on top at the arc's
+ * start, scaled to w.  Their count, or -1 out of memory. */
+long cpa_arc_shares(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n, int64_t w,
+                    const struct ips2_pag_share *sh, size_t nsh, struct ips2_cpa_share *dst);
+/* The weight of the CPU arc into node n (not its thread's first, not a
+ * zeroed process's) once the zeroed procedures' shares of sh[0, nsh) are
+ * out. */
+int64_t cpa_zero_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n,
+                        const struct ips2_pag_share *sh, size_t nsh);
 /* Appends one segment (no shares). */
 int cpa_emit(struct ips2_cpa_path *p, const struct ips2_cpa_segment *seg, char *err, size_t errlen);
 

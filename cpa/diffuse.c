@@ -143,7 +143,9 @@ int ips2_cpa_worker_new(const struct ips2_pag *pag, size_t nparts, const struct 
     w->pag = pag;
     w->part = pag->part;
     w->nparts = nparts;
-    if (cpa_scope_init(&w->scope, pag, q, err, errlen)) {
+    if (cpa_scope_init(&w->scope, pag, q, err, errlen) ||
+        cpa_scope_weights(&w->scope, pag, err, errlen)) {
+        cpa_scope_free(&w->scope);
         free(w);
         return -1;
     }

@@ -130,6 +130,22 @@ int ips2_cpa_path_append(struct ips2_cpa_path *p, struct ips2_cpa_path *chunk, c
 /* Reverses the segment order (walk order is last-first) and gives back
  * what the arrays' growth left unused. */
 void ips2_cpa_path_finish(struct ips2_cpa_path *p);
+/* A path computed on parts read without their shares (ips2_pag_read_lazy)
+ * has CPU segments without shares; this gives them theirs, the ones the
+ * walk gives with the shares in memory, reading each such part's shares
+ * once and keeping only the path's.  parts[0..n) and q: what the path was
+ * computed on.  0, or -1 with err. */
+int ips2_cpa_path_add_shares(struct ips2_cpa_path *p, struct ips2_pag *const *parts, size_t n,
+                             const struct ips2_cpa_query *q, char *err, size_t errlen);
+/* The same shares without keeping them: fn(arg, segment index, shares,
+ * count) for each such segment, part by part in node order (shares live
+ * until fn returns; fn returns nonzero to stop, leaving err to it: -1).
+ * Memory: one arc's shares and a word per segment. */
+typedef int ips2_cpa_seg_shares_fn(void *arg, size_t seg, const struct ips2_cpa_share *shares,
+                                   size_t count);
+int ips2_cpa_path_each_shares(const struct ips2_cpa_path *p, struct ips2_pag *const *parts,
+                              size_t n, const struct ips2_cpa_query *q, ips2_cpa_seg_shares_fn *fn,
+                              void *arg, char *err, size_t errlen);
 
 /* ---- oracle and in-process run ------------------------------------------ */
 
@@ -251,11 +267,17 @@ struct ips2_cpa_meta {
     size_t nthreads;
     struct ips2_cpa_proc_cpu *cpu; /* sorted by thread, then proc */
     size_t ncpu;
+    int cpu_later; /* 1: cpu not made yet (a part read without its shares: they are
+                      read when asked, ips2_cpa_meta_add_cpu); never encoded */
 };
 
 int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **out, char *err,
                            size_t errlen);
 void ips2_cpa_meta_free(struct ips2_cpa_meta *m);
+/* A meta of a part read without its shares: its CPU per procedure, from
+ * one pass over them (nothing when cpu_later is 0).  0, or -1 with err. */
+int ips2_cpa_meta_add_cpu(struct ips2_cpa_meta *m, const struct ips2_pag *pag, char *err,
+                          size_t errlen);
 int ips2_cpa_meta_encode(const struct ips2_cpa_meta *m, void **data, size_t *size, char *err,
                          size_t errlen);
 int ips2_cpa_meta_decode(const void *data, size_t size, const char *name,

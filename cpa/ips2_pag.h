@@ -173,6 +173,11 @@ struct ips2_pag {
     size_t nwarnings;
     struct ips2_pag_port *ports; /* TCP connections' ports, by key (a part's only) */
     size_t nports;
+    /* A part read without its shares (ips2_pag_read_lazy): shares is NULL,
+     * nshares their count, the nodes' ranges as always, and
+     * ips2_pag_shares_each streams them from the file.  NULL: shares holds
+     * them all. */
+    struct ips2_pag_lazy *lazy;
 };
 
 /* Frees pag and everything in it: every array, every string (strings[i],
@@ -199,6 +204,24 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
 int ips2_pag_read(const char *path, struct ips2_pag **out, char *err, size_t errlen);
 int ips2_pag_decode(const void *data, size_t size, const char *name, struct ips2_pag **out,
                     char *err, size_t errlen);
+
+/* Reads a part file without its shares when the file keeps them apart
+ * (version 4, what ips2_pag_write makes unless IPS2_PAG_ZSTD=0): nodes,
+ * arcs, threads ... in memory, the shares left in the file, which stays
+ * open until ips2_pag_free (pag->lazy).  Other files are read whole. */
+int ips2_pag_read_lazy(const char *path, struct ips2_pag **out, char *err, size_t errlen);
+
+/* Calls fn(arg, n, shares, count) for every node n of pag in order with
+ * the shares of the CPU arc into it (none, NULL, for a thread's first
+ * node), from memory or streamed from a lazy part's file in one pass of
+ * bounded memory (each arc's shares checked as they come: a procedure
+ * string or IPS2_PAG_NONE, CPU >= 0, adding up within int64).  shares
+ * lives until fn returns.  fn returns 0 to go on; nonzero stops, and
+ * ips2_pag_shares_each returns -1 leaving err to fn.  0, or -1 with err. */
+typedef int ips2_pag_shares_fn(void *arg, uint32_t node, const struct ips2_pag_share *shares,
+                               size_t count);
+int ips2_pag_shares_each(const struct ips2_pag *pag, ips2_pag_shares_fn *fn, void *arg, char *err,
+                         size_t errlen);
 
 /* Pairs the ends of parts[0..n) with each other (each part's .part must be
  * its index) and adds the cross arcs: into the destination part's arcs

@@ -87,6 +87,7 @@ int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **ou
     if (pag->nthreads > 0)
         memcpy(m->threads, pag->threads, pag->nthreads * sizeof *m->threads);
     m->nthreads = pag->nthreads;
+    m->cpu_later = pag->lazy != NULL; /* the shares are read when asked */
     for (size_t t = 0; t < pag->nthreads; t++) {
         const struct ips2_pag_thread *th = &pag->threads[t];
         if (!th->count)
@@ -95,6 +96,8 @@ int ips2_cpa_meta_from_pag(const struct ips2_pag *pag, struct ips2_cpa_meta **ou
         m->spans[t].end = pag->nodes[th->first + th->count - 1].wall;
         if (m->spans[t].end < m->spans[t].begin)
             m->spans[t].end = m->spans[t].begin;
+        if (m->cpu_later)
+            continue;
         size_t ntouched = 0;
         for (uint32_t j = 1; j < th->count; j++) {
             tmp.nsegs = tmp.nshares = 0;

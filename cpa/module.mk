@@ -7,7 +7,7 @@
 CPA_PAG_SRCS    := cpa/pag.c cpa/pag_build.c cpa/pag_bytes.c cpa/pag_match.c cpa/pag_file.c \
                    cpa/pag_fold.c cpa/pag_clocks.c
 CPA_ENGINE_SRCS := cpa/path.c cpa/zero.c cpa/diffuse.c cpa/walk.c cpa/oracle.c cpa/inproc.c \
-                   cpa/wire.c cpa/meta.c cpa/profile.c cpa/pag_random.c
+                   cpa/wire.c cpa/meta.c cpa/profile.c cpa/pag_random.c cpa/lazy.c
 CPA_SRCS := $(CPA_PAG_SRCS) $(CPA_ENGINE_SRCS)
 CPA_OBJS  = $(CPA_SRCS:%.c=$(B)/obj/%.o)
 CPA_LIB  := $(B)/lib/libips2cpa.a

@@ -58,7 +58,9 @@ static int build(struct oracle *o, const struct ips2_cpa_query *q, char *err, si
         const struct ips2_pag *p = o->parts[k];
         if (p->part != k)
             return cpa_err(err, errlen, "part %zu: numbered %u", k, p->part);
-        if (cpa_pag_check(p, o->n, err, errlen) || cpa_scope_init(&o->scope[k], p, q, err, errlen))
+        if (cpa_pag_check(p, o->n, err, errlen) ||
+            cpa_scope_init(&o->scope[k], p, q, err, errlen) ||
+            cpa_scope_weights(&o->scope[k], p, err, errlen))
             return -1;
         o->off[k + 1] = o->off[k] + p->nnodes;
         narcs += p->narcs;

@@ -31,6 +31,7 @@ void ips2_pag_free(struct ips2_pag *pag)
     free(pag->outs);
     free(pag->ends);
     free(pag->ports);
+    pag_lazy_free(pag->lazy);
     free(pag);
 }
 

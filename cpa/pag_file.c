@@ -39,6 +39,20 @@
  * the environment writes the plain layout (and 1-19 another level).  The
  * messages over PVM stay plain.
  *
+ * Version 4 (what the writer makes now) keeps the shares apart, after the
+ * rest, so that a query that never reads them never inflates them:
+ *
+ *   0   8  magic;  8 u16 4;  10 u16 what (1);  12 u32 0
+ *   16  8  u64: the compressed size A of the first frame
+ *   24  A  zstd frame: the layout above without the shares' bytes (their
+ *          count stays in the counts; the crc covers the bytes written)
+ *   24+A   zstd frame (with zstd's checksum): the shares, 16 B each, in
+ *          node order, up to the end of the file
+ *
+ * ips2_pag_read reads both; ips2_pag_read_lazy reads the first and keeps
+ * the file open, and ips2_pag_shares_each streams the second through a
+ * small window, each CPU arc's shares at once, checked as they come.
+ *
  * The decoder trusts nothing: it checks the crc, every count against the
  * bytes left before it allocates, every index against its table, the
  * threads' node ranges (they tile the nodes in order), the nodes' time
@@ -78,7 +92,9 @@ _Static_assert(sizeof(struct ips2_pag_port) == 16, "port layout");
 #define VERSION_NO_PORTS 1
 #define HEAD             96
 #define VERSION_ZSTD     3           /* a part file: a zstd frame of the above */
+#define VERSION_APART    4           /* a part file: two frames, the shares apart */
 #define ZHEAD            16          /* magic, version, what, u32 0 */
+#define AHEAD            24          /* version 4: ZHEAD and the first frame's size */
 #define ZLEVEL           3           /* zstd's level for part files */
 #define WBUF             (64u << 10) /* the write buffer of a part file */
 
@@ -147,13 +163,15 @@ static void write_strings(struct ips2_out *o, const struct ips2_pag *g, const ui
 
 /* The tables, each as the bytes of its structs (written straight to a
  * file: no copy of a whole part is ever made). */
-static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N])
+static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N],
+                         bool apart)
 {
     ips2_put_bytes(o, g->apps, c[C_APPS] * sizeof(*g->apps));
     ips2_put_bytes(o, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
     ips2_put_bytes(o, g->threads, c[C_THREADS] * sizeof(*g->threads));
     ips2_put_bytes(o, g->nodes, c[C_NODES] * sizeof(*g->nodes));
-    ips2_put_bytes(o, g->shares, c[C_SHARES] * sizeof(*g->shares));
+    if (!apart)
+        ips2_put_bytes(o, g->shares, c[C_SHARES] * sizeof(*g->shares));
     ips2_put_bytes(o, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
     ips2_put_bytes(o, g->outs, c[C_OUTS] * sizeof(*g->outs));
     ips2_put_bytes(o, g->ends, c[C_ENDS] * sizeof(*g->ends));
@@ -180,7 +198,8 @@ static void write_crc(struct ips2_out *o)
     ips2_put_u32(o, ips2_out_crc_end(o));
 }
 
-static void write_pag(struct ips2_out *o, const struct ips2_pag *g, enum what w)
+/* The layout; apart: without the shares' bytes (version 4's first frame). */
+static void write_pag(struct ips2_out *o, const struct ips2_pag *g, enum what w, bool apart)
 {
     uint64_t c[C_N];
 
@@ -188,7 +207,7 @@ static void write_pag(struct ips2_out *o, const struct ips2_pag *g, enum what w)
     write_header(o, g, w, c);
     write_names(o, g, w);
     write_strings(o, g, c);
-    write_tables(o, g, c);
+    write_tables(o, g, c, apart);
     write_warnings(o, g, c);
     write_ports(o, g, w);
     write_crc(o);
@@ -199,7 +218,7 @@ static void *encode(const struct ips2_pag *g, enum what w, size_t *size)
     struct ips2_out o;
 
     ips2_out_init(&o);
-    write_pag(&o, g, w);
+    write_pag(&o, g, w, false);
     return ips2_out_take(&o, size);
 }
 
@@ -223,7 +242,8 @@ struct zsink {
     ZSTD_CCtx *cctx;
     int fd;
     size_t cap;
-    uint8_t *buf; /* ZSTD_CStreamOutSize() bytes */
+    uint8_t *buf;     /* ZSTD_CStreamOutSize() bytes */
+    uint64_t written; /* compressed bytes written */
 };
 
 static int write_fd(int fd, const uint8_t *b, size_t len)
@@ -255,6 +275,7 @@ static int zsink_push(struct zsink *z, const void *bytes, size_t len, ZSTD_EndDi
         int e = write_fd(z->fd, z->buf, out.pos);
         if (e)
             return e;
+        z->written += out.pos;
     } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
     return 0;
 }
@@ -275,19 +296,21 @@ static int zstd_level(void)
     return v && *v && (*end || l < 0 || l > ZSTD_maxCLevel()) ? ZLEVEL : (int)l;
 }
 
-/* Writes the part to fd, compressed at level (0: plain); 0 or an errno. */
+/* Writes the part to fd, compressed at level (0: plain); 0 or an errno.
+ * Compressed: version 4, the layout without the shares in one frame, the
+ * shares in a second one, the first frame's size patched in at the end. */
 static int write_part(const struct ips2_pag *pag, int fd, int level)
 {
     struct ips2_out o;
-    struct zsink z = {NULL, fd, 0, NULL};
+    struct zsink z = {NULL, fd, 0, NULL, 0};
     int e = 0;
 
     if (level == 0) {
         ips2_out_init_fd(&o, fd, WBUF);
     } else {
-        uint8_t head[ZHEAD] = {0};
+        uint8_t head[AHEAD] = {0};
         memcpy(head, MAGIC, 8);
-        ips2_le16_store(head + 8, VERSION_ZSTD);
+        ips2_le16_store(head + 8, VERSION_APART);
         ips2_le16_store(head + 10, W_PART);
         z.cap = ZSTD_CStreamOutSize();
         if (!(z.cctx = ZSTD_createCCtx()) || !(z.buf = malloc(z.cap)) ||
@@ -299,13 +322,30 @@ static int write_part(const struct ips2_pag *pag, int fd, int level)
         ips2_out_init_sink(&o, zsink_write, &z, WBUF);
     }
     if (!e && !o.err) {
-        write_pag(&o, pag, W_PART);
+        write_pag(&o, pag, W_PART, level != 0);
         ips2_out_flush(&o);
     }
     e = e ? e : o.err;
-    if (!e && level)
-        e = zsink_push(&z, NULL, 0, ZSTD_e_end);
     ips2_out_free(&o);
+    if (!e && level) {
+        uint8_t size[8];
+        uint64_t first;
+        e = zsink_push(&z, NULL, 0, ZSTD_e_end);
+        first = z.written;
+        /* the shares: a frame of their own, checked by zstd's checksum */
+        if (!e && ZSTD_isError(ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_checksumFlag, 1)))
+            e = ENOMEM;
+        for (size_t i = 0; !e && i < pag->nshares; i += WBUF / sizeof(*pag->shares)) {
+            size_t n = pag->nshares - i < WBUF / sizeof(*pag->shares) ? pag->nshares - i
+                                                                      : WBUF / sizeof(*pag->shares);
+            e = zsink_push(&z, pag->shares + i, n * sizeof(*pag->shares), ZSTD_e_continue);
+        }
+        if (!e)
+            e = zsink_push(&z, NULL, 0, ZSTD_e_end);
+        ips2_le64_store(size, first);
+        if (!e && pwrite(fd, size, 8, ZHEAD) != 8)
+            e = errno ? errno : EIO;
+    }
     ZSTD_freeCCtx(z.cctx);
     free(z.buf);
     return e;
@@ -315,6 +355,11 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
 {
     char tmp[4096];
     int fd;
+
+    if (pag->lazy && pag->nshares) {
+        snprintf(err, errlen, "%s: a part read without its shares cannot be written", path);
+        return -1;
+    }
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
@@ -342,6 +387,7 @@ struct dec {
     struct ips2_in in;
     struct ips2_pag *g;
     enum what w;
+    bool apart; /* version 4's first frame: the shares' bytes are not in it */
     uint16_t version;
     uint64_t c[C_N];
     size_t at[C_N]; /* where each table starts, for check() */
@@ -510,7 +556,12 @@ static bool read_tables(struct dec *d)
     TABLE(processes, C_PROCESSES, "processes")
     TABLE(threads, C_THREADS, "threads")
     TABLE(nodes, C_NODES, "nodes")
-    TABLE(shares, C_SHARES, "shares")
+    if (d->apart) { /* their count, not their bytes: they follow in a frame of their own */
+        d->at[C_SHARES] = d->in.pos;
+        g->nshares = (size_t)d->c[C_SHARES];
+    } else {
+        TABLE(shares, C_SHARES, "shares")
+    }
     TABLE(arcs, C_ARCS, "arcs")
     TABLE(outs, C_OUTS, "outs")
     TABLE(ends, C_ENDS, "ends")
@@ -653,7 +704,7 @@ static bool check(struct dec *d, struct ips2_pag *g, enum what w, const size_t *
     }
     if (w == W_PART && (g->nnodes ? g->nodes[g->nnodes - 1].shares : 0) != g->nshares)
         return bad(d, at[C_SHARES], "%zu shares, all of them on CPU arcs", g->nshares);
-    for (size_t i = 0; i < g->nshares; i++)
+    for (size_t i = 0; g->shares && i < g->nshares; i++)
         if (!STR_OK(g->shares[i].proc) || g->shares[i].cpu < 0)
             return bad(d, at[C_SHARES] + 16 * i, "a share with a procedure string and CPU >= 0");
     for (size_t i = 0; i < g->narcs; i++) {
@@ -682,32 +733,39 @@ static bool check(struct dec *d, struct ips2_pag *g, enum what w, const size_t *
     return true;
 }
 
-/* True when data is a compressed part file (version 3). */
-static bool compressed(const uint8_t *data, size_t size)
+/* The version of a compressed part file (3 or 4), or 0. */
+static unsigned compressed(const uint8_t *data, size_t size)
 {
-    return size >= ZHEAD && memcmp(data, MAGIC, 8) == 0 && ips2_le16_load(data + 8) == VERSION_ZSTD;
+    unsigned v = size >= ZHEAD && memcmp(data, MAGIC, 8) == 0 ? ips2_le16_load(data + 8) : 0;
+    return v == VERSION_ZSTD || (v == VERSION_APART && size >= AHEAD) ? v : 0;
 }
 
-/* The layout a compressed part file holds, in *plain (*plain_size bytes;
- * the caller frees it); -1 with "NAME: byte OFF: ..." in err. */
-static int inflate_part(const uint8_t *data, size_t size, const char *name, uint8_t **plain,
-                        size_t *plain_size, char *err, size_t errlen)
+/* The kind (a part) and the reserved word of a compressed file's head. */
+static int check_zhead(const uint8_t *data, const char *name, char *err, size_t errlen)
+{
+    if (ips2_le16_load(data + 10) != W_PART || ips2_le32_load(data + 12) != 0) {
+        snprintf(err, errlen, "%s: byte 10: expected a compressed part (kind 1, then 0)", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Inflates the one zstd frame that is src[0, size) (at byte `at` of the
+ * file, for messages) into *plain (*plain_size bytes; the caller frees
+ * it); -1 with "NAME: byte OFF: ..." in err. */
+static int inflate_frame(const uint8_t *src, size_t size, size_t at, const char *name,
+                         uint8_t **plain, size_t *plain_size, char *err, size_t errlen)
 {
     /* No real part compresses 1000 times: beyond that, the frame is not
      * one of ours (and would only exhaust the memory). */
-    uint64_t limit = (uint64_t)(size - ZHEAD) * 1000 + (64u << 20);
-    size_t cap = (size - ZHEAD) * 4 + (64u << 10);
+    uint64_t limit = (uint64_t)size * 1000 + (64u << 20);
+    size_t cap = size * 4 + (64u << 10);
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    ZSTD_inBuffer in = {data + ZHEAD, size - ZHEAD, 0};
+    ZSTD_inBuffer in = {src, size, 0};
     uint8_t *buf = NULL;
     size_t n = 0, rc = 1;
 
     *plain = NULL;
-    if (ips2_le16_load(data + 10) != W_PART || ips2_le32_load(data + 12) != 0) {
-        snprintf(err, errlen, "%s: byte 10: expected a compressed part (kind 1, then 0)", name);
-        ZSTD_freeDCtx(dctx);
-        return -1;
-    }
     while (dctx && in.pos < in.size && rc != 0) {
         if (n == cap || !buf) {
             size_t want = buf ? cap * 2 : cap;
@@ -716,7 +774,7 @@ static int inflate_part(const uint8_t *data, size_t size, const char *name, uint
                 snprintf(err, errlen,
                          "%s: byte %zu: expected a part that fits in memory, found "
                          "more than %zu bytes",
-                         name, (size_t)ZHEAD + in.pos, n);
+                         name, at + in.pos, n);
                 goto fail;
             }
             buf = q;
@@ -727,54 +785,122 @@ static int inflate_part(const uint8_t *data, size_t size, const char *name, uint
         n = out.pos;
         if (ZSTD_isError(rc)) {
             snprintf(err, errlen, "%s: byte %zu: expected a zstd frame, found %s", name,
-                     (size_t)ZHEAD + in.pos, ZSTD_getErrorName(rc));
+                     at + in.pos, ZSTD_getErrorName(rc));
             goto fail;
         }
     }
     if (!dctx || rc != 0 || in.pos != in.size) {
-        snprintf(err, errlen, "%s: byte %zu: expected %s", name, (size_t)ZHEAD + in.pos,
+        snprintf(err, errlen, "%s: byte %zu: expected %s", name, at + in.pos,
                  !dctx ? "memory for zstd"
                  : rc  ? "the rest of the zstd frame, found the end of the file"
                        : "the end of the file after the zstd frame, found more bytes");
         goto fail;
     }
     ZSTD_freeDCtx(dctx);
-    *plain = buf;
+    *plain = buf ? buf : malloc(1);
     *plain_size = n;
-    return 0;
+    return *plain ? 0 : -1;
 fail:
     ZSTD_freeDCtx(dctx);
     free(buf);
     return -1;
 }
 
-static int decode_plain(const void *data, size_t size, const char *name, enum what w,
+static int decode_plain(const void *data, size_t size, const char *name, enum what w, bool apart,
                         struct ips2_pag **out, char *err, size_t errlen);
+
+/* Version 4: the first frame's size, checked against the file's; -1 with
+ * err. */
+static int first_frame(const uint8_t *head, uint64_t file_size, const char *name, uint64_t *size,
+                       char *err, size_t errlen)
+{
+    *size = ips2_le64_load(head + ZHEAD);
+    if (*size > file_size - AHEAD) {
+        snprintf(err, errlen,
+                 "%s: byte %d: expected a first frame of at most %llu bytes, found %llu", name,
+                 ZHEAD, (unsigned long long)(file_size - AHEAD), (unsigned long long)*size);
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks the shares a version 4 file gave a decoded part; -1 with err. */
+static int check_shares(const struct ips2_pag *g, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < g->nshares; i++)
+        if (!STR_OK(g->shares[i].proc) || g->shares[i].cpu < 0) {
+            snprintf(err, errlen,
+                     "%s (shares): byte %zu: expected a share with a procedure string and CPU "
+                     ">= 0",
+                     name, 16 * i);
+            return -1;
+        }
+    return 0;
+}
+
+/* The first frame of a compressed part decoded into *out (version 4:
+ * without its shares); -1 with err. */
+static int decode_first(const uint8_t *data, size_t size, unsigned version, const char *nm,
+                        struct ips2_pag **out, char *err, size_t errlen)
+{
+    uint64_t first = size - ZHEAD;
+    size_t at = version == VERSION_APART ? AHEAD : ZHEAD;
+    uint8_t *plain;
+    size_t plain_size;
+    char inner[4200];
+
+    if (check_zhead(data, nm, err, errlen) < 0 ||
+        (version == VERSION_APART && first_frame(data, size, nm, &first, err, errlen) < 0) ||
+        inflate_frame(data + at, (size_t)first, at, nm, &plain, &plain_size, err, errlen) < 0)
+        return -1;
+    snprintf(inner, sizeof inner, "%s (decompressed)", nm);
+    int rc =
+        decode_plain(plain, plain_size, inner, W_PART, version == VERSION_APART, out, err, errlen);
+    free(plain);
+    return rc;
+}
 
 /* A part file's bytes (compressed or plain), or a message's. */
 static int decode(const void *data, size_t size, const char *name, enum what w,
                   struct ips2_pag **out, char *err, size_t errlen)
 {
     const char *nm = name ? name : "PAG";
-    uint8_t *plain;
-    size_t plain_size;
-    char inner[4200];
+    unsigned version = w == W_PART ? compressed(data, size) : 0;
 
     *out = NULL;
-    if (w != W_PART || !compressed(data, size))
-        return decode_plain(data, size, name, w, out, err, errlen);
-    if (inflate_part(data, size, nm, &plain, &plain_size, err, errlen) < 0)
+    if (!version)
+        return decode_plain(data, size, name, w, false, out, err, errlen);
+    if (decode_first(data, size, version, nm, out, err, errlen) < 0)
         return -1;
-    snprintf(inner, sizeof inner, "%s (decompressed)", nm);
-    int rc = decode_plain(plain, plain_size, inner, w, out, err, errlen);
-    free(plain);
-    return rc;
+    if (version == VERSION_ZSTD)
+        return 0;
+    /* version 4: the shares, the rest of the file */
+    struct ips2_pag *g = *out;
+    size_t at = AHEAD + (size_t)ips2_le64_load((const uint8_t *)data + ZHEAD);
+    uint8_t *shares;
+    size_t bytes;
+    if (inflate_frame((const uint8_t *)data + at, size - at, at, nm, &shares, &bytes, err, errlen) <
+        0)
+        goto fail;
+    g->shares = (struct ips2_pag_share *)shares;
+    if (bytes != g->nshares * sizeof(*g->shares)) {
+        snprintf(err, errlen, "%s: byte %zu: expected %zu shares (%zu bytes), found %zu bytes", nm,
+                 at, g->nshares, g->nshares * sizeof(*g->shares), bytes);
+        goto fail;
+    }
+    if (check_shares(g, nm, err, errlen) < 0)
+        goto fail;
+    return 0;
+fail:
+    ips2_pag_free(g);
+    *out = NULL;
+    return -1;
 }
 
-static int decode_plain(const void *data, size_t size, const char *name, enum what w,
+static int decode_plain(const void *data, size_t size, const char *name, enum what w, bool apart,
                         struct ips2_pag **out, char *err, size_t errlen)
 {
-    struct dec d = {.w = w};
+    struct dec d = {.w = w, .apart = apart};
 
     *out = NULL;
     ips2_in_init(&d.in, data, size, name ? name : "PAG", err, errlen);
@@ -855,6 +981,303 @@ out:
         free(x->warnings[i]);
     x->nwarnings = 0;
     ips2_pag_free(x);
+    return rc;
+}
+
+/* Reads len bytes at off of fd; 0, or an errno (EIO: the file is
+ * shorter). */
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t r = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : EIO;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* Where a lazy part's shares are: its file, kept open. */
+struct ips2_pag_lazy {
+    int fd;
+    uint64_t at, size; /* the shares' frame: offset, compressed bytes */
+    char *name;
+};
+
+void pag_lazy_free(struct ips2_pag_lazy *z)
+{
+    if (!z)
+        return;
+    close(z->fd);
+    free(z->name);
+    free(z);
+}
+
+/* Opens path as a part file: fd and its size, or -1 with err. */
+static int open_part(const char *path, struct stat *st, char *err, size_t errlen)
+{
+    int fd = ips2_file_open(path, st); /* never a FIFO or a device */
+
+    if (fd == -2)
+        snprintf(err, errlen, "%s: expected a regular file, found %s", path,
+                 ips2_file_kind(st->st_mode));
+    else if (fd < 0)
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return fd < 0 ? -1 : fd;
+}
+
+int ips2_pag_read_lazy(const char *path, struct ips2_pag **out, char *err, size_t errlen)
+{
+    struct stat st;
+    uint8_t head[AHEAD];
+    uint64_t first;
+    int fd = open_part(path, &st, err, errlen), e;
+
+    *out = NULL;
+    if (fd < 0)
+        return -1;
+    if ((uint64_t)st.st_size < AHEAD || read_at(fd, head, AHEAD, 0) != 0 ||
+        compressed(head, AHEAD) != VERSION_APART) {
+        close(fd);
+        return ips2_pag_read(path, out, err, errlen); /* versions 1-3: whole */
+    }
+    if (first_frame(head, (uint64_t)st.st_size, path, &first, err, errlen) < 0) {
+        close(fd);
+        return -1;
+    }
+    uint8_t *buf = malloc(AHEAD + (size_t)first);
+    struct ips2_pag_lazy *z = calloc(1, sizeof *z);
+    if (!buf || !z || !(z->name = strdup(path))) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(ENOMEM));
+        goto fail;
+    }
+    if ((e = read_at(fd, buf, AHEAD + (size_t)first, 0)) != 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
+        goto fail;
+    }
+    if (decode_first(buf, AHEAD + (size_t)first, VERSION_APART, path, out, err, errlen) < 0)
+        goto fail;
+    free(buf);
+    z->fd = fd;
+    z->at = AHEAD + first;
+    z->size = (uint64_t)st.st_size - z->at;
+    (*out)->lazy = z;
+    return 0;
+fail:
+    free(buf);
+    if (z)
+        free(z->name);
+    free(z);
+    close(fd);
+    return -1;
+}
+
+/* A lazy part's shares as they are inflated: a window of whole shares
+ * [base, base + len / 16) and the frame's input. */
+struct stream {
+    const struct ips2_pag *g;
+    const struct ips2_pag_lazy *z;
+    ZSTD_DCtx *dctx;
+    uint8_t *in;
+    ZSTD_inBuffer zin;
+    uint64_t read; /* compressed bytes read so far */
+    size_t last;   /* zstd's last hint: 0 once the frame ended */
+    uint8_t *buf;
+    size_t len, cap; /* bytes */
+    uint64_t base;   /* the share at buf[0] */
+    char *err;
+    size_t errlen;
+};
+
+#define SIN (128u << 10) /* compressed bytes read at a time */
+
+/* Reads more of the frame when zstd has used what it had; 0, or -1 with
+ * err. */
+static int stream_fill(struct stream *t)
+{
+    if (t->zin.pos < t->zin.size || t->read == t->z->size)
+        return 0;
+    size_t n = t->z->size - t->read < SIN ? (size_t)(t->z->size - t->read) : SIN;
+    int e = read_at(t->z->fd, t->in, n, t->z->at + t->read);
+    if (e) {
+        snprintf(t->err, t->errlen, "%s: cannot read the shares: %s", t->z->name, strerror(e));
+        return -1;
+    }
+    t->zin = (ZSTD_inBuffer){t->in, n, 0};
+    t->read += n;
+    return 0;
+}
+
+/* Where the frame's input stands, as a byte of the file. */
+static unsigned long long stream_at(const struct stream *t)
+{
+    return (unsigned long long)(t->z->at + t->read - (t->zin.size - t->zin.pos));
+}
+
+/* One step of zstd into buf[*pos, cap): 1 when it made progress, 0 when
+ * it could not (the frame ended, or the file did), -1 with err. */
+static int stream_step(struct stream *t, uint8_t *buf, size_t cap, size_t *pos)
+{
+    if (t->last == 0 || stream_fill(t) < 0)
+        return t->last == 0 ? 0 : -1;
+    size_t in0 = t->zin.pos, out0 = *pos;
+    ZSTD_outBuffer o = {buf, cap, *pos};
+    size_t rc = ZSTD_decompressStream(t->dctx, &o, &t->zin);
+    if (ZSTD_isError(rc)) {
+        snprintf(t->err, t->errlen, "%s: byte %llu: expected the shares' zstd frame, found %s",
+                 t->z->name, stream_at(t), ZSTD_getErrorName(rc));
+        return -1;
+    }
+    t->last = rc;
+    *pos = o.pos;
+    return o.pos > out0 || t->zin.pos > in0 || rc == 0;
+}
+
+/* Inflates more shares into the window (which has room); 0, or -1 with
+ * err (damage, a short frame). */
+static int stream_more(struct stream *t)
+{
+    for (;;) {
+        size_t before = t->len;
+        int r = stream_step(t, t->buf, t->cap, &t->len);
+        if (r < 0)
+            return -1;
+        if (t->len > before)
+            return 0;
+        if (r == 0 || t->last == 0) {
+            snprintf(t->err, t->errlen, "%s: byte %llu: expected the rest of the %zu shares",
+                     t->z->name, stream_at(t), t->g->nshares);
+            return -1;
+        }
+    }
+}
+
+/* The window holds shares [lo, hi); 0, or -1 with err. */
+static int stream_need(struct stream *t, uint64_t lo, uint64_t hi)
+{
+    size_t want = (size_t)(hi - t->base) * sizeof(struct ips2_pag_share);
+
+    while (t->len < want) {
+        if (want > t->cap) { /* keep what is still needed, at the front */
+            size_t drop = (size_t)(lo - t->base) * sizeof(struct ips2_pag_share);
+            memmove(t->buf, t->buf + drop, t->len - drop);
+            t->len -= drop;
+            t->base = lo;
+            want -= drop;
+            if (want > t->cap) {
+                uint8_t *b = realloc(t->buf, want * 2);
+                if (!b) {
+                    snprintf(t->err, t->errlen, "%s: out of memory for %llu shares", t->z->name,
+                             (unsigned long long)(hi - lo));
+                    return -1;
+                }
+                t->buf = b;
+                t->cap = want * 2;
+            }
+        }
+        if (stream_more(t) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* After the last share: the frame ends, with nothing more in it or after
+ * it (zstd checks its checksum there). */
+static int stream_end(struct stream *t)
+{
+    size_t used = (size_t)(t->g->nshares - t->base) * sizeof(struct ips2_pag_share);
+
+    while (t->len <= used) {
+        if (t->last == 0)
+            break;
+        t->len = 0; /* the window is done with: zstd's flush goes there */
+        used = 0;
+        int r = stream_step(t, t->buf, t->cap, &t->len);
+        if (r < 0)
+            return -1;
+        if (r == 0 && t->last != 0) {
+            snprintf(t->err, t->errlen, "%s: byte %llu: expected the rest of the shares' frame",
+                     t->z->name, stream_at(t));
+            return -1;
+        }
+    }
+    if (t->len > used) {
+        snprintf(t->err, t->errlen, "%s: expected %zu shares, found more", t->z->name,
+                 t->g->nshares);
+        return -1;
+    }
+    if (t->zin.pos != t->zin.size || t->read != t->z->size) {
+        snprintf(t->err, t->errlen, "%s: byte %llu: expected the end of the file after the shares",
+                 t->z->name, stream_at(t));
+        return -1;
+    }
+    return 0;
+}
+
+/* Checks one arc's shares (as the decoder checks a part's); -1 with err. */
+static int stream_check(struct stream *t, const struct ips2_pag_share *sh, size_t n, uint64_t lo)
+{
+    const struct ips2_pag *g = t->g;
+    __int128 sum = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!STR_OK(sh[i].proc) || sh[i].cpu < 0) {
+            snprintf(t->err, t->errlen,
+                     "%s (shares): byte %llu: expected a share with a procedure string and CPU "
+                     ">= 0",
+                     t->z->name, (unsigned long long)(16 * (lo + i)));
+            return -1;
+        }
+        sum += sh[i].cpu;
+    }
+    if (sum > INT64_MAX) {
+        snprintf(t->err, t->errlen,
+                 "%s (shares): byte %llu: expected shares adding up within int64", t->z->name,
+                 (unsigned long long)(16 * lo));
+        return -1;
+    }
+    return 0;
+}
+
+int ips2_pag_shares_each(const struct ips2_pag *pag, ips2_pag_shares_fn *fn, void *arg, char *err,
+                         size_t errlen)
+{
+    if (!pag->lazy) {
+        for (size_t n = 0; n < pag->nnodes; n++) {
+            uint32_t lo = n ? pag->nodes[n - 1].shares : 0, hi = pag->nodes[n].shares;
+            if (fn(arg, (uint32_t)n, hi > lo ? pag->shares + lo : NULL, hi > lo ? hi - lo : 0))
+                return -1;
+        }
+        return 0;
+    }
+    struct stream t = {.g = pag, .z = pag->lazy, .last = 1, .err = err, .errlen = errlen};
+    int rc = -1;
+
+    t.cap = 1u << 20;
+    if (!(t.dctx = ZSTD_createDCtx()) || !(t.in = malloc(SIN)) || !(t.buf = malloc(t.cap))) {
+        snprintf(err, errlen, "%s: out of memory for the shares", t.z->name);
+        goto out;
+    }
+    for (size_t n = 0; n < pag->nnodes; n++) {
+        uint32_t lo = n ? pag->nodes[n - 1].shares : 0, hi = pag->nodes[n].shares;
+        const struct ips2_pag_share *sh = NULL;
+        if (hi > lo) {
+            if (stream_need(&t, lo, hi) < 0)
+                goto out;
+            sh = (const struct ips2_pag_share *)(t.buf + (lo - t.base) * sizeof(*sh));
+            if (stream_check(&t, sh, hi - lo, lo) < 0)
+                goto out;
+        }
+        if (fn(arg, (uint32_t)n, sh, hi > lo ? hi - lo : 0))
+            goto out;
+    }
+    rc = stream_end(&t);
+out:
+    ZSTD_freeDCtx(t.dctx);
+    free(t.in);
+    free(t.buf);
     return rc;
 }
 

@@ -89,13 +89,40 @@ static bool pend_expand(struct pending *pd, const struct ips2_pag *p, uint32_t a
     return named || pend_add(pd, impl, w);
 }
 
+/* The folded part's shares: written over the input (p->shares) while
+ * they stay behind what is still to be read, which folding nearly always
+ * keeps (a merged arc's shares are at most its arcs', but for the time
+ * none named); a part whose output would overtake its input goes on in a
+ * buffer of its own (v).  So folding a server's part, nearly all of it
+ * shares, needs no second copy of them. */
 struct out_shares {
+    struct ips2_pag_share *in; /* the input, written over while v is NULL */
     struct ips2_pag_share *v;
     size_t n, cap;
 };
 
+/* Room for k more shares without overwriting the input before `unread`
+ * (all of it before is read): in place while they fit, else from now on
+ * in a buffer of its own. */
+static bool out_room(struct out_shares *o, size_t k, size_t unread)
+{
+    if (o->v || o->n + k <= unread)
+        return true;
+    size_t cap = o->n + k + 1024;
+    if (!(o->v = malloc(cap * sizeof(*o->v))))
+        return false;
+    if (o->n)
+        memcpy(o->v, o->in, o->n * sizeof(*o->v));
+    o->cap = cap;
+    return true;
+}
+
 static bool put_share(struct out_shares *o, const struct ips2_pag_share *s)
 {
+    if (!o->v) { /* out_room made sure: never past what is still to be read */
+        o->in[o->n++] = *s;
+        return true;
+    }
     struct ips2_pag_share *d = PAG_PUSH(o->v, o->n, o->cap);
 
     if (!d)
@@ -202,9 +229,12 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
             map[i] = FOLDED;
             continue;
         }
-        /* the node stays: its CPU arc is what was pending */
+        /* the node stays: its CPU arc is what was pending (its input is
+         * read, up to prev_end) */
         if (pd.narcs == 1) {
-            for (uint32_t s = pd.a; s < pd.b; s++)
+            if (!out_room(o, pd.b - pd.a, prev_end))
+                goto out;
+            for (uint32_t s = pd.a; s < pd.b; s++) /* forward: never ahead of s */
                 if (!put_share(o, &p->shares[s]))
                     goto out;
         } else {
@@ -216,10 +246,13 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
             /* the engine gives unnamed time to the procedure on top at the
              * arc's start: one share that is all of it and names that one
              * is left out, as the builder does */
-            if (!(m == 1 && pd.v[0].proc == start && pd.v[0].cpu == pd.cpu))
-                for (size_t s = 0; s < m; s++)
-                    if (!put_share(o, &pd.v[s]))
-                        goto out;
+            if (m == 1 && pd.v[0].proc == start && pd.v[0].cpu == pd.cpu)
+                m = 0;
+            if (!out_room(o, m, prev_end))
+                goto out;
+            for (size_t s = 0; s < m; s++)
+                if (!put_share(o, &pd.v[s]))
+                    goto out;
         }
         nd.cpu = pd.cpu;
         nd.shares = (uint32_t)o->n;
@@ -256,7 +289,7 @@ static void renumber(struct ips2_pag *p, const uint32_t *map)
 
 bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded)
 {
-    struct out_shares o = {0};
+    struct out_shares o = {p->shares, NULL, 0, 0};
     struct pending pd = {0};
     uint32_t *map;
     uint32_t next = 0;
@@ -290,14 +323,16 @@ bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded)
     renumber(p, map);
     free(map);
     free(pd.v);
-    free(p->shares);
-    p->shares = o.v;
-    p->nshares = o.n;
-    if (o.n && o.n < o.cap) {
+    if (o.v) { /* the output left the input's place */
+        free(p->shares);
+        p->shares = o.v;
+    }
+    if (o.n && o.n < p->nshares) {
         struct ips2_pag_share *v = realloc(p->shares, o.n * sizeof(*v));
         if (v)
             p->shares = v;
     }
+    p->nshares = o.n;
     p->nnodes = next;
     struct ips2_pag_node *v = realloc(p->nodes, (next ? next : 1) * sizeof(*v));
     if (v)

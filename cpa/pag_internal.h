@@ -130,6 +130,9 @@ bool pag_item_warns(const struct pag_item *it);
 /* Appends a warning (takes line); false on OOM. */
 bool pag_add_warning(struct ips2_pag *pag, char *line);
 
+/* Closes a lazy part's file (pag_file.c); NULL: nothing. */
+void pag_lazy_free(struct ips2_pag_lazy *z);
+
 /* Thread of a node index from the threads' ranges; IPS2_PAG_NONE if none. */
 uint32_t pag_thread_of(const struct ips2_pag *pag, uint32_t node);
 

@@ -64,6 +64,54 @@ static struct ips2_cpa_entry *acc_get(struct acc *a, const char *key, const char
     return &a->e[i];
 }
 
+/* The entry of a (part, thread, procedure) at the procedure level: its
+ * key (program and procedure, or part, thread and procedure) is a function
+ * of the three, so a path's millions of shares each find theirs without
+ * printing and hashing a key.  Open addressing; value: entry index + 1, or
+ * SKIP (the filter's procedure is another one). */
+struct pcache {
+    struct pslot {
+        uint32_t part, thread, proc, value;
+    } * v;
+    size_t cap, n; /* cap: a power of 2 */
+};
+#define PC_SKIP UINT32_MAX
+
+static struct pslot *pc_find(struct pcache *c, uint32_t part, uint32_t thread, uint32_t proc)
+{
+    if (c->n * 2 >= c->cap) { /* grow (and start): rehash */
+        size_t cap = c->cap ? c->cap * 2 : 1024;
+        struct pslot *v = calloc(cap, sizeof *v);
+        if (!v)
+            return NULL;
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->v[i].value) {
+                const struct pslot *o = &c->v[i];
+                uint64_t h = ((uint64_t)o->part * 0x9e3779b97f4a7c15ull) ^
+                             ((uint64_t)o->thread * 0xbf58476d1ce4e5b9ull) ^
+                             ((uint64_t)o->proc * 0x94d049bb133111ebull);
+                size_t j = (size_t)(h >> 17) & (cap - 1);
+                while (v[j].value)
+                    j = (j + 1) & (cap - 1);
+                v[j] = *o;
+            }
+        free(c->v);
+        c->v = v;
+        c->cap = cap;
+    }
+    uint64_t h = ((uint64_t)part * 0x9e3779b97f4a7c15ull) ^
+                 ((uint64_t)thread * 0xbf58476d1ce4e5b9ull) ^
+                 ((uint64_t)proc * 0x94d049bb133111ebull);
+    size_t j = (size_t)(h >> 17) & (c->cap - 1);
+    while (c->v[j].value &&
+           (c->v[j].part != part || c->v[j].thread != thread || c->v[j].proc != proc))
+        j = (j + 1) & (c->cap - 1);
+    if (!c->v[j].value) { /* the caller fills value in */
+        c->v[j] = (struct pslot){part, thread, proc, 0};
+    }
+    return &c->v[j];
+}
+
 /* ---- names and filters -------------------------------------------------- */
 
 struct ctx {
@@ -231,6 +279,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
     char name[2 * NAME_MAX_ + 32], key[320], n1[NAME_MAX_], n2[NAME_MAX_], k1[64], k2[64];
     int64_t *tmpw = NULL, *tmpo = NULL;
     size_t tmpcap = 0;
+    struct pcache pc = {0};
     for (size_t i = 0; i < path->nsegs; i++) {
         const struct ips2_cpa_segment *s = &path->segs[i];
         int64_t len = clip(s->length, s->begin, s->end, t0, t1);
@@ -280,15 +329,35 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                 if (!tmpw || !tmpo)
                     goto oom;
             }
-            for (uint32_t j = 0; j < s->nshares; j++)
+            __int128 sum = 0;
+            int positive = 1;
+            for (uint32_t j = 0; j < s->nshares; j++) {
                 tmpw[j] = path->shares[s->first_share + j].cpu;
-            cpa_split(len, tmpw, tmpo, s->nshares);
+                sum += tmpw[j];
+                positive &= tmpw[j] > 0;
+            }
+            if (positive && sum == len) /* what cpa_split gives then: each its own */
+                memcpy(tmpo, tmpw, s->nshares * sizeof *tmpo);
+            else
+                cpa_split(len, tmpw, tmpo, s->nshares);
             const struct ips2_cpa_meta *m = metas[s->dst_part];
             for (uint32_t j = 0; j < s->nshares; j++) {
                 uint32_t p = path->shares[s->first_share + j].proc;
-                const char *pn = p == IPS2_PAG_NONE ? "(no procedure)" : m->strings[p];
-                if (f && f->procedure && strcmp(pn, f->procedure) != 0)
+                struct pslot *slot = pc_find(&pc, s->dst_part, s->dst_thread, p);
+                if (!slot)
+                    goto oom;
+                if (slot->value == PC_SKIP)
                     continue;
+                if (slot->value) {
+                    a.e[slot->value - 1].ns += tmpo[j];
+                    continue;
+                }
+                const char *pn = p == IPS2_PAG_NONE ? "(no procedure)" : m->strings[p];
+                if (f && f->procedure && strcmp(pn, f->procedure) != 0) {
+                    slot->value = PC_SKIP;
+                    pc.n++;
+                    continue;
+                }
                 if (f && f->by_node)
                     snprintf(key, sizeof key, "F%u.%u.%.130s", s->dst_part, s->dst_thread, pn);
                 else /* by program and procedure, never by a bare name */
@@ -296,6 +365,8 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
                 struct ips2_cpa_entry *e = acc_get(&a, key, pn, &proto);
                 if (!e)
                     goto oom;
+                slot->value = (uint32_t)(e - a.e) + 1;
+                pc.n++;
                 e->ns += tmpo[j];
             }
             continue;
@@ -322,6 +393,8 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
     }
     free(tmpw);
     free(tmpo);
+    free(pc.v);
+    pc.v = NULL;
     tmpw = tmpo = NULL;
     /* Elapsed: the span of the mode's threads. */
     int any = 0;
@@ -367,6 +440,7 @@ int ips2_cpa_profile(const struct ips2_cpa_path *path, struct ips2_cpa_meta *con
     out->n = k;
     return 0;
 oom:
+    free(pc.v);
     free(tmpw);
     free(tmpo);
     acc_free(&a);

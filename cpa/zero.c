@@ -53,8 +53,8 @@ static int check_cpu_arc(const struct ips2_pag *pag, uint32_t t, uint32_t n, cha
                        "time since the thread's previous node",
                        m, who(pag, t, whob, sizeof whob), n, (long long)nd->cpu,
                        (unsigned long long)span);
-    __int128 named = 0;
-    for (uint32_t i = pv->shares; i < nd->shares; i++)
+    __int128 named = 0; /* a lazy part's: checked as they are streamed */
+    for (uint32_t i = pv->shares; pag->shares && i < nd->shares; i++)
         named += pag->shares[i].cpu > 0 ? pag->shares[i].cpu : 0;
     if (named > INT64_MAX)
         return cpa_err(err, errlen, "part %s: %s: node %u: its CPU shares add up past %lld ns", m,
@@ -148,7 +148,7 @@ int cpa_pag_check(const struct ips2_pag *pag, size_t nparts, char *err, size_t e
             return cpa_err(err, errlen, "part %s: out %zu: source %u or destination part %u", m, i,
                            o->from, tp);
     }
-    for (size_t i = 0; i < pag->nshares; i++)
+    for (size_t i = 0; pag->shares && i < pag->nshares; i++)
         if (pag->shares[i].proc != IPS2_PAG_NONE && pag->shares[i].proc >= pag->nstrings)
             return cpa_err(err, errlen, "part %s: share %zu: string out of range", m, i);
     return 0;
@@ -195,14 +195,19 @@ int cpa_scope_init(struct cpa_scope *s, const struct ips2_pag *pag, const struct
             return cpa_err(err, errlen, "out of memory");
         }
         /* one name, or several one a line (inclusive zeroing) */
+        int any = 0;
         for (const char *name = q->zero_procedure; *name != '\0';) {
             const char *nl = strchr(name, '\n');
             size_t len = nl != NULL ? (size_t)(nl - name) : strlen(name);
             for (size_t i = 0; len > 0 && i < pag->nstrings; i++)
                 if (pag->strings[i] && strncmp(pag->strings[i], name, len) == 0 &&
                     pag->strings[i][len] == '\0')
-                    s->zero_str[i] = 1;
+                    s->zero_str[i] = 1, any = 1;
             name += len + (nl != NULL);
+        }
+        if (!any) { /* no procedure of the part is zeroed: its weights are the nodes' */
+            free(s->zero_str);
+            s->zero_str = NULL;
         }
     }
     return 0;
@@ -212,6 +217,7 @@ void cpa_scope_free(struct cpa_scope *s)
 {
     free(s->tflags);
     free(s->zero_str);
+    free(s->zero_w);
     memset(s, 0, sizeof *s);
 }
 
@@ -221,15 +227,45 @@ static int zeroed_proc(const struct cpa_scope *s, const struct ips2_pag *pag, ui
     return s->zero_str && k != IPS2_PAG_NONE && k < pag->nstrings && s->zero_str[k];
 }
 
-/* CPU of the arc into node n that its shares do not name: the time of
- * the procedure on top of the stack at the arc's start, which the builder
- * leaves out (cpa/PAG.md). */
-static int64_t unnamed_cpu(const struct ips2_pag *pag, uint32_t n)
+/* CPU of the arc into node n that its shares sh[0, nsh) do not name: the
+ * time of the procedure on top of the stack at the arc's start, which the
+ * builder leaves out (cpa/PAG.md). */
+static int64_t unnamed_cpu(const struct ips2_pag *pag, uint32_t n, const struct ips2_pag_share *sh,
+                           size_t nsh)
 {
     int64_t named = 0;
-    for (uint32_t i = pag->nodes[n - 1].shares; i < pag->nodes[n].shares; i++)
-        named += pag->shares[i].cpu > 0 ? pag->shares[i].cpu : 0;
+    for (size_t i = 0; i < nsh; i++)
+        named += sh[i].cpu > 0 ? sh[i].cpu : 0;
     return pag->nodes[n].cpu > named ? pag->nodes[n].cpu - named : 0;
+}
+
+/* The shares of the CPU arc into node n, in memory (n is not a first node). */
+static const struct ips2_pag_share *arc_shares(const struct ips2_pag *pag, uint32_t n, size_t *nsh)
+{
+    uint32_t a = pag->nodes[n - 1].shares, b = pag->nodes[n].shares;
+    *nsh = pag->shares && b > a ? b - a : 0;
+    return *nsh ? pag->shares + a : NULL;
+}
+
+int64_t cpa_zero_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n,
+                        const struct ips2_pag_share *sh, size_t nsh)
+{
+    const struct ips2_pag_node *nd = &pag->nodes[n];
+    /* the zeroed procedures' part of the arc, the shares scaled to its
+     * weight as the path's segments are (cpa_emit_cpu) */
+    int64_t all = unnamed_cpu(pag, n, sh, nsh), zeroed = 0;
+    if (zeroed_proc(s, pag, pag->nodes[n - 1].proc))
+        zeroed = all;
+    for (size_t i = 0; i < nsh; i++) {
+        if (sh[i].cpu <= 0)
+            continue;
+        all += sh[i].cpu;
+        if (zeroed_proc(s, pag, sh[i].proc))
+            zeroed += sh[i].cpu;
+    }
+    if (all == 0 || zeroed == 0)
+        return nd->cpu;
+    return nd->cpu - (int64_t)((__int128)nd->cpu * zeroed / all);
 }
 
 int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n)
@@ -239,22 +275,11 @@ int64_t cpa_cpu_weight(const struct cpa_scope *s, const struct ips2_pag *pag, ui
         return 0;
     if (!s->zero_str)
         return nd->cpu;
-    /* the zeroed procedures' part of the arc, the shares scaled to its
-     * weight as the path's segments are (cpa_emit_cpu) */
-    int64_t all = unnamed_cpu(pag, n), zeroed = 0;
-    if (zeroed_proc(s, pag, pag->nodes[n - 1].proc))
-        zeroed = all;
-    for (uint32_t i = pag->nodes[n - 1].shares; i < nd->shares; i++) {
-        const struct ips2_pag_share *sh = &pag->shares[i];
-        if (sh->cpu <= 0)
-            continue;
-        all += sh->cpu;
-        if (zeroed_proc(s, pag, sh->proc))
-            zeroed += sh->cpu;
-    }
-    if (all == 0 || zeroed == 0)
-        return nd->cpu;
-    return nd->cpu - (int64_t)((__int128)nd->cpu * zeroed / all);
+    if (s->zero_w)
+        return s->zero_w[n];
+    size_t nsh;
+    const struct ips2_pag_share *sh = arc_shares(pag, n, &nsh);
+    return cpa_zero_weight(s, pag, n, sh, nsh);
 }
 
 int cpa_extend(const struct ips2_pag *pag, uint32_t n, int64_t len, int64_t weight, int64_t *out,
@@ -303,6 +328,45 @@ void cpa_split(int64_t total, const int64_t *w, int64_t *out, size_t n)
     out[best] += total - given;
 }
 
+long cpa_arc_shares(const struct cpa_scope *s, const struct ips2_pag *pag, uint32_t n, int64_t w,
+                    const struct ips2_pag_share *sh, size_t nsh, struct ips2_cpa_share *dst)
+{
+    const struct ips2_pag_node *pv = &pag->nodes[n - 1];
+    long k = 0;
+    if (w <= 0)
+        return 0;
+    for (size_t i = 0; i < nsh; i++) {
+        if (sh[i].cpu <= 0 || zeroed_proc(s, pag, sh[i].proc))
+            continue;
+        dst[k++] = (struct ips2_cpa_share){sh[i].proc, 0, sh[i].cpu};
+    }
+    /* time no share names: the procedure running at the arc's start */
+    int64_t unnamed = unnamed_cpu(pag, n, sh, nsh);
+    if (unnamed > 0 && !zeroed_proc(s, pag, pv->proc))
+        dst[k++] = (struct ips2_cpa_share){pv->proc < pag->nstrings ? pv->proc : IPS2_PAG_NONE, 0,
+                                           unnamed};
+    if (k == 0) /* everything rounded away but a few ns */
+        dst[k++] = (struct ips2_cpa_share){IPS2_PAG_NONE, 0, w};
+    int64_t sum = 0;
+    for (long i = 0; i < k; i++)
+        sum += dst[i].cpu;
+    if (sum != w) {
+        int64_t *wv = malloc(2 * (size_t)k * sizeof *wv);
+        if (!wv)
+            return -1;
+        for (long i = 0; i < k; i++)
+            wv[i] = dst[i].cpu;
+        cpa_split(w, wv, wv + k, (size_t)k);
+        long j = 0;
+        for (long i = 0; i < k; i++)
+            if (wv[k + i] > 0)
+                dst[j++] = (struct ips2_cpa_share){dst[i].proc, 0, wv[k + i]};
+        free(wv);
+        k = j;
+    }
+    return k;
+}
+
 int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struct ips2_pag *pag,
                  uint32_t n, char *err, size_t errlen)
 {
@@ -321,56 +385,26 @@ int cpa_emit_cpu(struct ips2_cpa_path *p, const struct cpa_scope *s, const struc
         .end = nd->wall,
         .length = w,
     };
-    /* The arc's shares less the zeroed ones. */
-    uint32_t a = pv->shares, b = nd->shares, k = 0;
-    size_t need = p->nshares + (b - a) + 1;
-    if (need > p->sharecap) {
-        size_t cap = p->sharecap ? p->sharecap * 2 : 64;
-        while (cap < need)
-            cap *= 2;
-        struct ips2_cpa_share *ns = realloc(p->shares, cap * sizeof *ns);
-        if (!ns)
-            return cpa_err(err, errlen, "out of memory");
-        p->shares = ns;
-        p->sharecap = cap;
-    }
-    struct ips2_cpa_share *dst = p->shares + p->nshares;
-    if (w > 0) {
-        for (uint32_t i = a; i < b; i++) {
-            const struct ips2_pag_share *sh = &pag->shares[i];
-            if (sh->cpu <= 0 || zeroed_proc(s, pag, sh->proc))
-                continue;
-            dst[k++] = (struct ips2_cpa_share){sh->proc, 0, sh->cpu};
-        }
-        /* time no share names: the procedure running at the arc's start */
-        int64_t unnamed = unnamed_cpu(pag, n);
-        if (unnamed > 0 && !zeroed_proc(s, pag, pv->proc))
-            dst[k++] = (struct ips2_cpa_share){pv->proc < pag->nstrings ? pv->proc : IPS2_PAG_NONE,
-                                               0, unnamed};
-        if (k == 0) /* everything rounded away but a few ns */
-            dst[k++] = (struct ips2_cpa_share){IPS2_PAG_NONE, 0, w};
-    }
-    if (k > 0) {
-        int64_t sum = 0;
-        for (uint32_t i = 0; i < k; i++)
-            sum += dst[i].cpu;
-        if (sum != w) {
-            int64_t *wv = malloc(2 * (size_t)k * sizeof *wv);
-            if (!wv)
+    size_t nsh;
+    const struct ips2_pag_share *sh = arc_shares(pag, n, &nsh);
+    long k = 0;
+    if (!pag->lazy) { /* a lazy part's come later, for the paths that show them */
+        size_t need = p->nshares + nsh + 1;
+        if (need > p->sharecap) {
+            size_t cap = p->sharecap ? p->sharecap * 2 : 64;
+            while (cap < need)
+                cap *= 2;
+            struct ips2_cpa_share *ns = realloc(p->shares, cap * sizeof *ns);
+            if (!ns)
                 return cpa_err(err, errlen, "out of memory");
-            for (uint32_t i = 0; i < k; i++)
-                wv[i] = dst[i].cpu;
-            cpa_split(w, wv, wv + k, k);
-            uint32_t j = 0;
-            for (uint32_t i = 0; i < k; i++)
-                if (wv[k + i] > 0)
-                    dst[j++] = (struct ips2_cpa_share){dst[i].proc, 0, wv[k + i]};
-            free(wv);
-            k = j;
+            p->shares = ns;
+            p->sharecap = cap;
         }
+        if ((k = cpa_arc_shares(s, pag, n, w, sh, nsh, p->shares + p->nshares)) < 0)
+            return cpa_err(err, errlen, "out of memory");
     }
     seg.first_share = k ? (uint32_t)p->nshares : 0;
-    seg.nshares = k;
-    p->nshares += k;
+    seg.nshares = (uint32_t)k;
+    p->nshares += (size_t)k;
     return cpa_emit(p, &seg, err, errlen);
 }

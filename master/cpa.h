@@ -55,6 +55,12 @@ struct cpa_set {
  * (NULL: as they are).  0, or -1 with err. */
 int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
                    struct cpa_set **out, char *err, size_t errlen);
+/* The same with the parts read without their shares (ips2_pag_read_lazy):
+ * paths come without the CPU segments' shares, metas without their CPU
+ * per procedure, until ips2_cpa_path_add_shares and ips2_cpa_meta_add_cpu
+ * read them from the files. */
+int cpa_local_open_lazy(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
+                        struct cpa_set **out, char *err, size_t errlen);
 
 /* Has the part files held by PVM slaves and loaded there, gathers and
  * matches their ends and hands each part its cross arcs, serving the Tcl

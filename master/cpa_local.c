@@ -6,7 +6,9 @@
  * cross-machine ends matched within each run (cpa_match_groups) and every
  * query run by the engine's
  * in-process driver (ips2_cpa_inproc, which the tests hold equal to the
- * oracle).  Also the set's common helpers.
+ * oracle).  A session opens them lazily (cpa_local_open_lazy): without
+ * their shares, which the queries that show them read from the files.
+ * Also the set's common helpers.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +74,23 @@ void cpa_set_free(struct cpa_set *s)
     free(s);
 }
 
+static int local_open(char *const *files, size_t n, bool lazy, cpa_view_fn *view, void *view_arg,
+                      struct cpa_set **out, char *err, size_t errlen);
+
 int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
                    struct cpa_set **out, char *err, size_t errlen)
+{
+    return local_open(files, n, false, view, view_arg, out, err, errlen);
+}
+
+int cpa_local_open_lazy(char *const *files, size_t n, cpa_view_fn *view, void *view_arg,
+                        struct cpa_set **out, char *err, size_t errlen)
+{
+    return local_open(files, n, true, view, view_arg, out, err, errlen);
+}
+
+static int local_open(char *const *files, size_t n, bool lazy, cpa_view_fn *view, void *view_arg,
+                      struct cpa_set **out, char *err, size_t errlen)
 {
     struct cpa_set *s = cpa_set_new(files, n);
     *out = NULL;
@@ -83,7 +100,7 @@ int cpa_local_open(char *const *files, size_t n, cpa_view_fn *view, void *view_a
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (ips2_pag_read(files[i], &s->parts[i], err, errlen) != 0) {
+        if ((lazy ? ips2_pag_read_lazy : ips2_pag_read)(files[i], &s->parts[i], err, errlen) != 0) {
             cpa_set_free(s);
             return -1;
         }

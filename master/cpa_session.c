@@ -45,6 +45,7 @@ struct app_fact {
 struct cached_path {
     char *key;
     struct ips2_cpa_path path;
+    bool partial; /* its CPU segments lack their shares (lazy parts) */
 };
 
 struct cpa_session {
@@ -610,7 +611,7 @@ static int open_set(struct cpa_session *s, bool distributed, bool may_use_pvm, s
                            s->own_slaves, s->slave_path, part_view, s, &s->set, err, sizeof err);
         free(mi);
     } else
-        rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->set, err, sizeof err);
+        rc = cpa_local_open_lazy(g.gl_pathv, g.gl_pathc, part_view, s, &s->set, err, sizeof err);
     s->local = distributed ? NULL : s->set;
     s->distributed = distributed;
     atomic_store(&s->holds_pvm, distributed && s->set != NULL);
@@ -631,7 +632,7 @@ static struct cpa_set *local_set(struct cpa_session *s, struct cpa_error *e)
     if (part_files(s, &g, &hosts, e) != 0)
         return NULL;
     char err[sizeof e->message] = "";
-    int rc = cpa_local_open(g.gl_pathv, g.gl_pathc, part_view, s, &s->local, err, sizeof err);
+    int rc = cpa_local_open_lazy(g.gl_pathv, g.gl_pathc, part_view, s, &s->local, err, sizeof err);
     free(hosts);
     parts_free(&g);
     if (rc != 0) {
@@ -649,12 +650,18 @@ static void path_key(const struct ips2_cpa_query *q, char *key, size_t len)
              (int)q->zero_pid, q->zero_app ? q->zero_app : "");
 }
 
-static struct ips2_cpa_path *kept_path(struct cpa_session *s, const char *key)
+static struct cached_path *kept(struct cpa_session *s, const char *key)
 {
     for (size_t i = 0; i < s->npaths; i++)
         if (strcmp(s->paths[i].key, key) == 0)
-            return &s->paths[i].path;
+            return &s->paths[i];
     return NULL;
+}
+
+static struct ips2_cpa_path *kept_path(struct cpa_session *s, const char *key)
+{
+    struct cached_path *cp = kept(s, key);
+    return cp != NULL ? &cp->path : NULL;
 }
 
 /* The path of a query on the open set, computed once. */
@@ -689,7 +696,28 @@ static const struct ips2_cpa_path *path_of(struct cpa_session *s, const struct i
         cpa_fail(e, "MEMORY", "out of memory");
         return NULL;
     }
+    cp->partial = s->set->parts != NULL; /* in this process: lazy parts */
     s->npaths++;
+    return &cp->path;
+}
+
+/* The path of a query with its CPU segments' shares: an in-process set's
+ * parts are read without them, and only the tables that show them read
+ * the path's from the part files, once. */
+static const struct ips2_cpa_path *
+path_with_shares(struct cpa_session *s, const struct ips2_cpa_query *q, struct cpa_error *e)
+{
+    if (path_of(s, q, e) == NULL)
+        return NULL;
+    char key[1024], err[sizeof e->message] = "";
+    path_key(q, key, sizeof key);
+    struct cached_path *cp = kept(s, key);
+    if (cp->partial && s->set->parts != NULL &&
+        ips2_cpa_path_add_shares(&cp->path, s->set->parts, s->set->n, q, err, sizeof err) != 0) {
+        cpa_fail(e, "QUERY", "%s", err);
+        return NULL;
+    }
+    cp->partial = false;
     return &cp->path;
 }
 
@@ -887,20 +915,44 @@ static int top_procedures(struct cpa_segment_row *row, const struct ips2_cpa_sha
     return 0;
 }
 
+/* A path's CPU segments whose shares stay in lazy parts: each row's top
+ * procedures as the shares stream by (never all of them in memory). */
+struct seg_rows {
+    struct cpa_answer *a;
+    const struct cpa_set *set;
+    const struct ips2_cpa_path *path;
+    size_t *row; /* per segment: its row + 1, 0: none */
+};
+
+static int seg_top(void *arg, size_t seg, const struct ips2_cpa_share *sh, size_t n)
+{
+    struct seg_rows *t = arg;
+    const struct ips2_cpa_segment *g = &t->path->segs[seg];
+    if (t->row[seg] == 0 || g->dst_part >= t->set->n || t->set->metas[g->dst_part] == NULL)
+        return 0;
+    return top_procedures(&t->a->segments[t->row[seg] - 1], sh, n, t->set->metas[g->dst_part]);
+}
+
 static int segment_table(struct cpa_session *s, const struct cpa_request *r,
-                         const struct ips2_cpa_path *path, struct cpa_answer *a,
-                         struct cpa_error *e)
+                         const struct ips2_cpa_query *q, const struct ips2_cpa_path *path,
+                         bool partial, struct cpa_answer *a, struct cpa_error *e)
 {
     struct cpa_set *set = s->set;
     a->length = path->length;
     a->segments = calloc(path->nsegs ? path->nsegs : 1, sizeof *a->segments);
     if (a->segments == NULL)
         return cpa_fail(e, "MEMORY", "out of memory");
+    struct seg_rows rows = {a, set, path, NULL};
+    partial = partial && set->parts != NULL;
+    if (partial && (rows.row = calloc(path->nsegs ? path->nsegs : 1, sizeof *rows.row)) == NULL)
+        return cpa_fail(e, "MEMORY", "out of memory");
     bool phase = r->phase != NULL;
     for (size_t i = 0; i < path->nsegs; i++) {
         const struct ips2_cpa_segment *g = &path->segs[i];
         if (phase && (r->t1 <= r->t0 || g->end < r->t0 || g->begin >= r->t1))
             continue;
+        if (rows.row != NULL)
+            rows.row[i] = a->nsegments + 1;
         struct cpa_segment_row *row = &a->segments[a->nsegments++];
         row->kind = ips2_cpa_seg_kind_name(g->kind);
         /* a source that ended after its destination: shown as starting at
@@ -924,10 +976,19 @@ static int segment_table(struct cpa_session *s, const struct cpa_request *r,
             size_t n = g->nshares;
             if (n > path->nshares - g->first_share)
                 n = path->nshares - g->first_share;
-            if (top_procedures(row, path->shares + g->first_share, n, m) != 0)
+            if (top_procedures(row, path->shares + g->first_share, n, m) != 0) {
+                free(rows.row);
                 return cpa_fail(e, "MEMORY", "out of memory");
+            }
         }
     }
+    char err[sizeof e->message] = "";
+    int rc = partial ? ips2_cpa_path_each_shares(path, set->parts, set->n, q, seg_top, &rows, err,
+                                                 sizeof err)
+                     : 0;
+    free(rows.row);
+    if (rc != 0)
+        return cpa_fail(e, "QUERY", "%s", err[0] ? err : "out of memory");
     return 0;
 }
 
@@ -937,6 +998,9 @@ static int imbalance_table(struct cpa_session *s, const struct cpa_request *r,
 {
     char err[sizeof e->message] = "";
     a->length = path->length;
+    for (size_t k = 0; s->set->parts != NULL && k < s->set->n; k++)
+        if (ips2_cpa_meta_add_cpu(s->set->metas[k], s->set->parts[k], err, sizeof err) != 0)
+            return cpa_fail(e, "PROFILE", "%s", err);
     if (ips2_cpa_imbalance(path, s->set->metas, s->set->n, q, &r->filter, r->t0, r->t1,
                            &a->imbalance, &a->nimbalance, err, sizeof err) != 0)
         return cpa_fail(e, "PROFILE", "%s", err);
@@ -1015,6 +1079,24 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* The first node of thread th at or after from: a thread's nodes are in
+ * time order (the part file's decoder checked it), so a window costs its
+ * nodes and a binary search per thread, not a scan of them all. */
+static uint32_t first_at(const struct ips2_pag *p, const struct ips2_pag_thread *th, int64_t from)
+{
+    uint32_t lo = th->first, hi = th->first + th->count;
+    if (hi > p->nnodes)
+        hi = (uint32_t)p->nnodes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->nodes[mid].wall < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int timeline_table(struct cpa_session *s, const struct cpa_request *r, struct cpa_answer *a,
                           struct cpa_error *e)
 {
@@ -1033,10 +1115,11 @@ static int timeline_table(struct cpa_session *s, const struct cpa_request *r, st
             if (lane[k][t] < 0)
                 continue;
             const struct ips2_pag_thread *th = &p->threads[t];
-            for (uint32_t i = th->first; i < th->first + th->count && i < p->nnodes; i++) {
+            for (uint32_t i = first_at(p, th, r->from); i < th->first + th->count && i < p->nnodes;
+                 i++) {
                 const struct ips2_pag_node *nd = &p->nodes[i];
-                if (nd->wall < r->from || nd->wall >= r->to)
-                    continue;
+                if (nd->wall >= r->to)
+                    break; /* a thread's nodes are in time order */
                 if (n >= limit) {
                     a->truncated = true;
                     break;
@@ -1174,6 +1257,7 @@ static void fetch_done(void *arg, struct ips2_cpa_path *path, const char *err)
             s->paths = v;
             if ((v[s->npaths].key = strdup(f->key)) != NULL) {
                 v[s->npaths].path = *path; /* moved */
+                v[s->npaths].partial = false;
                 ips2_cpa_path_init(path);
                 s->npaths++;
                 rc = 0;
@@ -1274,14 +1358,21 @@ static int answer_locked(struct cpa_session *s, const struct cpa_request *r, boo
     struct ips2_cpa_query q = {.mode = r->mode, .app = r->app};
     if (r->table == CPA_TABLE_ZERO)
         return zero_table(s, r, &q, a, e);
-    const struct ips2_cpa_path *path = path_of(s, &q, e);
+    /* the shares: for the procedures of a profile, a path's segments and
+     * the imbalance (a process-level profile never reads them) */
+    bool shares = r->table == CPA_TABLE_IMBALANCE ||
+                  (r->table == CPA_TABLE_PROFILE && r->level == IPS2_CPA_LEVEL_PROCEDURE);
+    const struct ips2_cpa_path *path = shares ? path_with_shares(s, &q, e) : path_of(s, &q, e);
     if (path == NULL)
         return -1;
     if (r->table == CPA_TABLE_PROFILE)
         rc = profile_table(s, r, &q, path, a, e);
-    else if (r->table == CPA_TABLE_PATH)
-        rc = segment_table(s, r, path, a, e);
-    else
+    else if (r->table == CPA_TABLE_PATH) {
+        /* the segments' top procedures as the shares stream by */
+        char key[1024];
+        path_key(&q, key, sizeof key);
+        rc = segment_table(s, r, &q, path, kept(s, key)->partial, a, e);
+    } else
         rc = imbalance_table(s, r, &q, path, a, e);
     if (rc == 0 && take_warnings(a, s->set, path) != 0)
         return cpa_fail(e, "MEMORY", "out of memory");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cmocka.h>
 
@@ -210,9 +211,11 @@ static unsigned char *slurp(const char *path, size_t *n)
     return p;
 }
 
-/* A part file is compressed (version 3, a zstd frame of the plain layout)
- * unless IPS2_PAG_ZSTD=0; both read back as the part; a damaged frame
- * gives one error naming the byte, never a crash. */
+/* A part file is compressed (version 4: a zstd frame of the plain layout
+ * without the shares' bytes, then one of the shares) unless
+ * IPS2_PAG_ZSTD=0; both read back as the part, and so does version 3 (one
+ * frame of the plain layout); a damaged frame gives one error naming the
+ * byte, never a crash. */
 static void test_compressed_file(void **state)
 {
     (void)state;
@@ -234,12 +237,23 @@ static void test_compressed_file(void **state)
     snprintf(path, sizeof(path), "%s/z.pag", scratch_dir);
     assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
     unsigned char *z = slurp(path, &n);
-    assert_memory_equal(z, "IPS2PAG\0\3\0\1\0\0\0\0\0", 16);
+    assert_memory_equal(z, "IPS2PAG\0\4\0\1\0\0\0\0\0", 16);
     assert_true(n * 10 < plain_n);
     if (ips2_pag_read(path, &r, err, sizeof(err)) != 0)
         fail_msg("%s", err);
     same(g, r);
     ips2_pag_free(r);
+
+    /* version 3, as older writers made it: read whole */
+    size_t bound = ZSTD_compressBound(plain_n);
+    unsigned char *v3 = malloc(16 + bound);
+    memcpy(v3, "IPS2PAG\0\3\0\1\0\0\0\0\0", 16);
+    size_t zn = ZSTD_compress(v3 + 16, bound, plain, plain_n, 3);
+    assert_false(ZSTD_isError(zn));
+    assert_int_equal(ips2_pag_decode(v3, 16 + zn, "v3.pag", &r, err, sizeof(err)), 0);
+    same(g, r);
+    ips2_pag_free(r);
+    free(v3);
 
     /* damage: cut anywhere, bytes after the frame, a bad frame */
     for (size_t cut = 0; cut < n; cut += 1 + cut / 8) {
@@ -277,6 +291,120 @@ static void test_compressed_file(void **state)
     ips2_pag_free(r);
     free(z);
     free(plain);
+    ips2_pag_free(g);
+}
+
+struct collect {
+    struct ips2_pag_share *v;
+    size_t n;
+    uint32_t next; /* the node expected next */
+};
+
+static int collect(void *arg, uint32_t node, const struct ips2_pag_share *sh, size_t n)
+{
+    struct collect *c = arg;
+    assert_int_equal(node, c->next++);
+    if (n) {
+        assert_non_null(sh);
+        memcpy(c->v + c->n, sh, n * sizeof(*sh));
+    }
+    c->n += n;
+    return 0;
+}
+
+/* A part read lazily has everything but its shares, which
+ * ips2_pag_shares_each gives arc by arc as the file holds them; a damaged
+ * or cut shares frame fails with the file's name, never a crash; a plain
+ * file is read whole. */
+static void test_lazy_shares(void **state)
+{
+    (void)state;
+    struct ips2_pag *g = sample(), *r;
+    char path[300], err[512];
+    size_t n;
+
+    free(g->shares);
+    g->nshares = 300000; /* more than the stream's window */
+    g->shares = calloc(g->nshares, sizeof(*g->shares));
+    for (size_t i = 0; i < g->nshares; i++)
+        g->shares[i] = (struct ips2_pag_share){(uint32_t)(i % 3), 0, (int64_t)(i * 7919 % 1009)};
+    g->nodes[1].shares = 1000;
+    /* one arc larger than the stream's window */
+    g->nodes[2].shares = g->nodes[3].shares = g->nodes[4].shares = g->nodes[5].shares = 300000;
+    snprintf(path, sizeof(path), "%s/lazy.pag", scratch_dir);
+    assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
+    if (ips2_pag_read_lazy(path, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    assert_non_null(r->lazy);
+    assert_null(r->shares);
+    assert_int_equal(r->nshares, g->nshares);
+    assert_int_equal(r->nnodes, g->nnodes);
+    assert_memory_equal(r->nodes, g->nodes, g->nnodes * sizeof(*g->nodes));
+    assert_memory_equal(r->arcs, g->arcs, g->narcs * sizeof(*g->arcs));
+    struct collect c = {calloc(g->nshares, sizeof(*c.v)), 0, 0};
+    for (int pass = 0; pass < 2; pass++) { /* a part streams as often as asked */
+        c.n = c.next = 0;
+        if (ips2_pag_shares_each(r, collect, &c, err, sizeof(err)) != 0)
+            fail_msg("%s", err);
+        assert_int_equal(c.next, g->nnodes);
+        assert_int_equal(c.n, g->nshares);
+        assert_memory_equal(c.v, g->shares, g->nshares * sizeof(*g->shares));
+    }
+    char out[300];
+    snprintf(out, sizeof(out), "%s/lazy2.pag", scratch_dir);
+    assert_int_equal(ips2_pag_write(r, out, err, sizeof(err)), -1);
+    ips2_pag_free(r);
+
+    /* damage in the shares' frame: cut, or a byte changed */
+    unsigned char *z = slurp(path, &n);
+    size_t first = 24;
+    for (int i = 0; i < 8; i++)
+        first += (size_t)z[16 + i] << (8 * i);
+    assert_true(first < n);
+    FILE *f;
+    for (size_t at = first; at <= n; at += 1 + (n - first) / 23) {
+        for (int kind = 0; kind < 2; kind++) {
+            f = fopen(out, "wb");
+            assert_non_null(f);
+            if (kind == 0) {
+                assert_int_equal(fwrite(z, 1, at, f), at); /* cut */
+            } else if (at < n) {
+                z[at] ^= 0x5a;
+                assert_int_equal(fwrite(z, 1, n, f), n);
+                z[at] ^= 0x5a;
+            } else {
+                assert_int_equal(fwrite(z, 1, n, f), n);
+                assert_int_equal(fwrite("x", 1, 1, f), 1); /* one byte more */
+            }
+            fclose(f);
+            if (ips2_pag_read_lazy(out, &r, err, sizeof(err)) != 0) {
+                if (!strstr(err, "lazy2.pag"))
+                    fail_msg("%s", err);
+                continue;
+            }
+            c.n = c.next = 0;
+            int rc = ips2_pag_shares_each(r, collect, &c, err, sizeof(err));
+            if (kind == 0 && at == n)
+                assert_int_equal(rc, 0);
+            else if (rc == 0) /* a change that alters nothing zstd gives (a spare bit) */
+                assert_memory_equal(c.v, g->shares, g->nshares * sizeof(*g->shares));
+            else if (!strstr(err, "lazy2.pag"))
+                fail_msg("%s", err);
+            ips2_pag_free(r);
+        }
+    }
+    free(z);
+    free(c.v);
+
+    /* a plain file: read whole */
+    setenv("IPS2_PAG_ZSTD", "0", 1);
+    assert_int_equal(ips2_pag_write(g, path, err, sizeof(err)), 0);
+    unsetenv("IPS2_PAG_ZSTD");
+    if (ips2_pag_read_lazy(path, &r, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    assert_null(r->lazy);
+    same(g, r);
+    ips2_pag_free(r);
     ips2_pag_free(g);
 }
 
@@ -342,10 +470,9 @@ static void test_ends_and_cross(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_damage),
-        cmocka_unit_test(test_ends_and_cross),
-        cmocka_unit_test(test_compressed_file),
+        cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_ends_and_cross), cmocka_unit_test(test_compressed_file),
+        cmocka_unit_test(test_lazy_shares),
     };
     if (scratch_make("pagfile") != 0)
         return 1;
