@@ -20,10 +20,11 @@ struct red_comp {
     bool on;
     uint32_t out_w[IPS2_PROBES], in_w[IPS2_PROBES]; /* ps: wall outside, inside */
     uint32_t out_c[IPS2_PROBES], in_c[IPS2_PROBES]; /* ps: thread CPU */
-    int64_t acc_w, acc_c;                           /* ps removed before the next event */
-    int64_t last_t;                                 /* latest compensated wall given */
-    uint64_t last_c;                                /* latest compensated CPU given */
-    uint64_t events;                                /* events compensated */
+    uint32_t page_w, page_c; /* ps a byte of record: its pages (in out_* for short ones) */
+    int64_t acc_w, acc_c;    /* ps removed before the next event */
+    int64_t last_t;          /* latest compensated wall given */
+    uint64_t last_c;         /* latest compensated CPU given */
+    uint64_t events;         /* events compensated */
 };
 
 /* Takes a stream's costs: its calibration block (the mean with the block
