@@ -49,7 +49,7 @@
 #define REPS        256         /* probes per batch: the cheap ones */
 #define REPS_SLOW   32          /* those that read the CPU clock (a system call here) */
 #define BATCHES     7           /* at start-up */
-#define BATCHES_END 31          /* at a thread's end, where it delays nothing traced */
+#define BATCHES_END 11          /* at a thread's end, where it delays nothing traced */
 #define PER_BATCH   (REPS * 32) /* bytes: the longest record of a cheap probe is 32 */
 
 struct sample {

@@ -85,6 +85,20 @@ int64_t red_comp_event(struct red_comp *c, const struct ips2_event *ev, int64_t 
     bool waited = w >= 0 && (unsigned)w < ev->nextra && ev->extra[w] != 0;
     unsigned probe = ips2_cost_probe_of(ev->kind, waited);
     int64_t in_w = c->in_w[probe], in_c = c->in_c[probe];
+    if (!c->started) { /* the stream's first event */
+        c->started = true;
+        c->first_t = *t;
+        c->first_c = *cpu;
+    }
+    if (ev->kind == IPS2_EV_PROC_START) {
+        /* everything before it in the stream is the runtime starting (the
+         * module map, most of a millisecond here), not the program: the
+         * instrumentation's, with the probes so far */
+        int64_t rw = *t - c->first_t - c->acc_w / 1000;
+        int64_t rc = (int64_t)*cpu - (int64_t)c->first_c - c->acc_c / 1000;
+        c->acc_w += rw > 0 ? rw * 1000 : 0;
+        c->acc_c += rc > 0 ? rc * 1000 : 0;
+    }
     if (!c->on) {
         c->acc_w += c->out_w[probe] + in_w; /* counted, not removed */
         return 0;

@@ -25,6 +25,9 @@ struct red_comp {
     int64_t last_t;          /* latest compensated wall given */
     uint64_t last_c;         /* latest compensated CPU given */
     uint64_t events;         /* events compensated */
+    bool started;            /* first_t, first_c: the stream's first event's */
+    int64_t first_t;
+    uint64_t first_c;
 };
 
 /* Takes a stream's costs: its calibration block (the mean with the block
