@@ -236,7 +236,7 @@ static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *
  * it.  A sample longer than SAMPLE_MAX_NS (preempted) is not counted;
  * every sample's whole time is the writer's own, counted with its pages. */
 #define SAMPLE_PAIRS     32
-#define SAMPLE_WARM      4
+#define SAMPLE_WARM      16
 #define SAMPLE_MAX_NS    50000
 #define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (2 us each here) */
 #define MIN_SAMPLE_PAIRS 256 /* fewer: the end block's loop is the estimate */
