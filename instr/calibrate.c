@@ -225,8 +225,9 @@ static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *
         *inside = timer_ns(inside_ticks) * 1000 / ((uint64_t)reps * batches);
 }
 
-/* In situ: at every sync point of a thread that traces by the hot path
- * (stream.c), SAMPLE_PAIRS procedure entries and exits through the real
+/* In situ: at one sync point in SAMPLE_EVERY of a thread that traces by
+ * the hot path without a filter (stream.c; a filter would watch, count or
+ * drop the sample's procedure), SAMPLE_PAIRS procedure entries and exits through the real
  * hooks, each after a tiny body, into a scratch window, timed by the
  * timer, less the same bodies alone, after an untimed warm-up (the sync
  * point's system call leaves the predictors cold).  A probe's code costs
@@ -238,9 +239,8 @@ static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *
 #define SAMPLE_PAIRS     32
 #define SAMPLE_WARM      16
 #define SAMPLE_MAX_NS    50000
-#define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (2 us each here) */
+#define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (about 3 us each here) */
 #define MIN_SAMPLE_PAIRS 256 /* fewer: the end block's loop is the estimate */
-static __thread uint64_t sample_area[2 * (SAMPLE_PAIRS + SAMPLE_WARM)];
 
 void ips2_sample_probes(struct ips2_thread *t)
 {
@@ -248,6 +248,8 @@ void ips2_sample_probes(struct ips2_thread *t)
         return;
     uintptr_t cur = t->cur, limit = t->limit;
     uint64_t base = t->addr_base, x = (uint64_t)(uintptr_t)t;
+    /* on the stack: static TLS is scarce for a libips2 that is dlopen'ed */
+    uint64_t sample_area[2 * (SAMPLE_PAIRS + SAMPLE_WARM)];
 
     t->cur = (uintptr_t)sample_area;
     t->limit = t->cur + sizeof(sample_area);
