@@ -317,6 +317,11 @@ static void measure_pages(uint32_t *wall_ps, uint32_t *cpu_ps)
     *cpu_ps = (uint32_t)(median(dc, PAGE_REPS) * 1000 / PAGE_BYTES);
 }
 
+static uint32_t ps_u32(uint64_t ps) /* a few bytes after a long population */
+{
+    return ps > UINT32_MAX ? UINT32_MAX : (uint32_t)ps;
+}
+
 /* At the end of a thread's stream: the cheap probes again when the thread
  * closes its own (the machine's load may have changed since start-up), the
  * others as at start-up; and the page cost per byte that this stream's
@@ -348,6 +353,7 @@ void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w
         measure(W_EVENT, BATCHES_END, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT],
                 NULL);
         *t = saved;
+        c->reps = REPS * BATCHES_END;
     }
     if (w->sample_pairs >= MIN_SAMPLE_PAIRS && w->sample_ticks > 0) {
         /* the in-situ samples' mean, a probe's (half an entry and exit) */
@@ -355,10 +361,9 @@ void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w
         c->wall_ps[IPS2_PROBE_SAMPLED] = c->cpu_ps[IPS2_PROBE_SAMPLED] = (uint32_t)probe;
     }
     if (bytes > 0) {
-        c->wall_ps[IPS2_PROBE_PAGE] = (uint32_t)(timer_ns(w->page_ticks) * 1000 / bytes);
-        c->cpu_ps[IPS2_PROBE_PAGE] = (uint32_t)(w->page_cpu_ns * 1000 / bytes);
+        c->wall_ps[IPS2_PROBE_PAGE] = ps_u32(timer_ns(w->page_ticks) * 1000 / bytes);
+        c->cpu_ps[IPS2_PROBE_PAGE] = ps_u32(w->page_cpu_ns * 1000 / bytes);
     }
-    c->reps = REPS * BATCHES_END;
     memcpy(c->magic, IPS2_COST_END_MAGIC, 4);
     c->calib_ns = (uint32_t)(ips2_mono_ns() - start);
 }

@@ -71,6 +71,7 @@ void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h
     c->on = on;
     c->last_t = INT64_MIN;
     take_costs(c, h, x, end);
+    c->pre_start = h->stream_kind == IPS2_STREAM_THREAD && h->tid == h->pid;
     if (h->cpu_method == IPS2_CPU_TICK) {
         /* a coarse clock's readings stay as read, multiples of its tick
          * (the clock-precision study wants them so): wall times only */
@@ -90,14 +91,20 @@ int64_t red_comp_event(struct red_comp *c, const struct ips2_event *ev, int64_t 
         c->first_t = *t;
         c->first_c = *cpu;
     }
-    if (ev->kind == IPS2_EV_PROC_START) {
-        /* everything before it in the stream is the runtime starting (the
-         * module map, most of a millisecond here), not the program: the
-         * instrumentation's, with the probes so far */
-        int64_t rw = *t - c->first_t - c->acc_w / 1000;
-        int64_t rc = (int64_t)*cpu - (int64_t)c->first_c - c->acc_c / 1000;
-        c->acc_w += rw > 0 ? rw * 1000 : 0;
-        c->acc_c += rc > 0 ? rc * 1000 : 0;
+    if (c->pre_start) {
+        /* a main thread's stream opens in the runtime's constructor, which
+         * records the module map (most of a millisecond here) before
+         * PROC_START: the instrumentation's time, not the program's.  Its
+         * sync points and PROC_START stay at the stream's first time. */
+        if (ev->kind != IPS2_EV_SYNC && ev->kind != IPS2_EV_PROC_START) {
+            c->pre_start = false;
+        } else {
+            int64_t rw = *t - c->first_t - c->acc_w / 1000;
+            int64_t rc = (int64_t)*cpu - (int64_t)c->first_c - c->acc_c / 1000;
+            c->acc_w += rw > 0 ? rw * 1000 : 0;
+            c->acc_c += rc > 0 ? rc * 1000 : 0;
+            c->pre_start = ev->kind != IPS2_EV_PROC_START;
+        }
     }
     if (!c->on) {
         c->acc_w += c->out_w[probe] + in_w; /* counted, not removed */

@@ -26,6 +26,7 @@ struct red_comp {
     uint64_t last_c;         /* latest compensated CPU given */
     uint64_t events;         /* events compensated */
     bool started;            /* first_t, first_c: the stream's first event's */
+    bool pre_start;          /* a main thread's stream before its PROC_START */
     int64_t first_t;
     uint64_t first_c;
 };
@@ -57,6 +58,7 @@ static inline void red_comp_step(struct red_comp *c, unsigned probe, int64_t *t,
 
 static inline void red_comp_proc(struct red_comp *c, unsigned probe, int64_t *t, uint64_t *cpu)
 {
+    c->pre_start = false; /* the program runs */
     if (c->on)
         red_comp_step(c, probe, t, cpu, 0, 0);
     else

@@ -138,6 +138,45 @@ static void test_pages(void **state)
     assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 10000 + 8 * 100);
 }
 
+/* A main thread's stream: its sync points and PROC_START, the runtime
+ * starting, stay at the stream's first time; other threads' do not. */
+static void test_pre_start(void **state)
+{
+    struct ips2_file_header h = {0};
+    h.stream_kind = IPS2_STREAM_THREAD;
+    h.pid = h.tid = 7;
+    struct ips2_cost_ext x = block(0, 0);
+    struct red_comp c;
+    uint64_t mono = 1;
+    struct ips2_event sync = {.kind = IPS2_EV_SYNC, .nextra = 1, .extra = &mono};
+    struct ips2_event start = {.kind = IPS2_EV_PROC_START, .nextra = 1, .extra = &mono};
+    for (int main_thread = 1; main_thread >= 0; main_thread--) {
+        h.tid = main_thread ? 7 : 8;
+        red_comp_init(&c, true, &h, &x, NULL);
+        int64_t t = 5000;
+        uint64_t cpu = 4000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        t = 6000; /* the module map */
+        cpu = 5000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5000 : 6000);
+        t = 6010;
+        cpu = 5010;
+        red_comp_event(&c, &start, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5000 : 6010);
+        assert_int_equal(cpu, main_thread ? 4000 : 5010);
+        t = 6110;
+        cpu = 5110;
+        red_comp_proc(&c, IPS2_PROBE_ENTER, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5100 : 6110);
+        assert_int_equal(cpu, main_thread ? 4100 : 5110);
+        t = 7000; /* a sync point after the program began: as any */
+        cpu = 6000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5990 : 7000);
+    }
+}
+
 static void test_sources(void **state)
 {
     struct ips2_file_header h = {0};
@@ -181,8 +220,9 @@ static void test_sources(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_eq7),   cmocka_unit_test(test_clamp),   cmocka_unit_test(test_wait),
-        cmocka_unit_test(test_pages), cmocka_unit_test(test_sources),
+        cmocka_unit_test(test_eq7),       cmocka_unit_test(test_clamp),
+        cmocka_unit_test(test_wait),      cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_pre_start), cmocka_unit_test(test_sources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
