@@ -85,17 +85,18 @@ struct ips2_thread {
     uint64_t *lost_word;  /* word 0 of the LOST record that counts them, or NULL */
     uint64_t create_seq;  /* pthread_create sequence, 0 for the main thread */
     struct ips2_stream *stream;
-    uint64_t page_ticks;   /* timer ticks this writer spent mapping and populating pages */
-    uint64_t page_cpu_ns;  /* the same by its CPU clock */
-    int64_t sample_ticks;  /* the probes' in-situ samples (calibrate.c): timer ticks */
-    uint64_t sample_pairs; /* ... of this many entry and exit pairs */
-    uint32_t sample_turn;  /* sync points since the thread's stream opened */
-    int short_locks;       /* the stream's header says SHORT_LOCKS: slots may be bound */
-    uintptr_t held_at;     /* a LOCK_ACQUIRED_SHORT that a release may make a hold, or 0 */
+    int short_locks;   /* the stream's header says SHORT_LOCKS: slots may be bound */
+    uintptr_t held_at; /* a LOCK_ACQUIRED_SHORT that a release may make a hold, or 0 */
     /* Bound only by records written here (the fast paths below), unbound by
      * every lock record that takes the slow path, so that a bound slot
      * always says what the reader's slot will say. */
     struct ips2_lock_slot lock_slot[IPS2_LOCK_SLOTS];
+    /* What the run measures of its own cost (calibrate.c, stream.c) */
+    uint64_t page_ticks;   /* timer ticks this writer spent mapping and populating pages */
+    uint64_t page_cpu_ns;  /* the same by its CPU clock */
+    int64_t sample_ticks;  /* the probes' in-situ samples: timer ticks */
+    uint64_t sample_pairs; /* ... of this many entry and exit pairs */
+    uint32_t sample_turn;  /* sync points since the thread's stream opened */
 };
 
 struct ips2_process {
