@@ -1,32 +1,42 @@
 /*
- * calibrate.c - what each probe of libips2 costs on this machine, measured
- * once per process at start-up for the streams' calibration block
- * (ips2_format.h, struct ips2_cost_ext) and the header's cost_ns[].
- * Perturbation compensation (slave/compensate.c) subtracts these costs.
+ * calibrate.c - what each probe of libips2 costs on this machine: at
+ * start-up for the streams' calibration block (ips2_format.h, struct
+ * ips2_cost_ext) and the header's cost_ns[], and again at each stream's
+ * end with what the run itself measured.  Perturbation compensation
+ * (slave/compensate.c) subtracts these costs.
  *
- * Method (Malony, Reed and Wijshoff's in vitro measurement, made
- * streaming): the probes' own code runs back to back, REPS times, writing
- * into fresh memory as a trace window is fresh, and the time of the batch
- * less that of the same loop without them is the probes'.
- * The probes' calls and returns count (the instrumented code makes them),
- * the loop does not; between two probes runs a tiny procedure's worth of
- * dependent work (BODY_STEPS), in both loops, since an out-of-order core
- * overlaps part of a probe with the work around it: probes back to back
- * cost more than probes among work.
- * The batch is repeated BATCHES times and the median taken, so that a
- * preemption on a loaded machine does not count.  Both clocks are read
- * around each batch: wall (the timer) and thread CPU.
+ * A traced call costs three things (docs/PERTURBATION.md §1 has the
+ * figures): the probes' code, 1 to 8 ns a probe here by what the core's
+ * other hardware thread does; the pages of the trace file that the
+ * writer maps and populates, 1.3 to 1.9 ns a byte of record by the load,
+ * more than the code; and now and then a sync point.
+ *
+ * The code (Malony, Reed and Wijshoff's in vitro measurement): each probe
+ * back to back REPS times with a tiny procedure's worth of dependent work
+ * between (BODY_STEPS: an out-of-order core overlaps a probe with the
+ * work around it), into populated memory, less the same loop without the
+ * probe; BATCHES batches, the median.  A preemption on a loaded machine
+ * does not count.  Both clocks are read around each batch.  That is one
+ * moment of the run's load, so the procedure probes are also sampled in
+ * situ through the run (ips2_sample_probes, at sync points), and the end
+ * block carries the samples' mean.
+ *
+ * The pages are not measured by a loop: the writer times every mapping
+ * and population it does itself (stream.c) and the end block carries
+ * their time per byte of record.
  *
  * The procedure hooks and the lock and event fast paths run for real on
- * the calling thread's writer state, pointed at the scratch memory (no
- * stream is open yet: this runs before the session is set up).  A wait's
- * record (a CPU reading then a long record, after the real call) and a
- * sync point are their code's steps in order; for a wait, what lies
- * between the call's start reading and the record's own is "inside" the
- * timed interval: the instrumentation's share of a measured wait.
+ * the calling thread's writer state, pointed at scratch memory (at
+ * start-up no stream is open yet).  A wait's record (a CPU reading then a
+ * long record, after the real call) and a sync point are their code's
+ * steps in order; for a wait, what lies between the call's start reading
+ * and the record's own is "inside" the timed interval: the
+ * instrumentation's share of a measured wait.
  *
- * Cost: about 1 ms per process here (the block's calib_ns says), most of
- * it the CPU clock's readings (~0.65 us each on our virtual machines).
+ * Cost: about 1 ms per process at start-up (the block's calib_ns says),
+ * most of it the CPU clock's readings (~0.65 us each on our virtual
+ * machines), 1-2 ms per thread at its end, and about 0.5 us a sync point
+ * sampled (one in four).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -36,10 +46,11 @@
 
 #include "runtime.h"
 
-#define REPS      256 /* probes per batch: the cheap ones */
-#define REPS_SLOW 32  /* those that read the CPU clock (a system call here) */
-#define BATCHES   7
-#define SCRATCH   (BATCHES * REPS * 64) /* bytes: fresh for each probe and batch */
+#define REPS        256         /* probes per batch: the cheap ones */
+#define REPS_SLOW   32          /* those that read the CPU clock (a system call here) */
+#define BATCHES     7           /* at start-up */
+#define BATCHES_END 11          /* at a thread's end, where it delays nothing traced */
+#define PER_BATCH   (REPS * 32) /* bytes: the longest record of a cheap probe is 32 */
 
 struct sample {
     uint64_t wall, cpu; /* ns of one batch */
@@ -187,51 +198,172 @@ static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes
 /* Median cost per probe in ps (wall, cpu) of kind w beyond the loop's,
  * each batch writing into memory not touched before (as a trace window's
  * is: its page faults are part of the cost). */
-static void measure(enum what w, uint32_t *wall_ps, uint32_t *cpu_ps, uint64_t *inside)
+static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *cpu_ps,
+                    uint64_t *inside)
 {
-    uint64_t dw[BATCHES], dc[BATCHES];
+    uint64_t dw[BATCHES_END], dc[BATCHES_END];
     unsigned reps = w == W_WAIT || w == W_SYNC || w == W_LONGPROC ? REPS_SLOW : REPS;
-    size_t per = SCRATCH / BATCHES;
+    size_t bytes = (size_t)batches * PER_BATCH;
     static char nop_area[4096];
 
-    void *mem = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* populated: the pages are IPS2_PROBE_PAGE's, measured where they are paid */
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED)
         return;
     inside_ticks = 0;
-    for (unsigned b = 0; b < BATCHES; b++) {
+    for (unsigned b = 0; b < batches; b++) {
         struct sample base = batch(W_NOP, reps, (uintptr_t)nop_area, sizeof(nop_area));
-        struct sample s = batch(w, reps, (uintptr_t)mem + b * per, per);
+        struct sample s = batch(w, reps, (uintptr_t)mem + b * PER_BATCH, PER_BATCH);
         dw[b] = s.wall > base.wall ? s.wall - base.wall : 0;
         dc[b] = s.cpu > base.cpu ? s.cpu - base.cpu : 0;
     }
-    munmap(mem, SCRATCH);
-    *wall_ps = (uint32_t)(median(dw, BATCHES) * 1000 / reps);
-    *cpu_ps = (uint32_t)(median(dc, BATCHES) * 1000 / reps);
+    munmap(mem, bytes);
+    *wall_ps = (uint32_t)(median(dw, batches) * 1000 / reps);
+    *cpu_ps = (uint32_t)(median(dc, batches) * 1000 / reps);
     if (inside)
-        *inside = timer_ns(inside_ticks) * 1000 / ((uint64_t)reps * BATCHES);
+        *inside = timer_ns(inside_ticks) * 1000 / ((uint64_t)reps * batches);
 }
 
-/* At the end of a thread's stream, the cheap probes again (the machine's
- * load may have changed since start-up), into *c for the stream's second
- * block; the others as at start-up.  The writer's state is kept busy
- * meanwhile, so that a signal handler's event is counted lost rather
- * than written (the hot paths write into the scratch memory). */
-void ips2_measure_costs_end(struct ips2_cost_ext *c)
+/* In situ: at one sync point in SAMPLE_EVERY of a thread that traces by
+ * the hot path without a filter (stream.c; a filter would watch, count or
+ * drop the sample's procedure), SAMPLE_PAIRS procedure entries and exits through the real
+ * hooks, each after a tiny body, into a scratch window, timed by the
+ * timer, less the same bodies alone, after an untimed warm-up (the sync
+ * point's system call leaves the predictors cold).  A probe's code costs
+ * what the other hardware thread of the core leaves it, and the load
+ * changes within a run: samples spread over the run see what the
+ * program's probes saw, a loop at start-up or at the end one moment of
+ * it.  A sample longer than SAMPLE_MAX_NS (preempted) is not counted;
+ * every sample's whole time is the writer's own, counted with its pages. */
+#define SAMPLE_PAIRS     32
+#define SAMPLE_WARM      16
+#define SAMPLE_MAX_NS    50000
+#define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (about 3 us each here) */
+#define MIN_SAMPLE_PAIRS 256 /* fewer: the end block's loop is the estimate */
+
+void ips2_sample_probes(struct ips2_thread *t)
+{
+    if (++t->sample_turn % SAMPLE_EVERY != 0)
+        return;
+    uintptr_t cur = t->cur, limit = t->limit;
+    uint64_t base = t->addr_base, x = (uint64_t)(uintptr_t)t;
+    /* on the stack: static TLS is scarce for a libips2 that is dlopen'ed */
+    uint64_t sample_area[2 * (SAMPLE_PAIRS + SAMPLE_WARM)];
+
+    t->cur = (uintptr_t)sample_area;
+    t->limit = t->cur + sizeof(sample_area);
+    t->addr_base = IPS2_SHORT_BASE((uintptr_t)calib_fn);
+    uint64_t w0 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_WARM; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter((void *)calib_fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit((void *)calib_fn, NULL);
+    }
+    uint64_t t0 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        x = calib_body(x);
+        __asm__ volatile("" : "+r"(x) : : "memory");
+    }
+    uint64_t t1 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter((void *)calib_fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit((void *)calib_fn, NULL);
+    }
+    uint64_t t2 = ips2_timer_now();
+    t->cur = cur;
+    t->limit = limit;
+    t->addr_base = base;
+    __asm__ volatile("" : : "r"(x));
+    uint64_t bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
+    if (t2 - t1 < bound && t1 - t0 < bound) {
+        t->sample_ticks += (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
+        t->sample_pairs += SAMPLE_PAIRS;
+    }
+    uint64_t all = ips2_timer_now() - w0;
+    t->page_ticks += all;
+    t->page_cpu_ns += all * 1000000u / (ips2_proc.tsc_hz / 1000u);
+}
+
+/* A byte of record's page cost (ps, wall and CPU) estimated at start-up,
+ * for a stream that ends without its end block: anonymous pages populated
+ * as a window's are, PAGE_REPS times, the median.  The end block has the
+ * writer's own, measured where it paid them. */
+#define PAGE_BYTES (64u << 10)
+#define PAGE_REPS  3
+static void measure_pages(uint32_t *wall_ps, uint32_t *cpu_ps)
+{
+    uint64_t dw[PAGE_REPS], dc[PAGE_REPS];
+
+    for (unsigned r = 0; r < PAGE_REPS; r++) {
+        void *mem =
+            mmap(NULL, PAGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED)
+            return;
+        uint64_t c0 = exact_cpu_ns(), t0 = ips2_timer_now();
+        if (madvise(mem, PAGE_BYTES, MADV_POPULATE_WRITE) != 0)
+            for (size_t o = 0; o < PAGE_BYTES; o += 4096)
+                ((volatile char *)mem)[o] = 0;
+        uint64_t t1 = ips2_timer_now(), c1 = exact_cpu_ns();
+        munmap(mem, PAGE_BYTES);
+        dw[r] = timer_ns(t1 - t0);
+        dc[r] = c1 - c0;
+    }
+    *wall_ps = (uint32_t)(median(dw, PAGE_REPS) * 1000 / PAGE_BYTES);
+    *cpu_ps = (uint32_t)(median(dc, PAGE_REPS) * 1000 / PAGE_BYTES);
+}
+
+static uint32_t ps_u32(uint64_t ps) /* a few bytes after a long population */
+{
+    return ps > UINT32_MAX ? UINT32_MAX : (uint32_t)ps;
+}
+
+/* At the end of a thread's stream: the cheap probes again when the thread
+ * closes its own (the machine's load may have changed since start-up), the
+ * others as at start-up; and the page cost per byte that this stream's
+ * writer paid, in situ: every mapping and population it did itself, timed
+ * (stream.c), over the bytes it wrote.  That total is exact wherever the
+ * pages cost what they cost (the file system, the kernel's page cache, the
+ * load); spread per byte of record, it lands on the records that caused it
+ * within one populated chunk.  The writer's state is kept busy meanwhile,
+ * so that a signal handler's event is counted lost rather than written
+ * (the hot paths write into the scratch memory). */
+void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w, uint64_t bytes)
 {
     struct ips2_thread *t = &ips2_self;
-    struct ips2_thread saved = *t;
     uint64_t start = ips2_mono_ns();
 
     *c = ips2_proc.cost_ext;
-    if (ips2_proc.cost_ext.size == 0 || ips2_proc.cpu_method != IPS2_CPU_INTERP)
+    if (c->size == 0)
         return;
-    t->busy = 1;
-    t->short_locks = 1;
-    measure(W_ENTER, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
-    measure(W_EXIT, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
-    measure(W_LOCK, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
-    measure(W_EVENT, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT], NULL);
-    *t = saved;
+    if (w == t && ips2_proc.cpu_method == IPS2_CPU_INTERP) {
+        struct ips2_thread saved = *t;
+        t->busy = 1;
+        t->short_locks = 1;
+        measure(W_ENTER, BATCHES_END, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER],
+                NULL);
+        measure(W_EXIT, BATCHES_END, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT],
+                NULL);
+        measure(W_LOCK, BATCHES_END, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK],
+                NULL);
+        measure(W_EVENT, BATCHES_END, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT],
+                NULL);
+        *t = saved;
+        c->reps = REPS * BATCHES_END;
+    }
+    if (w->sample_pairs >= MIN_SAMPLE_PAIRS && w->sample_ticks > 0) {
+        /* the in-situ samples' mean, a probe's (half an entry and exit) */
+        uint64_t probe = timer_ns((uint64_t)w->sample_ticks) * 1000 / w->sample_pairs / 2;
+        c->wall_ps[IPS2_PROBE_SAMPLED] = c->cpu_ps[IPS2_PROBE_SAMPLED] = (uint32_t)probe;
+    }
+    if (bytes > 0) {
+        c->wall_ps[IPS2_PROBE_PAGE] = ps_u32(timer_ns(w->page_ticks) * 1000 / bytes);
+        c->cpu_ps[IPS2_PROBE_PAGE] = ps_u32(w->page_cpu_ns * 1000 / bytes);
+    }
     memcpy(c->magic, IPS2_COST_END_MAGIC, 4);
     c->calib_ns = (uint32_t)(ips2_mono_ns() - start);
 }
@@ -247,20 +379,24 @@ void ips2_measure_costs(void)
     t->short_locks = 1;
     t->state = IPS2_THREAD_NEW;
     if (ips2_proc.cpu_method == IPS2_CPU_INTERP) {
-        measure(W_ENTER, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
-        measure(W_EXIT, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
-        measure(W_LOCK, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
-        measure(W_EVENT, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT], NULL);
+        measure(W_ENTER, BATCHES, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER],
+                NULL);
+        measure(W_EXIT, BATCHES, &c->wall_ps[IPS2_PROBE_EXIT], &c->cpu_ps[IPS2_PROBE_EXIT], NULL);
+        measure(W_LOCK, BATCHES, &c->wall_ps[IPS2_PROBE_LOCK], &c->cpu_ps[IPS2_PROBE_LOCK], NULL);
+        measure(W_EVENT, BATCHES, &c->wall_ps[IPS2_PROBE_EVENT], &c->cpu_ps[IPS2_PROBE_EVENT],
+                NULL);
     } else {
         /* exact and tick: every record goes the slow way, with a CPU reading */
-        measure(W_LONGPROC, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER], NULL);
+        measure(W_LONGPROC, BATCHES, &c->wall_ps[IPS2_PROBE_ENTER], &c->cpu_ps[IPS2_PROBE_ENTER],
+                NULL);
         for (unsigned p = IPS2_PROBE_EXIT; p <= IPS2_PROBE_EVENT; p++) {
             c->wall_ps[p] = c->wall_ps[IPS2_PROBE_ENTER];
             c->cpu_ps[p] = c->cpu_ps[IPS2_PROBE_ENTER];
         }
     }
-    measure(W_WAIT, &c->wall_ps[IPS2_PROBE_WAIT], &c->cpu_ps[IPS2_PROBE_WAIT], &in_ps);
-    measure(W_SYNC, &c->wall_ps[IPS2_PROBE_SYNC], &c->cpu_ps[IPS2_PROBE_SYNC], NULL);
+    measure(W_WAIT, BATCHES, &c->wall_ps[IPS2_PROBE_WAIT], &c->cpu_ps[IPS2_PROBE_WAIT], &in_ps);
+    measure(W_SYNC, BATCHES, &c->wall_ps[IPS2_PROBE_SYNC], &c->cpu_ps[IPS2_PROBE_SYNC], NULL);
+    measure_pages(&c->wall_ps[IPS2_PROBE_PAGE], &c->cpu_ps[IPS2_PROBE_PAGE]);
     *t = saved;
 
     /* a wait's record: what lies between its start reading and its own is

@@ -91,6 +91,12 @@ struct ips2_thread {
      * every lock record that takes the slow path, so that a bound slot
      * always says what the reader's slot will say. */
     struct ips2_lock_slot lock_slot[IPS2_LOCK_SLOTS];
+    /* What the run measures of its own cost (calibrate.c, stream.c) */
+    uint64_t page_ticks;   /* timer ticks this writer spent mapping and populating pages */
+    uint64_t page_cpu_ns;  /* the same by its CPU clock */
+    int64_t sample_ticks;  /* the probes' in-situ samples: timer ticks */
+    uint64_t sample_pairs; /* ... of this many entry and exit pairs */
+    uint32_t sample_turn;  /* sync points since the thread's stream opened */
 };
 
 struct ips2_process {
@@ -132,7 +138,12 @@ void ips2_clock_setup(const char *cpuclock_env);
 
 /* calibrate.c */
 void ips2_measure_costs(void);
-void ips2_measure_costs_end(struct ips2_cost_ext *c);
+/* At a sync point: samples the procedure probes' cost in situ, into t. */
+void ips2_sample_probes(struct ips2_thread *t);
+/* The end block of t's stream after `bytes` of records: the cheap probes
+ * measured again when t is the calling thread, and the pages' cost per
+ * byte as t's writer paid it (t->page_ticks, t->page_cpu_ns). */
+void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *t, uint64_t bytes);
 
 /* The wall timer: the TSC where invariant, else CLOCK_MONOTONIC. */
 static inline uint64_t ips2_timer_now(void)

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -248,6 +249,36 @@ static void stream_cut(struct ips2_thread *t, uintptr_t at, int err)
     t->state = IPS2_THREAD_DONE;
 }
 
+/* What the writer spends mapping and populating its pages, timed where it
+ * is spent (a chunk of IPS2_POPULATE_BYTES at a time, a window at a time):
+ * the stream's end calibration block turns it into a cost per byte of
+ * record (calibrate.c), which no start-up measurement can know, as it
+ * depends on the file system and the machine's load during the run. */
+struct page_timing {
+    uint64_t timer, cpu;
+};
+
+static uint64_t cpu_exact_ns(void) /* a tick clock's readings would be truncated */
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct page_timing page_begin(void)
+{
+    return (struct page_timing){ips2_timer_now(), cpu_exact_ns()};
+}
+
+static void page_end(struct ips2_thread *t, struct page_timing pt)
+{
+    uint64_t cpu = cpu_exact_ns();
+
+    t->page_ticks += ips2_timer_now() - pt.timer;
+    t->page_cpu_ns += cpu > pt.cpu ? cpu - pt.cpu : 0;
+}
+
 /* Reserves room for `bytes` at t->cur, moving to the next window if need be. */
 static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
 {
@@ -258,7 +289,10 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
         size_t rest = window_end(s) - at;
         uint64_t *pad = (uint64_t *)at;
         *pad = IPS2_RAW_WORD0(IPS2_EV_PAD, 0, 0, rest);
-        if (window_map(s, s->window_offset + IPS2_WINDOW_BYTES) < 0) {
+        struct page_timing pt = page_begin();
+        int mapped = window_map(s, s->window_offset + IPS2_WINDOW_BYTES);
+        page_end(t, pt);
+        if (mapped < 0) {
             stream_cut(t, at, errno);
             return NULL;
         }
@@ -269,9 +303,11 @@ static uint64_t *reserve(struct ips2_thread *t, size_t bytes)
     }
     if (s->owner != NULL) {
         uintptr_t populated = atomic_load(&s->populated);
-        if (t->cur + bytes > populated)
+        if (t->cur + bytes > populated) {
+            struct page_timing pt = page_begin();
             ips2_stream_populate(s, t->cur + bytes, 1);
-        else if (populated - t->cur < IPS2_PREFAULT_AHEAD && populated < window_end(s)) {
+            page_end(t, pt);
+        } else if (populated - t->cur < IPS2_PREFAULT_AHEAD && populated < window_end(s)) {
             atomic_store(&s->wanted, t->cur + 2 * IPS2_PREFAULT_AHEAD);
             ips2_prefault_wake();
         }
@@ -361,6 +397,9 @@ static void sync_point(struct ips2_thread *t)
     }
     if (ips2_filtering)
         put_counts(t, timer);
+    else if (t == &ips2_self && ips2_proc.cpu_method == IPS2_CPU_INTERP)
+        ips2_sample_probes(t); /* the hooks as the program runs them (a filter would
+                                  watch the sample's procedure: not then) */
     if (ips2_proc.sync_records)
         t->sync_limit = t->cur + 8u * ips2_proc.sync_records;
 }
@@ -718,6 +757,10 @@ int ips2_thread_open(struct ips2_thread *t)
     t->cur = (uintptr_t)s->window;
     t->sync_limit = 0;
     t->addr_base = 0;
+    t->page_ticks = t->page_cpu_ns = 0; /* a forked child's thread starts its own */
+    t->sample_ticks = 0;
+    t->sample_pairs = 0;
+    t->sample_turn = 0;
     t->short_locks = 0;
     memset(t->lock_slot, 0, sizeof(t->lock_slot));
     t->held_at = 0;
@@ -746,9 +789,10 @@ void ips2_thread_close(struct ips2_thread *t)
         return;
     ips2_quiet_begin();
     ips2_thread_flush_counts(t);
-    if (t == &ips2_self) { /* the probes' cost again, now (calibrate.c) */
+    { /* the probes' cost again, now, and the pages' as this writer paid them (calibrate.c) */
         struct ips2_cost_ext end;
-        ips2_measure_costs_end(&end);
+        uint64_t bytes = (uint64_t)stream_offset(s, t->cur) - IPS2_RAW_HEADER_SIZE;
+        ips2_measure_costs_end(&end, t, bytes);
         if (end.size)
             pwrite(s->fd, &end, sizeof(end), IPS2_COST_END_OFFSET);
     }

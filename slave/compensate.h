@@ -2,8 +2,9 @@
  * compensate.h - perturbation compensation at the one decoding point
  * (slave/reduce_stream.c), per thread: every timestamp of a stream loses
  * the calibrated cost of the probes before it (ips2_cost_ext; Malony,
- * Reed and Wijshoff's event-time model, eq. 7, made incremental), and a
- * call's start loses what its own probe added inside the call.  The
+ * Reed and Wijshoff's event-time model, eq. 7, made incremental) and
+ * of the pages its records took, and a call's start loses what its own
+ * probe added inside the call.  The
  * reductions and the PAG's CPU arcs are built from these times; the
  * cross-thread part (waits re-derived at the PAG's dependence arcs) is
  * cpa/PAG.md's.  REDUCTION.md "Compensated times" says what each holds.
@@ -20,15 +21,24 @@ struct red_comp {
     bool on;
     uint32_t out_w[IPS2_PROBES], in_w[IPS2_PROBES]; /* ps: wall outside, inside */
     uint32_t out_c[IPS2_PROBES], in_c[IPS2_PROBES]; /* ps: thread CPU */
-    int64_t acc_w, acc_c;                           /* ps removed before the next event */
-    int64_t last_t;                                 /* latest compensated wall given */
-    uint64_t last_c;                                /* latest compensated CPU given */
-    uint64_t events;                                /* events compensated */
+    uint32_t page_w, page_c; /* ps a byte of record: its pages (in out_* for short ones) */
+    int64_t acc_w, acc_c;    /* ps removed before the next event */
+    int64_t last_t;          /* latest compensated wall given */
+    uint64_t last_c;         /* latest compensated CPU given */
+    uint64_t events;         /* events compensated */
+    bool started;            /* first_t, first_c: the stream's first event's */
+    bool pre_start;          /* a main thread's stream before its PROC_START */
+    int64_t first_t;
+    uint64_t first_c;
 };
 
-/* Takes a stream's costs: its calibration block (the mean with the block
- * measured at its end, if any), or (older streams) the header's cost_ns.  on: false leaves every
- * time as recorded. */
+/* Takes a stream's costs: its calibration blocks (the cheap probes from
+ * the end block, scaled to the procedure probe sampled in the run; the
+ * slow ones from the start-up block; each record's bytes at the pages'
+ * cost per byte the writer measured), or (older streams) the header's
+ * cost_ns.  A main thread's stream (tid = pid) keeps its sync points
+ * before PROC_START at its first time.  on: false leaves every time as
+ * recorded. */
 void red_comp_init(struct red_comp *c, bool on, const struct ips2_file_header *h,
                    const struct ips2_cost_ext *x, const struct ips2_cost_ext *end);
 
@@ -53,6 +63,7 @@ static inline void red_comp_step(struct red_comp *c, unsigned probe, int64_t *t,
 
 static inline void red_comp_proc(struct red_comp *c, unsigned probe, int64_t *t, uint64_t *cpu)
 {
+    c->pre_start = false; /* the program runs */
     if (c->on)
         red_comp_step(c, probe, t, cpu, 0, 0);
     else

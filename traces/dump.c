@@ -252,16 +252,18 @@ static void print_header(const char *file, const struct ips2_file_header *h,
     }
     putchar('\n');
     if (c) { /* the calibration block: ns outside/inside per probe, wall and CPU */
-        static const char *const probe_names[IPS2_PROBES] = {"enter", "exit", "lock",
-                                                             "event", "wait", "sync"};
+        static const char *const probe_names[IPS2_PROBES] = {"enter", "exit", "lock", "event",
+                                                             "wait",  "sync", "page", "sampled"};
         for (const struct ips2_cost_ext *b = c; b; b = b == c ? end : NULL) {
             printf(fmt, b == c ? "calib" : "calib_end");
             printf("%.3f ms, %u probes each; wall/cpu ns outside+inside:", b->calib_ns / 1e6,
                    b->reps);
             for (unsigned p = 0; p < IPS2_PROBES; p++)
-                if (probe_names[p])
-                    printf(" %s %.1f+%.1f/%.1f+%.1f", probe_names[p], b->wall_ps[p] / 1e3,
-                           b->wall_in_ps[p] / 1e3, b->cpu_ps[p] / 1e3, b->cpu_in_ps[p] / 1e3);
+                if (probe_names[p]) /* page: ns a byte of record, finer */
+                    printf(p == IPS2_PROBE_PAGE ? " %s %.3f+%.3f/%.3f+%.3f"
+                                                : " %s %.1f+%.1f/%.1f+%.1f",
+                           probe_names[p], b->wall_ps[p] / 1e3, b->wall_in_ps[p] / 1e3,
+                           b->cpu_ps[p] / 1e3, b->cpu_in_ps[p] / 1e3);
             putchar('\n');
         }
     }

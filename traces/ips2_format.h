@@ -85,6 +85,9 @@ enum ips2_cost_probe {
     IPS2_PROBE_EVENT = 3, /* a wrapper's record without a wait: a send, post, signal, arrival */
     IPS2_PROBE_WAIT = 4,  /* a wrapper's record of a call that waited: a CPU reading too */
     IPS2_PROBE_SYNC = 5,  /* a sync point (exact CPU clock and monotonic readings) */
+    /* not probes: what the run itself measured (the end block; FORMAT.md section 2) */
+    IPS2_PROBE_PAGE = 6,    /* per byte of record: the writer mapping and populating its pages */
+    IPS2_PROBE_SAMPLED = 7, /* a procedure probe's cost sampled in situ through the run */
     IPS2_PROBES = 8,
 };
 

@@ -2,6 +2,7 @@
 # (examples/perturb/README.md, docs/PERTURBATION.md).
 #
 #   tclsh examples/perturb/validate.tcl ?-build DIR? ?-runs N? ?-programs {seq barrier ...}?
+#                                       ?-autocount off|""|CALLS:DURATION?
 #
 # For each program: N untraced runs of the plain build (each reports its
 # own CPU times: "ref work", "ref cp") and N traced runs of the ips2cc
@@ -11,7 +12,8 @@
 # length) it prints the medians and the errors of raw and compensated
 # times against the untraced median, and whether compensated is inside
 # the bound (10% sequential, 15% concurrent) while raw is off by 2x or
-# more.  Exit status 0 when every program is, 1 otherwise.  The test
+# more (it says when raw is not).  Exit status 0 when every compensated
+# time is inside its bound, 1 otherwise.  The test
 # (tests/integration/perturb.test) sources it with -source-only and calls
 # perturb::measure with looser bounds.
 
@@ -23,6 +25,11 @@ namespace eval perturb {
         mutex    {cs_work    0.15 {}}
         pipeline {produce    0.15 {}}
     }
+    # IPS2_AUTOCOUNT for the traced runs: off, every call traced.  The
+    # run-time counting that is on by default keeps tiny leaves out of the
+    # trace, and what a counted call costs is not compensated
+    # (docs/PERTURBATION.md section 4); -autocount "" runs the default.
+    variable autocount off
 }
 
 proc perturb::median {values} {
@@ -72,6 +79,7 @@ proc perturb::reduce {build dir proc times} {
 # ref_work ref_cp raw_work raw_cp comp_work comp_cp.
 proc perturb::measure {build name runs {scratch ""}} {
     variable programs
+    variable autocount
     lassign [dict get $programs $name] proc bound args
     if {$scratch eq ""} { set scratch [file join [pwd] perturb-[pid]] }
     file mkdir $scratch
@@ -85,14 +93,11 @@ proc perturb::measure {build name runs {scratch ""}} {
         lappend v(ref_cp) [dict get $r cp]
         set dir [file join $scratch $name.$i]
         file delete -force $dir
-        # every call traced (IPS2_AUTOCOUNT=off): compensation removes the
-        # probes of traced calls; the run-time counting that is on by
-        # default keeps tiny leaves out of the trace instead, and their
-        # counting's cost is not compensated (docs/PERTURBATION.md)
         set ::env(IPS2_SESSION) $dir
-        set ::env(IPS2_AUTOCOUNT) off
+        if {$autocount ne ""} { set ::env(IPS2_AUTOCOUNT) $autocount }
         exec $traced {*}$args
-        unset ::env(IPS2_SESSION) ::env(IPS2_AUTOCOUNT)
+        unset ::env(IPS2_SESSION)
+        unset -nocomplain ::env(IPS2_AUTOCOUNT)
         foreach t {raw comp} times {raw compensated} {
             set m [reduce $build $dir $proc $times]
             lappend v(${t}_work) [dict get $m work]
@@ -123,12 +128,16 @@ proc perturb::table {build runs names} {
             set re [err $raw $ref]
             set ce [err $comp $ref]
             set bound [dict get $d bound]
-            set good [expr {abs($ce) <= $bound && $re >= 1.0}]
+            set good [expr {abs($ce) <= $bound}]
             if {!$good} { set ok 0 }
+            set verdict [expr {$good ? "ok" : "OUT"}]
+            append verdict " (bound [expr {round($bound * 100)}]%)"
+            # the programs make raw times off by 2x or more when the probes
+            # cost what they cost under load; on a quiet core they cost less
+            if {$re < 1.0} { append verdict ", raw under 2x" }
             puts [format "%-9s %-5s %10.2f %10.2f %10.2f %+7.0f%% %+7.1f%%  %s" $name $what \
                       [expr {$ref / 1e6}] [expr {$raw / 1e6}] [expr {$comp / 1e6}] \
-                      [expr {$re * 100}] [expr {$ce * 100}] \
-                      [expr {$good ? "ok (bound [expr {round($bound * 100)}]%)" : "OUT (bound [expr {round($bound * 100)}]%)"}]]
+                      [expr {$re * 100}] [expr {$ce * 100}] $verdict]
         }
     }
     return $ok
@@ -143,7 +152,8 @@ if {[info script] eq $::argv0 && [lsearch $::argv -source-only] < 0} {
             -build { set build [file normalize $val] }
             -runs { set runs $val }
             -programs { set names $val }
-            default { puts stderr "usage: validate.tcl ?-build DIR? ?-runs N? ?-programs LIST?"; exit 2 }
+            -autocount { set perturb::autocount $val }
+            default { puts stderr "usage: validate.tcl ?-build DIR? ?-runs N? ?-programs LIST? ?-autocount A?"; exit 2 }
         }
     }
     puts "perturbation compensation: medians of $runs runs; CPU times; errors against untraced"

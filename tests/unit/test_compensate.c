@@ -4,9 +4,10 @@
  * footnote's example (t_m = 854, the 11th event, alpha = 10.9: 745), a
  * sequential trace's total T_m - alpha N (IV-B1), a call's start keeping
  * its distance less the probe's inside part, times that never go back
- * while the accumulated cost goes on, per-probe costs, the mean with the
- * end block, older streams' cost_ns, a tick clock's CPU readings kept as
- * read, and raw mode counting without moving anything.
+ * while the accumulated cost goes on, per-probe costs, the end block's
+ * cheap probes, the pages per byte and the sampled probe, older streams'
+ * cost_ns, a tick clock's CPU readings kept as read, and raw mode
+ * counting without moving anything.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,7 +27,7 @@ static struct ips2_cost_ext block(uint32_t enter_ps, uint32_t exit_ps)
     memcpy(x.magic, IPS2_COST_EXT_MAGIC, 4);
     x.size = sizeof(x);
     x.nprobes = IPS2_PROBES;
-    for (unsigned p = 0; p < IPS2_PROBES; p++)
+    for (unsigned p = 0; p < IPS2_PROBE_PAGE; p++) /* the pages: their own test */
         x.wall_ps[p] = x.cpu_ps[p] = enter_ps;
     x.wall_ps[IPS2_PROBE_EXIT] = x.cpu_ps[IPS2_PROBE_EXIT] = exit_ps;
     return x;
@@ -105,15 +106,86 @@ static void test_wait(void **state)
     assert_int_equal(red_comp_shift(&c), 620 + 20);
 }
 
-/* The end block: the mean of both; older streams: cost_ns; raw: counted. */
+/* The end block's cheap probes; older streams: cost_ns; raw: counted. */
+/* The pages: per byte of record, the end block's (in situ) over the
+ * start-up estimate, a short record's 8 bytes with each procedure probe
+ * and the event's own bytes with any other; the sampled procedure probe
+ * scales the end block's cheap probes. */
+static void test_pages(void **state)
+{
+    struct ips2_file_header h = {0};
+    struct ips2_cost_ext x = block(10000, 10000), end = block(4000, 6000);
+    x.wall_ps[IPS2_PROBE_PAGE] = x.cpu_ps[IPS2_PROBE_PAGE] = 100;
+    end.wall_ps[IPS2_PROBE_PAGE] = end.cpu_ps[IPS2_PROBE_PAGE] = 1500; /* 1.5 ns a byte */
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 4000 + 8 * 1500);
+    assert_int_equal(c.out_c[IPS2_PROBE_EXIT], 6000 + 8 * 1500);
+    int64_t t = 1000;
+    uint64_t cpu = 1000;
+    uint64_t extra[2] = {1, 2}; /* a post: no start, two words */
+    struct ips2_event ev = {.kind = IPS2_EV_SEM_POST, .nextra = 2, .extra = extra};
+    red_comp_event(&c, &ev, &t, &cpu);
+    assert_int_equal(red_comp_shift(&c), (4000 + 32 * 1500) / 1000); /* 4 words */
+
+    end.wall_ps[IPS2_PROBE_SAMPLED] = end.cpu_ps[IPS2_PROBE_SAMPLED] = 2500; /* half of 5000 */
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 2000 + 8 * 1500);
+    assert_int_equal(c.out_c[IPS2_PROBE_EXIT], 3000 + 8 * 1500);
+    assert_int_equal(c.out_w[IPS2_PROBE_LOCK], 2000 + 8 * 1500);
+
+    red_comp_init(&c, true, &h, &x, NULL); /* no end block: the start-up estimate */
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 10000 + 8 * 100);
+}
+
+/* A main thread's stream: its sync points and PROC_START, the runtime
+ * starting, stay at the stream's first time; other threads' do not. */
+static void test_pre_start(void **state)
+{
+    struct ips2_file_header h = {0};
+    h.stream_kind = IPS2_STREAM_THREAD;
+    h.pid = h.tid = 7;
+    struct ips2_cost_ext x = block(0, 0);
+    struct red_comp c;
+    uint64_t mono = 1;
+    struct ips2_event sync = {.kind = IPS2_EV_SYNC, .nextra = 1, .extra = &mono};
+    struct ips2_event start = {.kind = IPS2_EV_PROC_START, .nextra = 1, .extra = &mono};
+    for (int main_thread = 1; main_thread >= 0; main_thread--) {
+        h.tid = main_thread ? 7 : 8;
+        red_comp_init(&c, true, &h, &x, NULL);
+        int64_t t = 5000;
+        uint64_t cpu = 4000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        t = 6000; /* the module map */
+        cpu = 5000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5000 : 6000);
+        t = 6010;
+        cpu = 5010;
+        red_comp_event(&c, &start, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5000 : 6010);
+        assert_int_equal(cpu, main_thread ? 4000 : 5010);
+        t = 6110;
+        cpu = 5110;
+        red_comp_proc(&c, IPS2_PROBE_ENTER, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5100 : 6110);
+        assert_int_equal(cpu, main_thread ? 4100 : 5110);
+        t = 7000; /* a sync point after the program began: as any */
+        cpu = 6000;
+        red_comp_event(&c, &sync, &t, &cpu);
+        assert_int_equal(t, main_thread ? 5990 : 7000);
+    }
+}
+
 static void test_sources(void **state)
 {
     struct ips2_file_header h = {0};
     struct ips2_cost_ext x = block(10000, 20000), end = block(30000, 40000);
     struct red_comp c;
     red_comp_init(&c, true, &h, &x, &end);
-    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 20000);
-    assert_int_equal(c.out_w[IPS2_PROBE_EXIT], 30000);
+    assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 30000); /* the end block's, not the mean */
+    assert_int_equal(c.out_w[IPS2_PROBE_EXIT], 40000);
+    assert_int_equal(c.out_w[IPS2_PROBE_WAIT], 10000); /* the slow ones: the start-up's */
 
     h.cost_ns[IPS2_COST_PROC] = 15;
     h.cost_ns[IPS2_COST_SYNC] = 700;
@@ -148,10 +220,9 @@ static void test_sources(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_eq7),
-        cmocka_unit_test(test_clamp),
-        cmocka_unit_test(test_wait),
-        cmocka_unit_test(test_sources),
+        cmocka_unit_test(test_eq7),       cmocka_unit_test(test_clamp),
+        cmocka_unit_test(test_wait),      cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_pre_start), cmocka_unit_test(test_sources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
