@@ -1223,10 +1223,14 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             set title "critical-path zeroing ([dict get $t mode][expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}]): if $thing took no time"
         }
         cp-path {
+            if {$format in {text csv}} {
+                # a server's path is long: its rows go out as they are made
+                $session cp-path {*}$q {*}$phase -write stdout -format $format \
+                    -head [list ::ips2::cli::PathHead $session $what $node $phase $format]
+                return ""
+            }
             set t [$session cp-path {*}$q {*}$phase]
-            set title [::format "critical path (%s%s): length %.3f ms, %d segments" [dict get $t mode] \
-                           [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
-                           [expr {[dict get $t length] / 1e6}] [llength [dict get $t rows]]]
+            set title [PathTitle $t [llength [dict get $t rows]]]
         }
         cp-imbalance {
             set t [$session cp-imbalance {*}[expr {$node ne "" ? [list $node] : {}}] {*}$q {*}$phase]
@@ -1235,14 +1239,8 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
                            [expr {[dict get $t length] / 1e6}]]
         }
     }
-    CpWarnings $session [dict get $t warnings]
-    # an intra-application path's clock is its application's
-    set intra [expr {[dict get $t mode] eq "intra" && $what ne ""}]
-    set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] \
-                    [expr {$table eq "cp-zero" ? {} : $phase}]]
+    set header [CpHeader $session $t $what $node [expr {$table eq "cp-zero" ? {} : $phase}] $format]
     if {$format eq "text"} {
-        # the PAG's CPU arcs hold the run's times (REDUCTION.md "Compensated times")
-        lappend header "times: [dict get [$session times] times]"
         return [ips2::format::table $t -format text -title $title -header $header]
     }
     if {$format eq "json"} {
@@ -1258,6 +1256,35 @@ proc ::ips2::cli::CriticalPath {session table node phase opts format} {
             cp-path {mode app length segments} cp-imbalance {mode app length}} $table] $header]
     }
     return [ips2::format::table $t -format $format -header $header]
+}
+
+# CpHeader SESSION T WHAT NODE PHASEARGS FORMAT: the header lines of a
+# critical-path table T (its warnings said on stderr first): the clock of
+# the path's node or, for an intra-application path, of its application,
+# and in text which times the PAG's CPU arcs hold (REDUCTION.md
+# "Compensated times").
+proc ::ips2::cli::CpHeader {session t what node phase format} {
+    CpWarnings $session [dict get $t warnings]
+    set intra [expr {[dict get $t mode] eq "intra" && $what ne ""}]
+    set header [ClockHeader $session [expr {$intra ? "app:$what" : $node}] $phase]
+    if {$format eq "text"} { lappend header "times: [dict get [$session times] times]" }
+    return $header
+}
+
+# PathTitle T SEGMENTS: the title of a cp-path table.
+proc ::ips2::cli::PathTitle {t segments} {
+    ::format "critical path (%s%s): length %.3f ms, %d segments" [dict get $t mode] \
+        [expr {[dict get $t app] ne "" ? ", [dict get $t app]" : ""}] \
+        [expr {[dict get $t length] / 1e6}] $segments
+}
+
+# PathHead SESSION WHAT NODE PHASEARGS FORMAT T: what a streamed cp-path writes
+# before its rows (tcl_cpa.c's -head): in text its title and header lines,
+# in csv nothing.  T is the path's dict without rows.
+proc ::ips2::cli::PathHead {session what node phase format t} {
+    set header [CpHeader $session $t $what $node $phase $format]
+    if {$format ne "text"} { return "" }
+    return [join [concat [list [PathTitle $t [dict get $t segments]]] $header] \n]\n
 }
 
 # CpWarnings SESSION WARNINGS: the critical path's warnings (unmatched

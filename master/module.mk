@@ -104,10 +104,10 @@ $(B)/tests/unit/test_slave_path: $(B)/obj/tests/unit/test_slave_path.o $(B)/obj/
 # (cpa_local.c) or on PVM slaves (cpa_slaves.c), the session's critical-path
 # core (cpa_session.c) and background thread (query_thread.c), and the
 # session's cp, cp-zero, cp-path, cp-imbalance, timeline, async and cancel
-# subcommands and ips2::cpa (tcl_cpa.c, tcl_async.c).  Linked with
+# subcommands and ips2::cpa (tcl_cpa.c, tcl_path_text.c, tcl_async.c).  Linked with
 # libips2cpa.a (in SLAVE_LIBS).
 MASTER_CPA_SRCS := master/cpa_local.c master/cpa_slaves.c master/cpa_view.c master/cpa_session.c \
-                   master/query_thread.c master/tcl_cpa.c master/tcl_async.c master/msg_waits.c \
+                   master/query_thread.c master/tcl_cpa.c master/tcl_path_text.c master/tcl_async.c master/msg_waits.c \
                    master/tcl_msg_waits.c master/tcl_clocks.c
 # cpa_zero.c: the procedures a cp-zero names, checked against the session's
 MASTER_CPA_SRCS += master/cpa_zero.c

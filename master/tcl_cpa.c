@@ -5,7 +5,7 @@
  *   $s cp ?NODE? ?-mode intra|inter|global? ?-app A? ?-level L? ?-by node|name? ?-phase P?
  *         ?-pvm HOW?
  *   $s cp-zero ?-mode M? ?-app A? (-procedure F ?-inclusive? | -process PATH) ?-pvm HOW?
- *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
+ *   $s cp-path ?-mode M? ?-app A? ?-phase P? ?-pvm HOW? ?-write CHAN ?-format F? ?-head CMD??
  *   $s cp-imbalance ?NODE? ?-mode M? ?-app A? ?-phase P? ?-pvm HOW?
  *   $s timeline ?NODE? -from T0 -to T1 ?-limit N?
  *   ips2::cpa FILES ?-mode M? ?-app A? ?-pvm none|private? ?-zero-procedure F? ?-done CMD?
@@ -20,6 +20,11 @@
  * cpa/path.c's.  The work is cpa_session.c's: this file parses a request,
  * has the core answer it and makes a Tcl result of the answer (also for
  * the asynchronous queries of tcl_async.c).
+ *
+ * cp-path -write CHAN streams a long path: the answer's dict without its
+ * rows (segments: their count) is passed to CMD (-head: its result is
+ * written first, a title), then the rows are written to CHAN as text or
+ * csv (-format) by tcl_path_text.c, and the dict is the result.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -415,25 +420,115 @@ Tcl_Obj *Ips2CpaAnswerObj(const struct cpa_answer *a)
     return Tcl_NewObj();
 }
 
+/* cp-path's -write CHAN ?-format text|csv? ?-head CMD?, taken out of the
+ * words before the request is parsed. */
+struct path_write {
+    Tcl_Channel chan;
+    bool csv;
+    Tcl_Obj *head;
+};
+
+static int TakeWrite(Tcl_Interp *interp, int *objc, Tcl_Obj **objv, struct path_write *w)
+{
+    static const char *const opts[] = {"-format", "-head", "-write", NULL};
+    static const char *const formats[] = {"text", "csv", NULL};
+    int n = 2, fmt = 0, o, objc0 = *objc;
+    const char *chan = NULL;
+    for (int i = 2; i < *objc; i++) {
+        const char *word = Tcl_GetString(objv[i]);
+        if (i + 1 < *objc && word[0] == '-' && strlen(word) > 2 &&
+            Tcl_GetIndexFromObjStruct(NULL, objv[i], opts, sizeof(char *), "option", TCL_EXACT,
+                                      &o) == TCL_OK) {
+            if (o == 0 && Tcl_GetIndexFromObjStruct(interp, objv[i + 1], formats, sizeof(char *),
+                                                    "format", 0, &fmt) != TCL_OK)
+                return TCL_ERROR;
+            if (o == 1)
+                w->head = objv[i + 1];
+            if (o == 2)
+                chan = Tcl_GetString(objv[i + 1]);
+            i++;
+            continue;
+        }
+        objv[n++] = objv[i];
+    }
+    *objc = n;
+    w->csv = fmt == 1;
+    if (chan == NULL && n != objc0)
+        return Error(interp, "USAGE", "%s", "-format and -head go with -write CHAN");
+    if (chan != NULL && (w->chan = Tcl_GetChannel(interp, chan, NULL)) == NULL)
+        return TCL_ERROR;
+    return TCL_OK;
+}
+
+/* The path's dict without rows, its head written, then its rows. */
+static int WritePath(Tcl_Interp *interp, const struct path_write *w, const struct cpa_answer *a)
+{
+    Tcl_Obj *d = Ips2CpaAnswerObj(&(struct cpa_answer){.table = a->table,
+                                                       .mode = a->mode,
+                                                       .app = a->app,
+                                                       .length = a->length,
+                                                       .warnings = a->warnings,
+                                                       .nwarnings = a->nwarnings});
+    Ips2Put(d, "segments", Tcl_NewWideIntObj((Tcl_WideInt)a->nsegments));
+    Tcl_IncrRefCount(d);
+    int rc = TCL_OK;
+    if (w->head != NULL) {
+        Tcl_Obj *cmd = Tcl_DuplicateObj(w->head);
+        Tcl_IncrRefCount(cmd);
+        rc = Tcl_ListObjAppendElement(interp, cmd, d);
+        if (rc == TCL_OK)
+            rc = Tcl_EvalObjEx(interp, cmd, TCL_EVAL_DIRECT);
+        Tcl_DecrRefCount(cmd);
+        if (rc == TCL_OK && Tcl_WriteObj(w->chan, Tcl_GetObjResult(interp)) < 0) {
+            /* the POSIX error code stays: the CLI ends quietly on EPIPE */
+            Tcl_SetObjResult(interp,
+                             Tcl_ObjPrintf("cannot write the path: %s", Tcl_PosixError(interp)));
+            rc = TCL_ERROR;
+        }
+    }
+    if (rc == TCL_OK)
+        rc = Ips2CpaWritePath(interp, w->chan, a, w->csv);
+    if (rc == TCL_OK)
+        Tcl_SetObjResult(interp, d);
+    Tcl_DecrRefCount(d);
+    return rc;
+}
+
 int Ips2CpaCmd(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 {
     struct cpa_request *r = NULL;
     struct cpa_answer *a = NULL;
     struct cpa_error e;
-    if (Ips2CpaRequest(s, interp, objc, objv, &r) != TCL_OK)
+    struct path_write w = {NULL, false, NULL};
+    Tcl_Obj **words = (Tcl_Obj **)Tcl_Alloc((unsigned)objc * sizeof *words);
+    memcpy(words, objv, (size_t)objc * sizeof *words);
+    int rc = TCL_OK;
+    int table = -1;
+    if (objc > 1 &&
+        Tcl_GetIndexFromObjStruct(NULL, objv[1], tables, sizeof(char *), "subcommand", 0, &table) ==
+            TCL_OK &&
+        table == CPA_TABLE_PATH)
+        rc = TakeWrite(interp, &objc, words, &w);
+    if (rc == TCL_OK)
+        rc = Ips2CpaRequest(s, interp, objc, words, &r);
+    Tcl_Free((char *)words);
+    if (rc != TCL_OK)
         return TCL_ERROR;
     Ips2Cpa *c = Ips2CpaState(s);
     if (c == NULL) {
         cpa_request_free(r);
         return Error(interp, "MEMORY", "%s", "out of memory");
     }
-    int rc = cpa_session_answer(c->core, r, &a, &e);
+    rc = cpa_session_answer(c->core, r, &a, &e);
     cpa_request_free(r);
     if (rc != 0)
         return Ips2CpaError(interp, &e);
-    Tcl_SetObjResult(interp, Ips2CpaAnswerObj(a));
+    if (w.chan != NULL)
+        rc = WritePath(interp, &w, a);
+    else
+        Tcl_SetObjResult(interp, Ips2CpaAnswerObj(a));
     cpa_answer_free(a);
-    return TCL_OK;
+    return rc;
 }
 
 /* --- ips2::cpa FILES ... ------------------------------------------------------ */

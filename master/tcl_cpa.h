@@ -41,6 +41,9 @@ int Ips2CpaRequest(Ips2Session *s, Tcl_Interp *interp, int objc, Tcl_Obj *const 
 bool Ips2CpaIsTable(Tcl_Obj *word);
 /* An answer as the subcommand's result. */
 Tcl_Obj *Ips2CpaAnswerObj(const struct cpa_answer *a);
+/* Writes a cp-path answer's segments to chan as text or csv
+ * (tcl_path_text.c); TCL_ERROR with the interp's result on a failed write. */
+int Ips2CpaWritePath(Tcl_Interp *interp, Tcl_Channel chan, const struct cpa_answer *a, bool csv);
 /* e as an error result (errorCode IPS2 CP CODE). */
 int Ips2CpaError(Tcl_Interp *interp, const struct cpa_error *e);
 
