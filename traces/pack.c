@@ -218,7 +218,8 @@ static int add_event(struct packer *p, const struct ips2_event *ev)
 
 int ips2_pack_file(const char *raw_path, const char *packed_path, char *err)
 {
-    struct ips2_reader *r = ips2_reader_open_flags(raw_path, IPS2_READER_AS_RECORDED, err);
+    struct ips2_reader *r =
+        ips2_reader_open_flags(raw_path, IPS2_READER_AS_RECORDED | IPS2_READER_EXACT_PATH, err);
     struct packer *p = NULL;
     char *tmp = NULL;
     int rc = -1;

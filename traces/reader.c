@@ -1152,7 +1152,10 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
         return NULL;
     }
     r->flags = flags;
-    r->fd = ips2_file_open(path, &st); /* a FIFO or a device is refused, never read */
+    /* a FIFO or a device is refused, never read; a raw stream packed
+     * since it was listed is read packed */
+    r->fd = (flags & IPS2_READER_EXACT_PATH) ? ips2_file_open(path, &st)
+                                             : ips2_file_open_stream(path, &st);
     if (r->fd < 0) {
         if (err && r->fd == -2)
             snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a regular file, found %s", path,
