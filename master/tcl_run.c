@@ -621,16 +621,6 @@ static void OnDied(void *arg, int slave, const char *why)
 {
     struct run *run = arg;
     struct run_machine *m = BySlave(run, slave);
-    if (m != NULL && m->packing) { /* its results are in: only the packing is cut short */
-        m->packing = false;
-        Ips2RunProblem(run, m->name,
-                       "slave died while packing (%s): the streams it had not packed stay raw",
-                       why);
-        Tcl_Obj *kv = Tcl_NewDictObj();
-        Ips2Put(kv, "stage", Ips2Str("packing"));
-        Ips2Put(kv, "text", Ips2Str(why));
-        Progress(run, m->name, "died", kv);
-    }
     if (m == NULL || m->state == M_DONE || m->state == M_FAILED)
         return;
     Ips2RunProblem(run, m->name, "slave died while %s (%s)", m->stage, why);
@@ -797,7 +787,18 @@ static void Finish(ClientData cd)
 static void OnEnded(void *arg, int slave)
 {
     struct run *run = arg;
-    (void)slave;
+    struct run_machine *m = BySlave(run, slave);
+    if (m != NULL && m->packing) { /* its results are in: only the packing is cut short */
+        static const char why[] = "its task ended";
+        m->packing = false;
+        Ips2RunProblem(run, m->name,
+                       "slave died while packing (%s): the streams it had not packed stay raw",
+                       why);
+        Tcl_Obj *kv = Tcl_NewDictObj();
+        Ips2Put(kv, "stage", Ips2Str("packing"));
+        Ips2Put(kv, "text", Ips2Str(why));
+        Progress(run, m->name, "died", kv);
+    }
     if (run->closing && !run->close_pending && ips2_slaves_live(run->slaves) == 0) {
         run->close_pending = true;
         if (run->close_timer != NULL)
