@@ -160,11 +160,11 @@ static uint32_t dict_slot(const struct packer *p, uint64_t addr)
     return h;
 }
 
-/* Codes ev into p->ev against the current block state; returns its length
+/* Codes ev into o against the current block state; returns its length
  * and, for a new address, *insert = the table slot to fill if it is kept. */
-static size_t encode(struct packer *p, const struct ips2_event *ev, int64_t *insert)
+static size_t encode(struct packer *p, const struct ips2_event *ev, unsigned char *o,
+                     int64_t *insert)
 {
-    unsigned char *o = p->ev;
     size_t n = 0;
 
     *insert = -1;
@@ -191,15 +191,26 @@ static size_t encode(struct packer *p, const struct ips2_event *ev, int64_t *ins
     return n;
 }
 
+/* An event is coded in place while the block has room for the longest
+ * one (a copy per event cost 8% of the packing); near the block's end, in
+ * p->ev first, to see whether it fits.  Either way the blocks are cut
+ * where they were: before the first event that does not fit. */
 static int add_event(struct packer *p, const struct ips2_event *ev)
 {
     int64_t insert;
-    size_t n = encode(p, ev, &insert);
+    size_t n;
 
-    if (p->used + n > IPS2_BLOCK_RAW_MAX) {
-        if (flush_block(p) < 0)
-            return -1;
-        n = encode(p, ev, &insert);
+    if (p->used + EVENT_MAX <= IPS2_BLOCK_RAW_MAX) {
+        n = encode(p, ev, p->raw + p->used, &insert);
+    } else {
+        n = encode(p, ev, p->ev, &insert);
+        if (p->used + n > IPS2_BLOCK_RAW_MAX) {
+            if (flush_block(p) < 0)
+                return -1;
+            n = encode(p, ev, p->raw, &insert);
+        } else {
+            memcpy(p->raw + p->used, p->ev, n);
+        }
     }
     if (insert >= 0) {
         p->keys[insert] = ev->payload;
@@ -207,7 +218,6 @@ static int add_event(struct packer *p, const struct ips2_event *ev)
     }
     if (p->nevents == 0)
         p->first_timer = ev->timer;
-    memcpy(p->raw + p->used, p->ev, n);
     p->used += n;
     p->nevents++;
     p->ptimer = ev->timer;
