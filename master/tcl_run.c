@@ -1136,6 +1136,8 @@ static void ReleaseRun(void *arg)
     struct run *run = arg;
     Tcl_DeleteExitHandler(ExitProc, run);
     Tcl_Preserve(run);
+    if (Packing(run)) /* a slave told to quit while it packs ends after PACKED, hurried */
+        ips2_slaves_quit_all(run->slaves);
     while (Packing(run))
         Tcl_DoOneEvent(TCL_ALL_EVENTS);
     Tcl_Release(run);

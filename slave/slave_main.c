@@ -897,9 +897,10 @@ static void handle(struct slave *s, int buf)
         reduce_query(s);
         break;
     case IPS2_TAG_QUIT:
-        if (s->packer != NULL)
+        if (s->packer != NULL) {
             s->quit_packed = true;
-        else
+            slave_packer_hurry(s->packer);
+        } else
             s->quit = true;
         break;
     default:

@@ -6,7 +6,9 @@
  * the reductions and PAG parts are sent; it never touches PVM (its copy
  * of the PVM socket is closed with every other descriptor), runs
  * ips2_pack_dir() at nice 10 (the master's queries to the slave, and the
- * master itself, come first on a machine with few cores) and writes
+ * master itself, come first on a machine with few cores; once the slave
+ * is told to quit, only the packing is waited for, and the packer gets
+ * the slave's priority back where the system allows it) and writes
  * fixed-size records to a pipe: progress, a stream kept raw, the end.
  * Records are shorter than PIPE_BUF, so each write is whole.
  *
@@ -180,6 +182,14 @@ struct slave_packer *slave_packer_start(const char *trace_dir, const char *machi
     close(fds[1]);
     p->fd = fds[0];
     return p;
+}
+
+void slave_packer_hurry(struct slave_packer *p)
+{
+    errno = 0;
+    int mine = getpriority(PRIO_PROCESS, 0);
+    if (p->pid > 0 && errno == 0)
+        setpriority(PRIO_PROCESS, (id_t)p->pid, mine); /* EACCES: it stays niced */
 }
 
 int slave_packer_fd(const struct slave_packer *p)

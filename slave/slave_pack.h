@@ -30,6 +30,10 @@ struct slave_pack_end {
 struct slave_packer *slave_packer_start(const char *trace_dir, const char *machine, char *err,
                                         size_t errsize);
 
+/* Back to the slave's own priority, where the system lets a process
+ * raise its child's (nothing else waits but for the packing now). */
+void slave_packer_hurry(struct slave_packer *p);
+
 /* The descriptor to poll (readable: a report, or the end). */
 int slave_packer_fd(const struct slave_packer *p);
 
