@@ -1130,17 +1130,25 @@ static void ExitProc(ClientData cd)
     Shutdown(cd);
 }
 
+/* Waits (serving the event loop) for the kept run's slaves to have
+ * packed; they are told to quit first, and a slave told to quit while it
+ * packs ends after PACKED, its packer hurried. */
+static void WaitPacked(struct run *run)
+{
+    Tcl_Preserve(run);
+    if (Packing(run))
+        ips2_slaves_quit_all(run->slaves);
+    while (Packing(run))
+        Tcl_DoOneEvent(TCL_ALL_EVENTS);
+    Tcl_Release(run);
+}
+
 /* The session that kept the slaves is closed: once they have packed. */
 static void ReleaseRun(void *arg)
 {
     struct run *run = arg;
     Tcl_DeleteExitHandler(ExitProc, run);
-    Tcl_Preserve(run);
-    if (Packing(run)) /* a slave told to quit while it packs ends after PACKED, hurried */
-        ips2_slaves_quit_all(run->slaves);
-    while (Packing(run))
-        Tcl_DoOneEvent(TCL_ALL_EVENTS);
-    Tcl_Release(run);
+    WaitPacked(run);
     Shutdown(run);
     if (run->assoc != NULL && run->assoc->kept == run)
         run->assoc->kept = NULL;
@@ -1224,9 +1232,12 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
         return TCL_ERROR;
     Tcl_IncrRefCount(workload);
     if (assoc->kept != NULL) {
-        /* libpvm has one connection: the earlier session's slaves go (its
-         * phase queries are then reduced in this process) */
-        Shutdown(assoc->kept);
+        /* libpvm has one connection: the earlier session's slaves go, once
+         * they have packed (its phase queries are then reduced here) */
+        struct run *kept = assoc->kept;
+        WaitPacked(kept);
+        if (assoc->kept == kept) /* not closed meanwhile */
+            Shutdown(kept);
         assoc->kept = NULL;
     }
 
