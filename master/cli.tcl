@@ -560,6 +560,11 @@ proc ::ips2::cli::Progress {event} {
         }
         problem    { Say "$machine: problem: [{*}$get text]" }
         reductions { Say "$machine: reductions received, [{*}$get bytes] bytes" }
+        packed {
+            set raw [{*}$get raw]
+            Say [::format "%s: traces packed (%d streams%s, %.2f s CPU)" $machine [{*}$get packed] \
+                     [expr {$raw ? ", $raw kept raw" : ""}] [{*}$get cpu]]
+        }
         done {
             Say "$machine: done"
             dict set Outcome $machine [expr {[{*}$get ok] eq "0" ? "its slave failed" : ""}]
@@ -776,6 +781,13 @@ proc ::ips2::cli::RunAndSummarise {w dir pvm {search 0} {full 0}} {
         puts -nonewline [Summary $session $dir $full]
         if {$search} {
             puts -nonewline "\n== W3 search\n[SearchText [$session search] $dir]"
+        }
+        flush stdout
+        # The slaves pack the traces beside the analysis (slave/README.md):
+        # the results above are complete; closing the session waits for the
+        # packing, so that the command returns with the session compact.
+        if {[llength [set packing [ips2::packing]]]} {
+            Say "results complete; waiting for [join $packing {, }] to finish packing the traces"
         }
     } finally {
         $session close
@@ -1001,7 +1013,7 @@ proc ::ips2::cli::RecordCost {dir} {
     set cost 0
     foreach f [glob -nocomplain [file join $dir traces * *.ips2] [file join $dir traces * *.raw]] {
         if {[string match *.proc.* [file tail $f]]} continue
-        set ch [open $f rb]
+        if {[catch {open $f rb} ch]} continue ;# a raw stream packed meanwhile
         set head [read $ch 100]
         close $ch
         if {[binary scan $head a7x89iu magic c] == 2 && $magic eq "IPS2TRC" && $c > $cost} {

@@ -627,6 +627,11 @@ static void dispatch(struct ips2_slaves *s, int tag, int src)
         if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_i32(&y)) >= 0 && s->ev.done != NULL)
             s->ev.done(s->arg, i, x, y);
         break;
+    case IPS2_TAG_PACKED:
+        if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_i32(&y)) >= 0 &&
+            (rc = ips2_upk_i64(&l1)) >= 0 && s->ev.packed != NULL)
+            s->ev.packed(s->arg, i, x, y, l1);
+        break;
     case IPS2_TAG_QUERY_FAILED:
         if ((rc = ips2_upk_i32(&x)) >= 0 && (rc = ips2_upk_str(&a)) >= 0 &&
             s->ev.query_failed != NULL)

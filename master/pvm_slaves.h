@@ -33,6 +33,8 @@ struct ips2_slave_events {
     /* data is malloc'd and now the callee's */
     void (*reductions)(void *arg, int slave, int query, void *data, size_t size);
     void (*done)(void *arg, int slave, int query, int ok);
+    /* the run's packing ended (after its DONE): streams packed, kept raw */
+    void (*packed)(void *arg, int slave, int packed, int raw, int64_t cpu_ns);
     void (*query_failed)(void *arg, int slave, int query, const char *why);
     /* the slave's task ended (or its host left the VM) without being told to quit */
     void (*died)(void *arg, int slave, const char *why);

@@ -67,6 +67,7 @@ struct run_machine {
     enum machine_state state;
     int slave;      /* index in the slave set, -1 */
     char stage[32]; /* what its slave said it was doing last */
+    bool packing;   /* its slave packs the run's traces (from PROGRESS "packing" to PACKED) */
     int64_t offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC (HELLO) */
     bool has_offset;
     int64_t clock[4]; /* CLOCK: offset from the master's clock, error, rtt, exchanges */

@@ -629,6 +629,12 @@ void Ips2RunProblem(struct run *run, const char *machine, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     Tcl_Obj *line = Tcl_ObjPrintf("%s: %s", machine, text);
+    if (Tcl_IsShared(run->problems)) { /* a result given out holds it: late problems (packing) */
+        Tcl_Obj *copy = Tcl_DuplicateObj(run->problems);
+        Tcl_IncrRefCount(copy);
+        Tcl_DecrRefCount(run->problems);
+        run->problems = copy;
+    }
     Tcl_ListObjAppendElement(NULL, run->problems, line);
     if (run->session == NULL)
         return;

@@ -31,15 +31,23 @@
  *	next run starts, or the process exits.  A slave that outlives its
  *	master halts a private VM (ips2_proto.h IPS2_CONFIG_HALT_ORPHAN).
  *
+ *	A machine is done once its slave sent its results (reductions, PAG
+ *	parts); the slave then packs the run's traces beside (PROGRESS
+ *	"packing", PACKED at the end).  Without -done the session is
+ *	returned while the slaves pack, and closing it waits (serving the
+ *	event loop) for their packing to end; ips2::packing names the
+ *	machines still packing.  With -done the result comes once the slaves
+ *	have packed and quit, as the session is then read without them.
+ *
  *	-progress CMD is called with one more argument, an event dict:
  *	    machine M event spawned|hello|clock|started|ready|exited|stopping|stage|
- *	    problem|note|reductions|done|died  and per event: host; host pid (the
+ *	    problem|note|reductions|done|packed|died  and per event: host; host pid (the
  *	    slave's); offset error (ns, the machine's clock minus the master's);
  *	    app index pid; app index ok text (a -ready check passed,
  *	    or not and why); app index pid status; app index pid signal grace
  *	    (a stop condition held); stage done total; text (problem, note);
- *	    bytes; ok; stage text.  And once, machine master event pvm mode
- *	    join|private pid PID (the private pvmd's).
+ *	    bytes; ok; packed raw (streams) cpu (the packer's, s); stage text.  And once, machine master
+ *event pvm mode join|private pid PID (the private pvmd's).
  *
  *	libpvm holds one connection per process, so one run at a time.
  */
@@ -488,6 +496,8 @@ static void OnProgress(void *arg, int slave, const char *stage, int64_t done, in
     if (m == NULL)
         return;
     snprintf(m->stage, sizeof m->stage, "%s", stage);
+    if (strcmp(stage, "packing") == 0)
+        m->packing = true;
     Tcl_Obj *kv = Tcl_NewDictObj();
     Ips2Put(kv, "stage", Ips2Str(stage));
     Ips2Put(kv, "done", Tcl_NewWideIntObj(done));
@@ -591,6 +601,22 @@ static void OnDone(void *arg, int slave, int query, int ok)
     MachineOver(run, m, ok ? M_DONE : M_FAILED);
 }
 
+/* PACKED: the slave's packing ended; its streams are packed (or those
+ * it reported stay raw). */
+static void OnPacked(void *arg, int slave, int packed, int raw, int64_t cpu_ns)
+{
+    struct run *run = arg;
+    struct run_machine *m = BySlave(run, slave);
+    if (m == NULL)
+        return;
+    m->packing = false;
+    Tcl_Obj *kv = Tcl_NewDictObj();
+    Ips2Put(kv, "packed", Tcl_NewIntObj(packed));
+    Ips2Put(kv, "raw", Tcl_NewIntObj(raw));
+    Ips2Put(kv, "cpu", Tcl_NewDoubleObj((double)cpu_ns / 1e9));
+    Progress(run, m->name, "packed", kv);
+}
+
 static void OnDied(void *arg, int slave, const char *why)
 {
     struct run *run = arg;
@@ -623,6 +649,7 @@ static const struct ips2_slave_events Events = {
     .problem = OnProblem,
     .reductions = OnReductions,
     .done = OnDone,
+    .packed = OnPacked,
     .died = OnDied,
     .ended = OnEnded,
     .query_failed = OnQueryFailed,
@@ -716,8 +743,31 @@ static void Close(ClientData cd)
 }
 
 /* Every machine is over: tell the slaves to quit and close when they have
- * (at most SLAVE_QUIT_MS later). */
+ * (at most SLAVE_QUIT_MS later, or later still while one packs: it quits
+ * once it has packed). */
 #define SLAVE_QUIT_MS 5000
+
+/* Whether a live slave still packs the run's traces. */
+static bool Packing(const struct run *run)
+{
+    for (int i = 0; i < run->nmachines; i++) {
+        const struct run_machine *m = &run->machines[i];
+        if (m->packing && !run->shut && run->slaves != NULL &&
+            ips2_slaves_alive(run->slaves, m->slave))
+            return true;
+    }
+    return false;
+}
+
+static void CloseTimer(ClientData cd)
+{
+    struct run *run = cd;
+    run->close_timer = NULL;
+    if (Packing(run))
+        run->close_timer = Tcl_CreateTimerHandler(SLAVE_QUIT_MS, CloseTimer, run);
+    else
+        Close(run);
+}
 
 static void Finish(ClientData cd)
 {
@@ -731,13 +781,24 @@ static void Finish(ClientData cd)
     if (ips2_slaves_live(run->slaves) == 0)
         Close(run);
     else
-        run->close_timer = Tcl_CreateTimerHandler(SLAVE_QUIT_MS, Close, run);
+        run->close_timer = Tcl_CreateTimerHandler(SLAVE_QUIT_MS, CloseTimer, run);
 }
 
 static void OnEnded(void *arg, int slave)
 {
     struct run *run = arg;
-    (void)slave;
+    struct run_machine *m = BySlave(run, slave);
+    if (m != NULL && m->packing) { /* its results are in: only the packing is cut short */
+        static const char why[] = "its task ended";
+        m->packing = false;
+        Ips2RunProblem(run, m->name,
+                       "slave died while packing (%s): the streams it had not packed stay raw",
+                       why);
+        Tcl_Obj *kv = Tcl_NewDictObj();
+        Ips2Put(kv, "stage", Ips2Str("packing"));
+        Ips2Put(kv, "text", Ips2Str(why));
+        Progress(run, m->name, "died", kv);
+    }
     if (run->closing && !run->close_pending && ips2_slaves_live(run->slaves) == 0) {
         run->close_pending = true;
         if (run->close_timer != NULL)
@@ -1069,11 +1130,25 @@ static void ExitProc(ClientData cd)
     Shutdown(cd);
 }
 
-/* The session that kept the slaves is closed. */
+/* Waits (serving the event loop) for the kept run's slaves to have
+ * packed; they are told to quit first, and a slave told to quit while it
+ * packs ends after PACKED, its packer hurried. */
+static void WaitPacked(struct run *run)
+{
+    Tcl_Preserve(run);
+    if (Packing(run))
+        ips2_slaves_quit_all(run->slaves);
+    while (Packing(run))
+        Tcl_DoOneEvent(TCL_ALL_EVENTS);
+    Tcl_Release(run);
+}
+
+/* The session that kept the slaves is closed: once they have packed. */
 static void ReleaseRun(void *arg)
 {
     struct run *run = arg;
     Tcl_DeleteExitHandler(ExitProc, run);
+    WaitPacked(run);
     Shutdown(run);
     if (run->assoc != NULL && run->assoc->kept == run)
         run->assoc->kept = NULL;
@@ -1157,9 +1232,12 @@ static int RunObjCmd(ClientData cd, /* RunAssoc of the interp */
         return TCL_ERROR;
     Tcl_IncrRefCount(workload);
     if (assoc->kept != NULL) {
-        /* libpvm has one connection: the earlier session's slaves go (its
-         * phase queries are then reduced in this process) */
-        Shutdown(assoc->kept);
+        /* libpvm has one connection: the earlier session's slaves go, once
+         * they have packed (its phase queries are then reduced here) */
+        struct run *kept = assoc->kept;
+        WaitPacked(kept);
+        if (assoc->kept == kept) /* not closed meanwhile */
+            Shutdown(kept);
         assoc->kept = NULL;
     }
 
@@ -1260,13 +1338,39 @@ struct ips2_slaves *Ips2RunSlaves(Tcl_Interp *interp, const struct ips2_model *m
     return run->slaves;
 }
 
+/*
+ *	ips2::packing: the machines whose slave still packs the traces of
+ *	the run going on, or of the run whose session is open.
+ */
+static int PackingObjCmd(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
+{
+    RunAssoc *assoc = cd;
+    if (objc != 1) {
+        Tcl_WrongNumArgs(interp, 1, objv, "");
+        return TCL_ERROR;
+    }
+    Tcl_Obj *list = Tcl_NewListObj(0, NULL);
+    struct run *runs[2] = {assoc->active, assoc->kept};
+    for (int k = 0; k < 2; k++) {
+        struct run *run = runs[k];
+        if (run == NULL || (k == 1 && run == assoc->active) || run->shut || run->slaves == NULL)
+            continue;
+        for (int i = 0; i < run->nmachines; i++)
+            if (run->machines[i].packing && ips2_slaves_alive(run->slaves, run->machines[i].slave))
+                Tcl_ListObjAppendElement(NULL, list, Ips2Str(run->machines[i].name));
+    }
+    Tcl_SetObjResult(interp, list);
+    return TCL_OK;
+}
+
 int Ips2RunInit(Tcl_Interp *interp)
 {
     RunAssoc *assoc = (RunAssoc *)Tcl_Alloc(sizeof *assoc);
     assoc->active = NULL;
     assoc->kept = NULL;
     Tcl_SetAssocData(interp, ASSOC_KEY, DeleteAssoc, assoc);
-    if (Tcl_CreateObjCommand(interp, "::ips2::run", RunObjCmd, assoc, NULL) == NULL)
+    if (Tcl_CreateObjCommand(interp, "::ips2::run", RunObjCmd, assoc, NULL) == NULL ||
+        Tcl_CreateObjCommand(interp, "::ips2::packing", PackingObjCmd, assoc, NULL) == NULL)
         return TCL_ERROR;
     return TCL_OK;
 }

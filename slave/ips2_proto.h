@@ -44,7 +44,7 @@
 #ifndef IPS2_PROTO_H
 #define IPS2_PROTO_H
 
-#define IPS2_PROTO_VERSION  3
+#define IPS2_PROTO_VERSION  4
 #define IPS2_PROTO_STR_MAX  (64 * 1024)
 #define IPS2_PROTO_CHUNK    (1024 * 1024)
 #define IPS2_PROTO_LIST_MAX 100000 /* a list's length, against a garbled count */
@@ -104,7 +104,9 @@ enum ips2_tag {
                                     "MACHINE: text") */
     IPS2_TAG_REDUCTIONS = 205,   /* i32 query, blob: the bytes of an ips2_reductions_encode()
                                     (slave/ips2_reductions.h) */
-    IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before) */
+    IPS2_TAG_DONE = 206,         /* i32 query, i32 ok (0: failed, see the PROBLEMs before);
+                                    for query 0, sent once the run's REDUCTIONS and PARTs
+                                    are: the packing goes on beside (PACKED at its end) */
     IPS2_TAG_QUERY_FAILED = 207, /* i32 query, str why: a REDUCE that could not be done */
     IPS2_TAG_NOTE = 209,         /* str text: something the master notes ("MACHINE: text"):
                                     a process traced through libips2 preloaded */
@@ -112,6 +114,11 @@ enum ips2_tag {
                                     REDUCTIONS), so a master on another host, which cannot
                                     list the slave's SESSION/pag/, knows its parts */
     IPS2_TAG_PONG = 216,         /* i32 seq: the answer to PING */
+    IPS2_TAG_PACKED = 217,       /* i32 streams packed, i32 streams kept raw, i64 the
+                                    packer's CPU time (ns, user + system): the run's
+                                    packing (a child process, started after DONE's
+                                    REDUCTIONS, reported as PROGRESS "packing") ended;
+                                    a slave told to QUIT while it packs ends after this */
     IPS2_TAG_READY = 208,        /* str app, i32 index, i32 ok, str text: a process with a
                                     readiness check passed it (ok 1) or did not (ok 0: text
                                     says why: its timeout, or it ended first) */

@@ -76,6 +76,8 @@ SLAVEPROG_SRCS := slave/slave_main.c slave/slave_run.c slave/slave_ready.c slave
                   slave/slave_analysis.c slave/slave_merge.c slave/slave_cpa.c slave/slave_clock.c
 # the end of a run: the last writers of its traces (slave_end.h)
 SLAVEPROG_SRCS += slave/slave_end.c
+# the packing of a run's streams beside, in a child (slave_pack.h)
+SLAVEPROG_SRCS += slave/slave_pack.c
 SLAVEPROG_OBJS := $(SLAVEPROG_SRCS:%.c=$(B)/obj/%.o)
 $(SLAVEPROG_OBJS): | $(TRACE_HEADERS)
 

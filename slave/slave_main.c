@@ -11,11 +11,13 @@
  * stops what still writes a trace of the run then (a PVM task left in the
  * virtual machine: pvm_kill, slave_end.c) and names it, reduces the
  * traces of the machine (slave_analysis.c),
- * sends the reductions, packs the raw streams (ips2_pack_dir()) and stays to
- * answer phase queries (REDUCE) and critical-path requests (tags 300-399,
- * slave_cpa.c: its machine's PAG parts) until QUIT, or until its master
- * goes away (then, if the VM is the master's own, it halts it: a master
- * killed with kill -9 leaves no pvmd behind).
+ * sends the reductions and DONE, packs the raw streams beside in a child
+ * process (slave_pack.c: ips2_pack_dir(), its progress relayed, PACKED at
+ * its end) and stays to answer phase queries (REDUCE) and critical-path
+ * requests (tags 300-399, slave_cpa.c: its machine's PAG parts) meanwhile
+ * and after, until QUIT (told while it packs, it ends once the packing
+ * has), or until its master goes away (then, if the VM is the master's
+ * own, it halts it: a master killed with kill -9 leaves no pvmd behind).
  *
  * One single-threaded loop: poll() on the PVM socket and the runner's
  * SIGCHLD descriptor, with the runner's next timeout as the poll timeout.
@@ -27,7 +29,8 @@
  * Test hook (no sleeps in tests): if IPS2SLAVE_HOLD names a directory that
  * holds MACHINE.hold, the slave, about to reduce its run, writes its pid to
  * MACHINE.pid there, reports "reducing", and waits (inotify) until
- * MACHINE.go appears.  The tests kill it there.
+ * MACHINE.go appears.  The tests kill it there.  MACHINE.packhold holds
+ * the packer likewise after its first stream (slave_pack.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -55,6 +58,7 @@
 #include "slave_end.h"
 #include "slave_proto.h"
 #include "slave_exe.h"
+#include "slave_pack.h"
 #include "slave_ready.h"
 #include "slave_run.h"
 
@@ -76,7 +80,9 @@ struct slave {
     int ended;
     int64_t last_progress; /* mono ns of the last PROGRESS sent while reducing */
     int stage;
-    struct slave_cpa *cpa; /* the critical path's part and worker (tags 300-399) */
+    struct slave_cpa *cpa;       /* the critical path's part and worker (tags 300-399) */
+    struct slave_packer *packer; /* packing the run's streams, after DONE */
+    bool quit_packed;            /* QUIT came while packing: quit after it */
 };
 
 static int64_t clock_ns(clockid_t id)
@@ -250,7 +256,9 @@ static bool stop_task(void *arg, pid_t pid, char *how, size_t size)
 }
 
 /* Everything after the last process ended: stop what still writes a
- * trace, reduce, send, pack, DONE. */
+ * trace, reduce, send, DONE, and pack beside (a child process): the
+ * reduction no longer reads the raw streams, and the results are the
+ * master's first.  Where no child can be made, it packs here, first. */
 static void finish_run(struct slave *s)
 {
     s->reduced = true;
@@ -258,9 +266,39 @@ static void finish_run(struct slave *s)
     slave_end_writers(s->trace_dir, s->cfg.grace_ms, &ops);
     hold(s);
     int ok = reduce_and_send(s);
-    pack_traces(s);
-    progress(s, IPS2_STAGE_IDLE, 0, 0);
+    char err[256];
+    progress(s, IPS2_STAGE_PACKING, 0, 0);
+    s->packer = slave_packer_start(s->trace_dir, s->cfg.machine, err, sizeof err);
+    if (s->packer == NULL) {
+        char text[300];
+        snprintf(text, sizeof text, "cannot pack beside (%s): packing first", err);
+        problem(s, text);
+        int64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+        pack_traces(s);
+        slave_send_packed(s->master, 0, 0, clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu);
+        progress(s, IPS2_STAGE_IDLE, 0, 0);
+    }
     slave_send_done(s->master, 0, ok);
+}
+
+/* The packer reported (its fd was readable): relay it; at its end, PACKED. */
+static void packer_step(struct slave *s)
+{
+    const struct ips2_pack_report report = {pack_progress, pack_failed, s};
+    struct slave_pack_end end;
+    if (slave_packer_step(s->packer, &report, &end) > 0)
+        return;
+    slave_packer_free(s->packer);
+    s->packer = NULL;
+    if (end.died) {
+        char text[200];
+        snprintf(text, sizeof text, "%s: the streams it had not packed stay raw", end.why);
+        problem(s, text);
+    }
+    slave_send_packed(s->master, end.packed, end.raw, end.cpu_ns);
+    progress(s, IPS2_STAGE_IDLE, 0, 0);
+    if (s->quit_packed)
+        s->quit = true;
 }
 
 /* A process that libips2 could not trace said why on its stderr, first
@@ -859,7 +897,11 @@ static void handle(struct slave *s, int buf)
         reduce_query(s);
         break;
     case IPS2_TAG_QUIT:
-        s->quit = true;
+        if (s->packer != NULL) {
+            s->quit_packed = true;
+            slave_packer_hurry(s->packer);
+        } else
+            s->quit = true;
         break;
     default:
         break;
@@ -919,7 +961,9 @@ int main(int argc, char **argv)
         }
         if (s.quit)
             break;
-        if (s.runner != NULL && s.go) {
+        /* after the reduction the runner has nothing left to wait for; it
+         * would take the packer for a descendant left running */
+        if (s.runner != NULL && s.go && !s.reduced) {
             if (s.ready != NULL)
                 slave_ready_step(s.ready, on_ready, &s);
             int running = slave_runner_step(s.runner, on_end, &s);
@@ -937,8 +981,8 @@ int main(int argc, char **argv)
         /* the pvmd, the runner, and the critical path's direct routes to
          * peer slaves (slave_cpa.c): pvm_getfds's fds after the first,
          * as many as there are (pfd grows with them) */
-        int timeout = -1, npfd = 3, *all = NULL, nall = pvm_getfds(&all);
-        size_t need = 3 + (size_t)(nall > 1 ? nall - 1 : 0);
+        int timeout = -1, npfd = 4, *all = NULL, nall = pvm_getfds(&all);
+        size_t need = 4 + (size_t)(nall > 1 ? nall - 1 : 0);
         if (need > npfd_cap) {
             struct pollfd *np = realloc(pfd, need * sizeof *np);
             if (np == NULL) {
@@ -951,7 +995,8 @@ int main(int argc, char **argv)
         pfd[0] = (struct pollfd){s.pvmfd, POLLIN, 0};
         pfd[1] = (struct pollfd){-1, POLLIN, 0};
         pfd[2] = (struct pollfd){-1, POLLIN, 0};
-        if (s.runner != NULL && s.go) {
+        pfd[3] = (struct pollfd){s.packer ? slave_packer_fd(s.packer) : -1, POLLIN, 0};
+        if (s.runner != NULL && s.go && !s.reduced) {
             pfd[1].fd = slave_runner_fd(s.runner);
             timeout = slave_runner_wait_ms(s.runner);
             if (s.ready != NULL && !s.reduced) {
@@ -969,9 +1014,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "ips2slave: lost the pvmd\n");
             break;
         }
+        if (s.packer != NULL && pfd[3].revents != 0)
+            packer_step(&s);
     }
 
     free(pfd);
+    slave_packer_free(s.packer); /* the streams it had not packed stay raw */
     slave_runner_free(s.runner); /* kills what still runs */
     slave_ready_free(s.ready);
     slave_cpa_free(s.cpa);

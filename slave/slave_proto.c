@@ -274,6 +274,15 @@ int slave_send_done(int master, int query, int ok)
     return send(master, IPS2_TAG_DONE);
 }
 
+int slave_send_packed(int master, int packed, int raw, int64_t cpu_ns)
+{
+    BEGIN();
+    IPS2_TRY(ips2_pk_i32(packed));
+    IPS2_TRY(ips2_pk_i32(raw));
+    IPS2_TRY(ips2_pk_i64(cpu_ns));
+    return send(master, IPS2_TAG_PACKED);
+}
+
 int slave_send_query_failed(int master, int query, const char *why)
 {
     BEGIN();

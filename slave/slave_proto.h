@@ -97,5 +97,6 @@ int slave_send_problem(int master, const char *text);
 int slave_send_reductions(int master, int query, const void *data, size_t size);
 int slave_send_done(int master, int query, int ok);
 int slave_send_query_failed(int master, int query, const char *why);
+int slave_send_packed(int master, int packed, int raw, int64_t cpu_ns);
 
 #endif /* IPS2_SLAVE_PROTO_H */

@@ -578,6 +578,8 @@ proc ::ips2::gui::editor::Progress {event} {
             dict set s text "[{*}$get app].[{*}$get index] ended: [{*}$get status]"
         }
         stage {
+            lassign [dict get $s stage] was
+            set before [dict get $s text]
             set stage [{*}$get stage]
             set done [{*}$get done]
             set total [{*}$get total]
@@ -591,10 +593,16 @@ proc ::ips2::gui::editor::Progress {event} {
             }
             dict set s fraction [expr {$base + $span * $part}]
             dict set s text "$stage[expr {$total ne "" && $total > 0 ? " $done of $total" : ""}]"
+            if {$was eq "done"} { ;# its results are in; it packs the traces after (slave/README.md)
+                dict set s stage done
+                dict set s fraction 1.0
+                if {$stage ne "packing"} { dict set s text $before }
+            }
         }
         problem { dict set s text "problem: [{*}$get text]" }
         reductions { dict set s text "reductions received, [{*}$get bytes] bytes"; dict set s fraction 0.97 }
         done { dict set s stage done; dict set s fraction 1.0; dict set s text done }
+        packed { dict set s text "traces packed ([{*}$get packed] streams, [{*}$get raw] kept raw)" }
         died { dict set s stage died; dict set s fraction 1.0; dict set s text "slave died while [{*}$get stage]: [{*}$get text]" }
         default { dict set s text "$what [dict remove $event machine event]" }
     }

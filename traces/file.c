@@ -34,6 +34,29 @@ int ips2_file_open(const char *path, struct stat *st)
     return fd;
 }
 
+int ips2_file_open_stream(const char *path, struct stat *st)
+{
+    static const char raw[] = ".raw", packed[] = ".ips2";
+    int fd = ips2_file_open(path, st);
+    size_t n = strlen(path), s = sizeof raw - 1;
+    if (fd != -1 || errno != ENOENT || n <= s || strcmp(path + n - s, raw) != 0)
+        return fd;
+    char *twin = malloc(n - s + sizeof packed);
+    if (twin == NULL) {
+        errno = ENOENT;
+        return -1;
+    }
+    memcpy(twin, path, n - s);
+    memcpy(twin + n - s, packed, sizeof packed);
+    fd = ips2_file_open(twin, st);
+    int saved_errno = errno;
+    free(twin);
+    if (fd == -1) /* neither: the raw stream's error stands */
+        saved_errno = ENOENT;
+    errno = saved_errno;
+    return fd;
+}
+
 const char *ips2_file_kind(mode_t mode)
 {
     return S_ISDIR(mode)    ? "a directory"

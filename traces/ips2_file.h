@@ -19,6 +19,13 @@
  * ips2_file_kind()). */
 int ips2_file_open(const char *path, struct stat *st);
 
+/* ips2_file_open() of a trace stream: a raw stream's path ("NAME.raw")
+ * that is gone is opened as its packed twin, "NAME.ips2" (the packer
+ * renames the packed stream into place complete before it removes the
+ * raw one, so a stream listed raw may be packed by the time it is
+ * opened). */
+int ips2_file_open_stream(const char *path, struct stat *st);
+
 /* "a FIFO", "a directory", "a character device", ... for a mode that
  * ips2_file_open() refused. */
 const char *ips2_file_kind(mode_t mode);

@@ -444,11 +444,19 @@ enum ips2_pvm_recv_how {
  */
 #define IPS2_BLOCK_MAGIC      0x314b4c42u /* "BLK1": zlib data */
 #define IPS2_BLOCK_MAGIC_ZSTD 0x315a4c42u /* "BLZ1": zstd data */
+#define IPS2_BLOCK_MAGIC_COLS 0x31434c42u /* "BLC1": zstd data, in columns */
+/* A BLC1 block inflates to IPS2_BLOCK_COLUMNS - 1 little-endian uint32
+ * column lengths, then the columns: every event's tag, timer delta, CPU
+ * delta (events with one), address index (ENTER, EXIT), and the rest in
+ * event order (new addresses; payload, count and extra words).  Together
+ * the columns hold exactly the bytes of the interleaved coding. */
+#define IPS2_BLOCK_COLUMNS    5u
+#define IPS2_BLOCK_COLUMN_HDR (4u * (IPS2_BLOCK_COLUMNS - 1u))
 #define IPS2_BLOCK_RAW_MAX    (256u * 1024u)
 #define IPS2_PACK_DICT_MAX    4096u
 
 struct ips2_block_header {
-    uint32_t magic;    /* IPS2_BLOCK_MAGIC or IPS2_BLOCK_MAGIC_ZSTD */
+    uint32_t magic;    /* IPS2_BLOCK_MAGIC, IPS2_BLOCK_MAGIC_ZSTD or IPS2_BLOCK_MAGIC_COLS */
     uint32_t raw_len;  /* inflated bytes, <= IPS2_BLOCK_RAW_MAX */
     uint32_t comp_len; /* compressed bytes that follow */
     uint32_t crc32;    /* zlib's crc32 of the compressed bytes */

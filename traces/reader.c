@@ -106,8 +106,9 @@ struct ips2_reader {
 
     /* packed: the current block, inflated */
     unsigned char *block;
-    ZSTD_DCtx *zstd; /* for zstd blocks, made at the first */
-    uint64_t boff;   /* byte offset of its header */
+    unsigned char *cols; /* a BLC1 block inflated, before it is interleaved into block */
+    ZSTD_DCtx *zstd;     /* for zstd blocks, made at the first */
+    uint64_t boff;       /* byte offset of its header */
     uint32_t braw_len, bnevents, bdone;
     size_t bpos;
     uint64_t btimer, bcpu; /* delta bases */
@@ -664,6 +665,92 @@ static int inflate_block(struct ips2_reader *r, uint64_t off, const struct ips2_
     return 0;
 }
 
+/* Copies one varint from column c (at *at, ending at end) to *o; with v,
+ * its value too.  0, or -1 naming the field. */
+static int col_varint(struct ips2_reader *r, uint64_t off, unsigned c, const unsigned char **at,
+                      const unsigned char *end, unsigned char **o, uint64_t *v, const char *what)
+{
+    size_t n = 0;
+    while (*at + n < end && n < IPS2_VARINT_MAX && ((*at)[n] & 0x80))
+        n++;
+    if (*at + n >= end || n >= IPS2_VARINT_MAX)
+        return fail(r, off, "expected %s in column %u, found %s", what, c,
+                    *at + n >= end ? "the column's end" : "a varint longer than 10 bytes");
+    n++;
+    if (v != NULL) {
+        uint64_t x = 0;
+        for (size_t i = 0; i < n; i++)
+            x |= (uint64_t)((*at)[i] & 0x7f) << (7 * i);
+        *v = x;
+    }
+    memcpy(*o, *at, n);
+    *o += n;
+    *at += n;
+    return 0;
+}
+
+/* A BLC1 block's columns (in r->cols, raw_len bytes) interleaved into
+ * r->block as a BLZ1 block's bytes, which the checks and the decoder then
+ * read: *len set to their length.  Every column must be used exactly. */
+static int interleave_block(struct ips2_reader *r, uint64_t off, uint32_t raw_len, uint32_t nevents,
+                            size_t *len)
+{
+    const unsigned char *at[IPS2_BLOCK_COLUMNS], *end[IPS2_BLOCK_COLUMNS];
+    if (raw_len < IPS2_BLOCK_COLUMN_HDR)
+        return fail(r, off, "expected a columnar block of at least %u bytes, found %u",
+                    IPS2_BLOCK_COLUMN_HDR, raw_len);
+    size_t pos = IPS2_BLOCK_COLUMN_HDR;
+    for (unsigned c = 0; c < IPS2_BLOCK_COLUMNS; c++) {
+        uint32_t n = (uint32_t)(raw_len - pos);
+        if (c + 1 < IPS2_BLOCK_COLUMNS)
+            memcpy(&n, r->cols + 4 * c, 4);
+        if (n > raw_len - pos)
+            return fail(r, off, "expected column %u's length %u to fit the block's %u bytes", c, n,
+                        raw_len);
+        at[c] = r->cols + pos;
+        pos += n;
+        end[c] = r->cols + pos;
+    }
+    unsigned char *o = r->block;
+    unsigned ndict = 0;
+    for (uint32_t e = 0; e < nevents; e++) {
+        if (at[0] >= end[0])
+            return fail(r, off, "expected the tag of block event %u in column 0, found its end", e);
+        unsigned tag = *at[0]++, kind = tag & 0x7f;
+        *o++ = (unsigned char)tag;
+        uint64_t v;
+        if (col_varint(r, off, 1, &at[1], end[1], &o, NULL, "a timer delta") < 0 ||
+            ((tag & 0x80) && col_varint(r, off, 2, &at[2], end[2], &o, NULL, "a CPU delta") < 0))
+            return -1;
+        if (kind == IPS2_EV_ENTER || kind == IPS2_EV_EXIT) {
+            if (col_varint(r, off, 3, &at[3], end[3], &o, &v, "an address index") < 0)
+                return -1;
+            if (v == ndict) {
+                if (col_varint(r, off, 4, &at[4], end[4], &o, NULL, "an address") < 0)
+                    return -1;
+                if (ndict < IPS2_PACK_DICT_MAX)
+                    ndict++;
+            }
+            continue;
+        }
+        if (col_varint(r, off, 4, &at[4], end[4], &o, NULL, "a payload") < 0 ||
+            col_varint(r, off, 4, &at[4], end[4], &o, &v, "an extra word count") < 0)
+            return -1;
+        if (v > IPS2_RAW_MAX_EXTRA)
+            return fail(r, off, "expected at most %u extra words, found %llu", IPS2_RAW_MAX_EXTRA,
+                        (unsigned long long)v);
+        for (uint64_t i = 0; i < v; i++)
+            if (col_varint(r, off, 4, &at[4], end[4], &o, NULL, "an extra word") < 0)
+                return -1;
+    }
+    for (unsigned c = 0; c < IPS2_BLOCK_COLUMNS; c++)
+        if (at[c] != end[c])
+            return fail(r, off, "expected nevents %u to use all of column %u, found %zu bytes left",
+                        nevents, c, (size_t)(end[c] - at[c]));
+    *len = (size_t)(o - r->block);
+    return 0;
+}
+
 /* Reads, checks and inflates the next block: 1, 0 at end of file, -1. */
 static int load_block(struct ips2_reader *r)
 {
@@ -679,12 +766,13 @@ static int load_block(struct ips2_reader *r)
         return fail(r, off, "expected a %zu-byte block header, found end of file after %zd bytes",
                     BLOCK_HDR, n);
     memcpy(&bh, in(r), BLOCK_HDR);
-    bool zstd = bh.magic == IPS2_BLOCK_MAGIC_ZSTD;
+    bool cols = bh.magic == IPS2_BLOCK_MAGIC_COLS;
+    bool zstd = bh.magic == IPS2_BLOCK_MAGIC_ZSTD || cols;
     const char *codec = zstd ? "zstd" : "zlib";
     if (bh.magic != IPS2_BLOCK_MAGIC && !zstd) {
         char q[64];
         quote(q, sizeof(q), in(r), 4);
-        return fail(r, off, "expected block magic BLK1 or BLZ1, found \"%s\"", q);
+        return fail(r, off, "expected block magic BLK1, BLZ1 or BLC1, found \"%s\"", q);
     }
     if (bh.raw_len > IPS2_BLOCK_RAW_MAX)
         return fail(r, off, "expected a block raw_len <= %u, found %u", IPS2_BLOCK_RAW_MAX,
@@ -710,11 +798,22 @@ static int load_block(struct ips2_reader *r)
     if (crc != bh.crc32)
         return fail(r, off, "expected the block's %s data to have crc32 0x%08x, found 0x%08x",
                     codec, bh.crc32, crc);
-    if (inflate_block(r, off, &bh, z, zstd) < 0)
+    size_t len = bh.raw_len;
+    if (cols) {
+        if (!r->cols && !(r->cols = malloc(IPS2_BLOCK_RAW_MAX)))
+            return fail(r, off, "expected memory to read a columnar block, found none");
+        unsigned char *block = r->block;
+        r->block = r->cols; /* inflated there, then interleaved into the block */
+        int rc = inflate_block(r, off, &bh, z, zstd);
+        r->block = block;
+        if (rc < 0 || interleave_block(r, off, bh.raw_len, bh.nevents, &len) < 0)
+            return -1;
+    } else if (inflate_block(r, off, &bh, z, zstd) < 0) {
         return -1;
+    }
     r->pos = off + total;
     r->boff = off;
-    r->braw_len = bh.raw_len;
+    r->braw_len = len;
     r->bnevents = bh.nevents;
 
     /* Check the whole block before handing out any of its events. */
@@ -732,11 +831,11 @@ static int load_block(struct ips2_reader *r)
             return fail(r, off, "expected first_timer %llu to be the first event's timer %llu",
                         (unsigned long long)bh.first_timer, (unsigned long long)r->cur.timer);
     }
-    if (r->bpos != bh.raw_len)
+    if (r->bpos != len)
         return fail(r, off,
                     "expected nevents %u to fill raw_len %u decoded bytes, found %zu bytes left "
                     "over",
-                    bh.nevents, bh.raw_len, (size_t)bh.raw_len - r->bpos);
+                    bh.nevents, bh.raw_len, len - r->bpos);
     block_rewind(r);
     return 1;
 }
@@ -1152,7 +1251,10 @@ struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, cha
         return NULL;
     }
     r->flags = flags;
-    r->fd = ips2_file_open(path, &st); /* a FIFO or a device is refused, never read */
+    /* a FIFO or a device is refused, never read; a raw stream packed
+     * since it was listed is read packed */
+    r->fd = (flags & IPS2_READER_EXACT_PATH) ? ips2_file_open(path, &st)
+                                             : ips2_file_open_stream(path, &st);
     if (r->fd < 0) {
         if (err && r->fd == -2)
             snprintf(err, IPS2_ERR_MAX, "%s: byte 0: expected a regular file, found %s", path,
@@ -1217,6 +1319,7 @@ void ips2_reader_close(struct ips2_reader *r)
         close(r->fd);
     free(r->buf);
     free(r->block);
+    free(r->cols);
     ZSTD_freeDCtx(r->zstd);
     free(r->out);
     free(r->out_words);

@@ -12,6 +12,7 @@
 #include "ips2_reader.h"
 
 #define IPS2_READER_AS_RECORDED 1u /* no derived CPU times */
+#define IPS2_READER_EXACT_PATH  2u /* no packed twin for a raw stream gone (the packer) */
 
 struct ips2_reader *ips2_reader_open_flags(const char *path, unsigned flags, char *err);
 

@@ -253,7 +253,7 @@ size_t ips2_trace_dir_image_end(const struct ips2_trace_dir *td, size_t first)
 bool ips2_trace_stream_header(const char *path, struct ips2_file_header *h)
 {
     struct stat st;
-    int fd = ips2_file_open(path, &st);
+    int fd = ips2_file_open_stream(path, &st);
     bool ok = false;
 
     if (fd < 0)

@@ -652,6 +652,20 @@ static size_t make_zstd_block(unsigned char *out, const void *raw, size_t len, u
     return sizeof(bh) + clen;
 }
 
+/* two_events in columns ("BLC1", as the packer writes them since issue
+ * 13): lengths 2, 3, 0, 2, then the tags, the timer deltas, no CPU
+ * deltas, the address indexes, the rest (the new address). */
+static const unsigned char two_columns[] = {2, 0, 0, 0, 3, 0,    0,    0,    0, 0, 0,    0,   2,
+                                            0, 0, 0, 3, 4, 0xc8, 0x01, 0x64, 0, 0, 0x80, 0x20};
+
+static size_t make_cols_block(unsigned char *out, const void *raw, size_t len, uint32_t nevents,
+                              uint64_t first_timer)
+{
+    size_t n = make_zstd_block(out, raw, len, nevents, first_timer);
+    ((struct ips2_block_header *)(void *)out)->magic = IPS2_BLOCK_MAGIC_COLS;
+    return n;
+}
+
 static struct ips2_block_header *bhdr(unsigned char *block)
 {
     return (struct ips2_block_header *)(void *)block;
@@ -807,12 +821,57 @@ static void test_packed_bad_blocks(void **state)
     n = make_block(b, two_events, TWO_LEN, 2, 100);
     memcpy(b, "BLK2", 4);
     write_packed(b, n);
-    expect_packed(2, "expected block magic BLK1 or BLZ1, found \"BLK2\"");
+    expect_packed(2, "expected block magic BLK1, BLZ1 or BLC1, found \"BLK2\"");
     write_packed("garbage!!!", 10);
     expect_packed(2, "expected a 32-byte block header, found end of file after 10 bytes");
 }
 
 /* zstd blocks: read as zlib blocks are, and damaged ones named. */
+/* Columnar blocks: read as their interleaved twin; a column that does not
+ * fit, one left with bytes, or one that ends early is an error. */
+static void test_packed_column_blocks(void **state)
+{
+    char err[IPS2_ERR_MAX];
+    const struct ips2_event *ev;
+    unsigned char b[4096], cols[64];
+    size_t n, len = sizeof two_columns;
+
+    (void)state;
+    n = make_cols_block(b, two_columns, len, 2, 100);
+    write_packed(b, n);
+    struct ips2_reader *r = ips2_reader_open(P2, err);
+    assert_non_null(r);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(ips2_reader_next(r, &ev), 1);
+        assert_int_equal(ev->timer, k % 2 ? 150 : 100);
+        assert_int_equal(ev->payload, 0x1000);
+    }
+    assert_int_equal(ips2_reader_next(r, &ev), 0);
+    ips2_reader_close(r);
+
+    memcpy(cols, two_columns, len);
+    cols[4] = 200; /* the timer column's length */
+    n = make_cols_block(b, cols, len, 2, 100);
+    write_packed(b, n);
+    expect_packed(2, "expected column 1's length 200 to fit the block's %zu bytes", len);
+
+    memcpy(cols, two_columns, len);
+    cols[len] = 0; /* a byte more in the last column */
+    n = make_cols_block(b, cols, len + 1, 2, 100);
+    write_packed(b, n);
+    expect_packed(2, "expected nevents 2 to use all of column 4, found 1 bytes left");
+
+    n = make_cols_block(b, two_columns, len, 3, 100); /* an event more than the tags */
+    write_packed(b, n);
+    expect_packed(2, "expected the tag of block event 2 in column 0, found its end");
+
+    memcpy(cols, two_columns, len);
+    cols[len - 1] = 0xa0; /* the address's last byte: a varint running off the column */
+    n = make_cols_block(b, cols, len, 2, 100);
+    write_packed(b, n);
+    expect_packed(2, "expected an address in column 4, found the column's end");
+}
+
 static void test_packed_zstd_blocks(void **state)
 {
     char err[IPS2_ERR_MAX];
@@ -1047,6 +1106,7 @@ int main(void)
         cmocka_unit_test(test_packed_good_by_hand),
         cmocka_unit_test(test_packed_bad_blocks),
         cmocka_unit_test(test_packed_zstd_blocks),
+        cmocka_unit_test(test_packed_column_blocks),
         cmocka_unit_test(test_packed_bad_events),
         cmocka_unit_test(test_random_damage),
         cmocka_unit_test(test_raw_bad_short_locks),

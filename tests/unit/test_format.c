@@ -745,7 +745,7 @@ static void test_packed_many_blocks(void **state)
     size_t blocks = 0, events = 0;
     long off = (long)sizeof(struct ips2_file_header);
     while (events < n && fread(&bh, sizeof(bh), 1, f) == 1) {
-        assert_int_equal(bh.magic, IPS2_BLOCK_MAGIC_ZSTD);
+        assert_int_equal(bh.magic, IPS2_BLOCK_MAGIC_COLS);
         assert_true(bh.raw_len <= IPS2_BLOCK_RAW_MAX);
         if (events + bh.nevents < n)
             assert_true(bh.raw_len > IPS2_BLOCK_RAW_MAX - 3000);
