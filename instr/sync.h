@@ -201,6 +201,164 @@ static inline void sync_release(struct sync_ref r, unsigned kind, uint64_t seq)
         ips2_emit(kind, r.key, &seq, 1, IPS2_CPU_DERIVED);
 }
 
+/* --- counted holds (sync_count.c, FORMAT.md section 3) -------------------
+ *
+ * A thread watches each mutex it locks through one of IPS2_LOCK_SLOTS
+ * counting slots (the lock slot of its key).  Once SYNC_COUNT_AFTER
+ * consecutive holds of the same mutex in one generation of the stream
+ * (t->calls_gen: one window, at most ~100 ms) took their trylock at once,
+ * had nothing recorded inside them (one LOCK_HELD_SHORT word each) and
+ * were short on average, the thread's next acquisitions without a wait
+ * write nothing and read no clock: they increment the `acquired` word of
+ * a LOCK_COUNTED record, and their releases its `released` word, until
+ * the generation moves on (then the holds are watched again).
+ *
+ * A release is counted only when no thread waits for the mutex: waiters
+ * announce themselves in the object's counters (seq2: waits begun, param:
+ * waits ended, both only ever incremented) before they block, and the
+ * releaser looks before its real unlock and again after it.  An
+ * acquisition that waited and names a release it may not have been seen
+ * by (one numbered before it announced itself) is recorded without a wait
+ * (sync_mutex.c): so every acquisition recorded as having waited names a
+ * release recorded with its time, and the PAG's lock arcs are as before. */
+struct sync_count {
+    uintptr_t obj;                /* the mutex this slot watches (its address); 0: none */
+    uint64_t key;                 /* its key */
+    struct ips2_sync_counters *c; /* its counters */
+    uint64_t *word;               /* its LOCK_COUNTED record's count words, or NULL */
+    uint64_t hold;                /* timer ticks of the watched holds of the streak */
+    uint32_t gen;                 /* t->calls_gen the streak or the record belongs to */
+    uint32_t streak;
+    int held; /* the thread holds obj by a counted acquisition */
+};
+
+extern __thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS];
+extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
+int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k);
+void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
+
+static inline struct sync_count *sync_count_slot(const void *obj)
+{
+    return &ips2_sync_counts[IPS2_LOCK_SLOT((uintptr_t)obj)];
+}
+
+/* The counted acquisition of obj's fast path: 1 when it was counted. */
+static inline int sync_count_acquired(const void *obj)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (likely(k->obj == (uintptr_t)obj && k->word != NULL && k->gen == ips2_self.calls_gen)) {
+        ++k->word[0];
+        k->held = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* An exclusive acquisition of obj that did not wait, when the fast path
+ * did not count it: counted if its slot's streak says so, else
+ * LOCK_ACQUIRED as before. */
+static inline void sync_acquired_or_count(const void *obj, struct sync_ref r)
+{
+    struct ips2_thread *t = &ips2_self;
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (k->obj == (uintptr_t)obj) {
+        if (k->gen == t->calls_gen && k->key == r.key && k->c == r.c && r.c != NULL &&
+            k->streak >= ips2_sync_count_after && ips2_sync_count_after != 0 &&
+            ips2_sync_count_begin(t, k)) {
+            k->held = 1;
+            return;
+        }
+        k->held = 0;
+    }
+    sync_acquired(r, IPS2_EV_LOCK_ACQUIRED, 0);
+}
+
+/* The counted release of obj's fast path, before the real unlock: for a
+ * hold the fast path counted, it takes the release seq (*seq) and, when
+ * no thread waits (waiters announce themselves, below), returns the slot
+ * with the waits begun so far in *begun: the caller unlocks, then calls
+ * sync_count_released().  NULL: not a counted hold (the slow path), or a
+ * waiter (then the release was recorded, and the caller just unlocks:
+ * *seq is 0 in the first case, not in the second). */
+static inline struct sync_count *sync_count_release(const void *obj, uint64_t *seq, uint64_t *begun)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    *seq = 0;
+    if (likely(k->obj == (uintptr_t)obj && k->held && k->word != NULL &&
+               k->gen == ips2_self.calls_gen)) {
+        struct ips2_sync_counters *c = k->c;
+        uint64_t n = atomic_load_explicit(&c->seq, memory_order_relaxed) + 1;
+        atomic_store_explicit(&c->seq, n, memory_order_release);
+        *seq = n;
+        *begun = atomic_load_explicit(&c->seq2, memory_order_acquire);
+        k->held = 0;
+        if (likely(*begun == atomic_load_explicit(&c->param, memory_order_acquire)))
+            return k;
+        ips2_emit_release(k->key, n); /* a waiter: recorded before the unlock */
+    }
+    return NULL;
+}
+
+/* After the real unlock of a release sync_count_release() let through: a
+ * waiter that announced itself meanwhile may name it, so it is recorded
+ * after all (later than the unlock: its time is then an upper bound). */
+static inline void sync_count_released(struct sync_count *k, uint64_t seq, uint64_t begun)
+{
+    if (likely(atomic_load_explicit(&k->c->seq2, memory_order_acquire) == begun &&
+               k->gen == ips2_self.calls_gen))
+        ++k->word[1];
+    else
+        ips2_emit_release(k->key, seq);
+}
+
+/* A recorded release of an exclusive hold of obj: LOCK_RELEASE, and the
+ * watch of its hold (a LOCK_HELD_SHORT word when nothing was recorded
+ * inside). */
+static inline void sync_release_watched(const void *obj, struct sync_ref r, uint64_t seq)
+{
+    struct ips2_thread *t = &ips2_self;
+    uintptr_t h = t->held_at;
+
+    ips2_emit_release(r.key, seq);
+    if (ips2_sync_count_after == 0)
+        return;
+    struct sync_count *k = sync_count_slot(obj);
+    if (unlikely(k->obj != (uintptr_t)obj || k->gen != t->calls_gen || k->key != r.key ||
+                 k->c != r.c)) {
+        k->obj = (uintptr_t)obj;
+        k->key = r.key;
+        k->c = r.c;
+        k->gen = t->calls_gen;
+        k->word = NULL;
+        k->streak = 0;
+        k->hold = 0;
+    }
+    k->held = 0;
+    uint64_t w;
+    if (h != 0 && h + 8 == t->cur && IPS2_RAW_KIND(w = *(uint64_t *)h) == IPS2_EV_LOCK_HELD_SHORT)
+        ips2_sync_count_streak(k, IPS2_LOCK_HELD_HOLD(w));
+    else
+        k->streak = 0, k->hold = 0;
+}
+
+/* A waiter announces itself (before it may block) and ends its wait. */
+static inline uint64_t sync_wait_begins(struct ips2_sync_counters *c)
+{
+    if (c == NULL)
+        return 0;
+    atomic_fetch_add_explicit(&c->seq2, 1, memory_order_seq_cst);
+    return atomic_load_explicit(&c->seq, memory_order_seq_cst);
+}
+
+static inline void sync_wait_ends(struct ips2_sync_counters *c)
+{
+    if (c != NULL)
+        atomic_fetch_add_explicit(&c->param, 1, memory_order_release);
+}
+
 /* SYNC_FAILED: a failed attempt (EBUSY, ETIMEDOUT, EDEADLK, EAGAIN, ...). */
 static inline void sync_failed(struct sync_ref r, unsigned type, int error, uint64_t wait_start)
 {

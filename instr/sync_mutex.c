@@ -10,6 +10,12 @@
  * and records LOCK_RELEASE with it; an acquisition records the release seq
  * it finds right after acquiring: the release that let it in.
  *
+ * A thread whose holds of a mutex keep being short and uncontended counts
+ * them instead (sync.h, sync_count.c): lock then writes nothing after its
+ * successful trylock but a count, and unlock only bumps the seq and the
+ * count, unless a waiter has announced itself (lock announces its wait
+ * before it blocks).
+ *
  * A failed trylock that the untraced program would have seen fail is a
  * SYNC_FAILED; trying first never changes what lock returns (a failed
  * trylock has no effect).  Recursive re-locks and inner unlocks of a
@@ -52,15 +58,55 @@ static inline int relocked(const pthread_mutex_t *m)
     return (mutex_kind(m) & KIND_TYPE_MASK) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count > 1;
 }
 
-/* Records the outcome of a lock call that may have waited since wait_start
- * (0: it did not wait); returns rc. */
-static int lock_outcome(pthread_mutex_t *m, int rc, uint64_t wait_start)
+/* Records the outcome of a lock call that did not wait; returns rc.  A
+ * plain success may be counted (sync.h, counted holds). */
+static int lock_outcome(pthread_mutex_t *m, int rc)
 {
-    if (rc == 0 || rc == EOWNERDEAD) {
+    if (likely(rc == 0)) {
         if (!relocked(m))
-            sync_acquired(mutex_ref(m), IPS2_EV_LOCK_ACQUIRED, wait_start);
+            sync_acquired_or_count(m, mutex_ref(m));
+    } else if (rc == EOWNERDEAD) {
+        if (!relocked(m))
+            sync_acquired(mutex_ref(m), IPS2_EV_LOCK_ACQUIRED, 0);
     } else {
-        sync_failed(mutex_ref(m), IPS2_SYNC_MUTEX, rc, wait_start);
+        sync_failed(mutex_ref(m), IPS2_SYNC_MUTEX, rc, 0);
+    }
+    return rc;
+}
+
+/* A wait for the mutex: announced to its releasers (sync.h) from before
+ * the real call until after it. */
+struct mutex_wait {
+    struct sync_ref r;
+    uint64_t start; /* wait start */
+    uint64_t seen;  /* the release seq when the wait was announced */
+};
+
+static inline struct mutex_wait wait_begin(pthread_mutex_t *m)
+{
+    struct mutex_wait w = {mutex_ref(m), ips2_timer_now(), 0};
+
+    w.seen = sync_wait_begins(w.r.c);
+    return w;
+}
+
+/* Records the outcome of a lock call that may have waited; returns rc.  An
+ * acquisition naming the release seq seen when the wait was announced was
+ * let in by a release that may not have known of it (and may be counted):
+ * it is recorded as not having waited, so that every recorded wait names a
+ * recorded release. */
+static int wait_outcome(pthread_mutex_t *m, const struct mutex_wait *w, int rc)
+{
+    sync_wait_ends(w->r.c);
+    if (rc == 0 || rc == EOWNERDEAD) {
+        if (relocked(m))
+            return rc;
+        uint64_t start = w->start;
+        if (w->r.c != NULL && sync_load(&w->r.c->seq) == w->seen)
+            start = 0;
+        sync_acquired(w->r, IPS2_EV_LOCK_ACQUIRED, start);
+    } else {
+        sync_failed(w->r, IPS2_SYNC_MUTEX, rc, w->start);
     }
     return rc;
 }
@@ -70,18 +116,22 @@ IPS2_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
     if (ips2_passthrough())
         return IPS2_REAL(pthread_mutex_lock)(m);
     int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+    if (likely(rc == 0) && likely(!relocked(m)) && likely(sync_count_acquired(m)))
+        return 0;
     if (likely(rc == 0 || rc == EOWNERDEAD))
-        return lock_outcome(m, rc, 0);
-    uint64_t start = ips2_timer_now();
-    rc = IPS2_REAL(pthread_mutex_lock)(m);
-    return lock_outcome(m, rc, start);
+        return lock_outcome(m, rc);
+    struct mutex_wait w = wait_begin(m);
+    return wait_outcome(m, &w, IPS2_REAL(pthread_mutex_lock)(m));
 }
 
 IPS2_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
     if (ips2_passthrough())
         return IPS2_REAL(pthread_mutex_trylock)(m);
-    return lock_outcome(m, IPS2_REAL(pthread_mutex_trylock)(m), 0);
+    int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+    if (likely(rc == 0) && !relocked(m) && sync_count_acquired(m))
+        return 0;
+    return lock_outcome(m, rc);
 }
 
 IPS2_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -91,10 +141,10 @@ IPS2_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespe
     if (sync_valid_deadline(CLOCK_REALTIME, abstime)) {
         int rc = IPS2_REAL(pthread_mutex_trylock)(m);
         if (rc == 0 || rc == EOWNERDEAD)
-            return lock_outcome(m, rc, 0);
+            return lock_outcome(m, rc);
     }
-    uint64_t start = ips2_timer_now();
-    return lock_outcome(m, IPS2_REAL(pthread_mutex_timedlock)(m, abstime), start);
+    struct mutex_wait w = wait_begin(m);
+    return wait_outcome(m, &w, IPS2_REAL(pthread_mutex_timedlock)(m, abstime));
 }
 
 IPS2_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
@@ -105,10 +155,10 @@ IPS2_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
     if (sync_valid_deadline(clock, abstime)) {
         int rc = IPS2_REAL(pthread_mutex_trylock)(m);
         if (rc == 0 || rc == EOWNERDEAD)
-            return lock_outcome(m, rc, 0);
+            return lock_outcome(m, rc);
     }
-    uint64_t start = ips2_timer_now();
-    return lock_outcome(m, IPS2_REAL(pthread_mutex_clocklock)(m, clock, abstime), start);
+    struct mutex_wait w = wait_begin(m);
+    return wait_outcome(m, &w, IPS2_REAL(pthread_mutex_clocklock)(m, clock, abstime));
 }
 
 /* What the real unlock will do: 1 release, 0 leave a recursive hold, -1
@@ -136,8 +186,17 @@ IPS2_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
         return IPS2_REAL(pthread_mutex_unlock)(m);
     int effect = unlock_effect(m);
     if (likely(effect > 0)) {
+        uint64_t seq, begun;
+        struct sync_count *k = sync_count_release(m, &seq, &begun);
+        if (likely(k != NULL)) { /* counted */
+            int rc = IPS2_REAL(pthread_mutex_unlock)(m);
+            sync_count_released(k, seq, begun);
+            return rc;
+        }
+        if (seq != 0) /* recorded: a waiter */
+            return IPS2_REAL(pthread_mutex_unlock)(m);
         struct sync_ref r = mutex_ref(m);
-        sync_release(r, IPS2_EV_LOCK_RELEASE, sync_next_exclusive(r.c));
+        sync_release_watched(m, r, sync_next_exclusive(r.c));
         return IPS2_REAL(pthread_mutex_unlock)(m);
     }
     int rc = IPS2_REAL(pthread_mutex_unlock)(m);
@@ -151,7 +210,7 @@ void ips2_sync_mutex_release(pthread_mutex_t *m)
     if (unlock_effect(m) != 1)
         return;
     struct sync_ref r = mutex_ref(m);
-    sync_release(r, IPS2_EV_LOCK_RELEASE, sync_next_exclusive(r.c));
+    sync_release_watched(m, r, sync_next_exclusive(r.c));
 }
 
 void ips2_sync_mutex_reacquired(pthread_mutex_t *m)
