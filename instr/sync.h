@@ -235,6 +235,7 @@ struct sync_count {
 extern __thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS];
 extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
 int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k);
+void ips2_sync_count_recorded(struct sync_count *k, uint64_t seq);
 void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
 
 static inline struct sync_count *sync_count_slot(const void *obj)
@@ -243,7 +244,7 @@ static inline struct sync_count *sync_count_slot(const void *obj)
 }
 
 /* The counted acquisition of obj's fast path: 1 when it was counted. */
-static inline int sync_count_acquired(const void *obj)
+static inline __attribute__((always_inline)) int sync_count_acquired(const void *obj)
 {
     struct sync_count *k = sync_count_slot(obj);
 
@@ -282,7 +283,8 @@ static inline void sync_acquired_or_count(const void *obj, struct sync_ref r)
  * sync_count_released().  NULL: not a counted hold (the slow path), or a
  * waiter (then the release was recorded, and the caller just unlocks:
  * *seq is 0 in the first case, not in the second). */
-static inline struct sync_count *sync_count_release(const void *obj, uint64_t *seq, uint64_t *begun)
+static inline __attribute__((always_inline)) struct sync_count *
+sync_count_release(const void *obj, uint64_t *seq, uint64_t *begun)
 {
     struct sync_count *k = sync_count_slot(obj);
 
@@ -297,7 +299,7 @@ static inline struct sync_count *sync_count_release(const void *obj, uint64_t *s
         k->held = 0;
         if (likely(*begun == atomic_load_explicit(&c->param, memory_order_acquire)))
             return k;
-        ips2_emit_release(k->key, n); /* a waiter: recorded before the unlock */
+        ips2_sync_count_recorded(k, n); /* a waiter: recorded before the unlock */
     }
     return NULL;
 }
@@ -305,13 +307,14 @@ static inline struct sync_count *sync_count_release(const void *obj, uint64_t *s
 /* After the real unlock of a release sync_count_release() let through: a
  * waiter that announced itself meanwhile may name it, so it is recorded
  * after all (later than the unlock: its time is then an upper bound). */
-static inline void sync_count_released(struct sync_count *k, uint64_t seq, uint64_t begun)
+static inline __attribute__((always_inline)) void sync_count_released(struct sync_count *k,
+                                                                      uint64_t seq, uint64_t begun)
 {
     if (likely(atomic_load_explicit(&k->c->seq2, memory_order_acquire) == begun &&
                k->gen == ips2_self.calls_gen))
         ++k->word[1];
     else
-        ips2_emit_release(k->key, seq);
+        ips2_sync_count_recorded(k, seq);
 }
 
 /* A recorded release of an exclusive hold of obj: LOCK_RELEASE, and the

@@ -111,17 +111,23 @@ static int wait_outcome(pthread_mutex_t *m, const struct mutex_wait *w, int rc)
     return rc;
 }
 
-IPS2_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+/* Everything but a counted acquisition, out of the hot path's way. */
+static __attribute__((noinline)) int lock_slow(pthread_mutex_t *m, int rc)
 {
-    if (ips2_passthrough())
-        return IPS2_REAL(pthread_mutex_lock)(m);
-    int rc = IPS2_REAL(pthread_mutex_trylock)(m);
-    if (likely(rc == 0) && likely(!relocked(m)) && likely(sync_count_acquired(m)))
-        return 0;
     if (likely(rc == 0 || rc == EOWNERDEAD))
         return lock_outcome(m, rc);
     struct mutex_wait w = wait_begin(m);
     return wait_outcome(m, &w, IPS2_REAL(pthread_mutex_lock)(m));
+}
+
+IPS2_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (unlikely(ips2_passthrough()))
+        return IPS2_REAL(pthread_mutex_lock)(m);
+    int rc = IPS2_REAL(pthread_mutex_trylock)(m);
+    if (likely(rc == 0) && likely(!relocked(m)) && likely(sync_count_acquired(m)))
+        return 0;
+    return lock_slow(m, rc);
 }
 
 IPS2_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -180,29 +186,52 @@ static inline int unlock_effect(const pthread_mutex_t *m)
     return 1;
 }
 
-IPS2_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+/* A release that may be counted (effect 1); NULL when it was not (then it
+ * was recorded if *seq is not 0). */
+static inline __attribute__((always_inline)) int unlock_counted(pthread_mutex_t *m, int *rc)
 {
-    if (ips2_passthrough())
-        return IPS2_REAL(pthread_mutex_unlock)(m);
-    int effect = unlock_effect(m);
+    uint64_t seq, begun;
+    struct sync_count *k = sync_count_release(m, &seq, &begun);
+
+    if (likely(k != NULL)) {
+        *rc = IPS2_REAL(pthread_mutex_unlock)(m);
+        sync_count_released(k, seq, begun);
+        return 1;
+    }
+    if (seq != 0) { /* recorded: a waiter */
+        *rc = IPS2_REAL(pthread_mutex_unlock)(m);
+        return 1;
+    }
+    return 0;
+}
+
+/* Everything but a counted release of a normal mutex. */
+static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m)
+{
+    int effect = unlock_effect(m), rc;
+
     if (likely(effect > 0)) {
-        uint64_t seq, begun;
-        struct sync_count *k = sync_count_release(m, &seq, &begun);
-        if (likely(k != NULL)) { /* counted */
-            int rc = IPS2_REAL(pthread_mutex_unlock)(m);
-            sync_count_released(k, seq, begun);
+        if (unlock_counted(m, &rc))
             return rc;
-        }
-        if (seq != 0) /* recorded: a waiter */
-            return IPS2_REAL(pthread_mutex_unlock)(m);
         struct sync_ref r = mutex_ref(m);
         sync_release_watched(m, r, sync_next_exclusive(r.c));
         return IPS2_REAL(pthread_mutex_unlock)(m);
     }
-    int rc = IPS2_REAL(pthread_mutex_unlock)(m);
+    rc = IPS2_REAL(pthread_mutex_unlock)(m);
     if (rc != 0)
         sync_failed(mutex_ref(m), IPS2_SYNC_MUTEX, rc, 0);
     return rc;
+}
+
+IPS2_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    int rc;
+
+    if (unlikely(ips2_passthrough()))
+        return IPS2_REAL(pthread_mutex_unlock)(m);
+    if (likely((mutex_kind(m) & (KIND_TYPE_MASK | KIND_CHECKED)) == 0) && unlock_counted(m, &rc))
+        return rc; /* a normal mutex, whose unlock never checks: unlock_effect() is 1 */
+    return unlock_slow(m);
 }
 
 void ips2_sync_mutex_release(pthread_mutex_t *m)
