@@ -25,6 +25,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime.h"
@@ -241,6 +242,17 @@ void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
 static inline struct sync_count *sync_count_slot(const void *obj)
 {
     return &ips2_sync_counts[IPS2_LOCK_SLOT((uintptr_t)obj)];
+}
+
+/* The calling thread stops watching obj (its init or destroy: the next
+ * life of the memory may have another identity).  Other threads' slots
+ * follow at the end of their generation. */
+static inline void sync_count_forget(const void *obj)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (k->obj == (uintptr_t)obj)
+        memset(k, 0, sizeof(*k));
 }
 
 /* The counted acquisition of obj's fast path: 1 when it was counted. */

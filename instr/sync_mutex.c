@@ -259,6 +259,7 @@ IPS2_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t
     if (ips2_passthrough())
         return rc;
     unsigned kind = rc == 0 ? mutex_kind(m) : 0;
+    sync_count_forget(m); /* a new life: its identity may change */
     struct sync_ref r =
         ips2_sync_refresh(m, IPS2_SYNC_MUTEX, (kind & KIND_PSHARED) ? SYNC_SHARED : SYNC_PRIVATE);
     ips2_sync_init_event(r, IPS2_SYNC_MUTEX, 0, kind, rc);
@@ -271,6 +272,7 @@ IPS2_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
         return IPS2_REAL(pthread_mutex_destroy)(m);
     struct sync_ref r = mutex_ref(m);
     int rc = IPS2_REAL(pthread_mutex_destroy)(m);
+    sync_count_forget(m);
     ips2_sync_destroy_event(r, IPS2_SYNC_MUTEX, rc);
     return rc;
 }
