@@ -205,13 +205,14 @@ static inline __attribute__((always_inline)) int unlock_counted(pthread_mutex_t 
     return 0;
 }
 
-/* Everything but a counted release of a normal mutex. */
-static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m)
+/* Everything but a counted release of a normal mutex (tried: the caller
+ * found the release not counted). */
+static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m, int tried)
 {
     int effect = unlock_effect(m), rc;
 
     if (likely(effect > 0)) {
-        if (unlock_counted(m, &rc))
+        if (!tried && unlock_counted(m, &rc))
             return rc;
         struct sync_ref r = mutex_ref(m);
         sync_release_watched(m, r, sync_next_exclusive(r.c));
@@ -229,9 +230,13 @@ IPS2_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 
     if (unlikely(ips2_passthrough()))
         return IPS2_REAL(pthread_mutex_unlock)(m);
-    if (likely((mutex_kind(m) & (KIND_TYPE_MASK | KIND_CHECKED)) == 0) && unlock_counted(m, &rc))
-        return rc; /* a normal mutex, whose unlock never checks: unlock_effect() is 1 */
-    return unlock_slow(m);
+    if (likely((mutex_kind(m) & (KIND_TYPE_MASK | KIND_CHECKED)) == 0)) {
+        /* a normal mutex, whose unlock never checks: unlock_effect() is 1 */
+        if (likely(unlock_counted(m, &rc)))
+            return rc;
+        return unlock_slow(m, 1);
+    }
+    return unlock_slow(m, 0);
 }
 
 void ips2_sync_mutex_release(pthread_mutex_t *m)
