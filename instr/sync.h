@@ -224,14 +224,14 @@ static inline void sync_release(struct sync_ref r, unsigned kind, uint64_t seq)
  * release recorded with its time, and the PAG's lock arcs are as before. */
 struct sync_count {
     uintptr_t obj;                /* the mutex this slot watches (its address); 0: none */
-    uint64_t key;                 /* its key */
-    struct ips2_sync_counters *c; /* its counters */
     uint64_t *word;               /* its LOCK_COUNTED record's count words, or NULL */
-    uint64_t hold;                /* timer ticks of the watched holds of the streak */
     uint32_t gen;                 /* t->calls_gen the streak or the record belongs to */
+    int held;                     /* the thread holds obj by a counted acquisition */
+    struct ips2_sync_counters *c; /* its counters */
+    uint64_t key;                 /* its key */
+    uint64_t hold;                /* timer ticks of the watched holds of the streak */
     uint32_t streak;
-    int held; /* the thread holds obj by a counted acquisition */
-};
+} __attribute__((aligned(64))); /* one cache line: the hot path reads one */
 
 extern __thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS];
 extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
