@@ -15,10 +15,12 @@
  * the shared mapping that holds it - so that every process names the same
  * object with the same key and counts with the same counters.
  *
- * The hot path (an uncontended lock) is: one hashed probe, one load of the
- * entry's state word, the counter, and one append of a one-word short lock
- * record (ips2_emit_acquired / ips2_emit_release in runtime.h); an unlock
- * right after its lock turns the lock's word into a one-word hold.
+ * The recorded path of an uncontended lock is: one hashed probe, one load
+ * of the entry's state word, the counter, and one append of a one-word
+ * short lock record (ips2_emit_acquired / ips2_emit_release in runtime.h);
+ * an unlock right after its lock turns the lock's word into a one-word
+ * hold.  A mutex whose holds keep being short and uncontended is counted
+ * instead (below): the thread's counting slot, the counter, two counts.
  */
 #ifndef IPS2_SYNC_H
 #define IPS2_SYNC_H
@@ -205,7 +207,7 @@ static inline void sync_release(struct sync_ref r, unsigned kind, uint64_t seq)
 /* --- counted holds (sync_count.c, FORMAT.md section 3) -------------------
  *
  * A thread watches each mutex it locks through one of IPS2_LOCK_SLOTS
- * counting slots (the lock slot of its key).  Once SYNC_COUNT_AFTER
+ * counting slots (IPS2_LOCK_SLOT of its address).  Once SYNC_COUNT_AFTER
  * consecutive holds of the same mutex in one generation of the stream
  * (t->calls_gen: one window, at most ~100 ms) took their trylock at once,
  * had nothing recorded inside them (one LOCK_HELD_SHORT word each) and
