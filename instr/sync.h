@@ -238,7 +238,7 @@ struct sync_count {
 extern __thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS];
 extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
 int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k);
-void ips2_sync_count_recorded(struct sync_count *k, uint64_t seq);
+void ips2_sync_count_recorded(uint64_t key, uint64_t seq);
 void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
 
 static inline struct sync_count *sync_count_slot(const void *obj)
@@ -290,45 +290,58 @@ static inline void sync_acquired_or_count(const void *obj, struct sync_ref r)
     sync_acquired(r, IPS2_EV_LOCK_ACQUIRED, 0);
 }
 
+/* A counted release between its two halves: what the second needs, taken
+ * before the real unlock (a signal handler that locks another mutex of
+ * the same slot meanwhile may reuse the slot). */
+struct sync_counted_release {
+    uint64_t *word;
+    struct ips2_sync_counters *c;
+    uint64_t key, seq, begun;
+    uint32_t gen;
+};
+
 /* The counted release of obj's fast path, before the real unlock: for a
- * hold the fast path counted, it takes the release seq (*seq) and, when
- * no thread waits (waiters announce themselves, below), returns the slot
- * with the waits begun so far in *begun: the caller unlocks, then calls
- * sync_count_released().  NULL: not a counted hold (the slow path), or a
- * waiter (then the release was recorded, and the caller just unlocks:
- * *seq is 0 in the first case, not in the second). */
-static inline __attribute__((always_inline)) struct sync_count *
-sync_count_release(const void *obj, uint64_t *seq, uint64_t *begun)
+ * hold the fast path counted, it takes the release seq and, when no thread
+ * waits (waiters announce themselves, below), returns 1 with *x filled in:
+ * the caller unlocks, then calls sync_count_released().  0: not a counted
+ * hold (x->seq 0: the slow path), or a waiter (x->seq set: the release was
+ * recorded, and the caller just unlocks). */
+static inline __attribute__((always_inline)) int sync_count_release(const void *obj,
+                                                                    struct sync_counted_release *x)
 {
     struct sync_count *k = sync_count_slot(obj);
 
-    *seq = 0;
+    x->seq = 0;
     if (likely(k->obj == (uintptr_t)obj && k->held && k->word != NULL &&
                k->gen == ips2_self.calls_gen)) {
         struct ips2_sync_counters *c = k->c;
         uint64_t n = atomic_load_explicit(&c->seq, memory_order_relaxed) + 1;
         atomic_store_explicit(&c->seq, n, memory_order_release);
-        *seq = n;
-        *begun = atomic_load_explicit(&c->seq2, memory_order_acquire);
+        x->seq = n;
+        x->begun = atomic_load_explicit(&c->seq2, memory_order_acquire);
+        x->word = k->word;
+        x->c = c;
+        x->key = k->key;
+        x->gen = k->gen;
         k->held = 0;
-        if (likely(*begun == atomic_load_explicit(&c->param, memory_order_acquire)))
-            return k;
-        ips2_sync_count_recorded(k, n); /* a waiter: recorded before the unlock */
+        if (likely(x->begun == atomic_load_explicit(&c->param, memory_order_acquire)))
+            return 1;
+        ips2_sync_count_recorded(x->key, n); /* a waiter: recorded before the unlock */
     }
-    return NULL;
+    return 0;
 }
 
 /* After the real unlock of a release sync_count_release() let through: a
  * waiter that announced itself meanwhile may name it, so it is recorded
  * after all (later than the unlock: its time is then an upper bound). */
-static inline __attribute__((always_inline)) void sync_count_released(struct sync_count *k,
-                                                                      uint64_t seq, uint64_t begun)
+static inline __attribute__((always_inline)) void
+sync_count_released(const struct sync_counted_release *x)
 {
-    if (likely(atomic_load_explicit(&k->c->seq2, memory_order_acquire) == begun &&
-               k->gen == ips2_self.calls_gen))
-        ++k->word[1];
+    if (likely(atomic_load_explicit(&x->c->seq2, memory_order_acquire) == x->begun &&
+               x->gen == ips2_self.calls_gen))
+        ++x->word[1];
     else
-        ips2_sync_count_recorded(k, seq);
+        ips2_sync_count_recorded(x->key, x->seq);
 }
 
 /* A recorded release of an exclusive hold of obj: LOCK_RELEASE, and the

@@ -45,9 +45,9 @@ int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k)
     return 1;
 }
 
-void ips2_sync_count_recorded(struct sync_count *k, uint64_t seq)
+void ips2_sync_count_recorded(uint64_t key, uint64_t seq)
 {
-    ips2_emit_release(k->key, seq);
+    ips2_emit_release(key, seq);
 }
 
 void ips2_sync_count_streak(struct sync_count *k, uint64_t hold)

@@ -186,19 +186,19 @@ static inline int unlock_effect(const pthread_mutex_t *m)
     return 1;
 }
 
-/* A release that may be counted (effect 1); NULL when it was not (then it
- * was recorded if *seq is not 0). */
+/* A release that may be counted (effect 1): 1 when it unlocked (*rc: the
+ * real unlock's result), the release counted or recorded; 0 when it is
+ * the slow path's to record. */
 static inline __attribute__((always_inline)) int unlock_counted(pthread_mutex_t *m, int *rc)
 {
-    uint64_t seq, begun;
-    struct sync_count *k = sync_count_release(m, &seq, &begun);
+    struct sync_counted_release x;
 
-    if (likely(k != NULL)) {
+    if (likely(sync_count_release(m, &x))) {
         *rc = IPS2_REAL(pthread_mutex_unlock)(m);
-        sync_count_released(k, seq, begun);
+        sync_count_released(&x);
         return 1;
     }
-    if (seq != 0) { /* recorded: a waiter */
+    if (x.seq != 0) { /* recorded: a waiter */
         *rc = IPS2_REAL(pthread_mutex_unlock)(m);
         return 1;
     }
