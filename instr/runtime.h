@@ -415,6 +415,9 @@ void ips2_thread_flush_counts(struct ips2_thread *t);
  * count word, which the thread may increment in place while its
  * calls_gen stays the same, or NULL if the record was not written. */
 uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n);
+/* sync_count.c: at a thread's end, after its stream closed: lets its
+ * counting slots go. */
+void ips2_sync_count_thread_end(void);
 /* stream.c: appends a LOCK_COUNTED record of key (acquired 1, released 0);
  * returns its two count words, as ips2_emit_calls does (sync_count.c). */
 uint64_t *ips2_emit_lock_counted(struct ips2_thread *t, uint64_t key);

@@ -235,15 +235,22 @@ struct sync_count {
     uint32_t streak;
 } __attribute__((aligned(64))); /* one cache line: the hot path reads one */
 
-extern __thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS];
+/* The thread's IPS2_LOCK_SLOTS counting slots (one page, mapped when it
+ * first watches a mutex: static TLS is too scarce for libips2 to stay
+ * dlopen-able with them), or NULL. */
+extern __thread struct sync_count *ips2_sync_counts;
+struct sync_count *ips2_sync_counts_make(void);
 extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
 int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k);
 void ips2_sync_count_recorded(uint64_t key, uint64_t seq);
 void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
 
-static inline struct sync_count *sync_count_slot(const void *obj)
+/* obj's slot, or NULL when the thread has no slots yet. */
+static inline __attribute__((always_inline)) struct sync_count *sync_count_slot(const void *obj)
 {
-    return &ips2_sync_counts[IPS2_LOCK_SLOT((uintptr_t)obj)];
+    struct sync_count *base = ips2_sync_counts;
+
+    return likely(base != NULL) ? &base[IPS2_LOCK_SLOT((uintptr_t)obj)] : NULL;
 }
 
 /* The calling thread stops watching obj (its init or destroy: the next
@@ -253,7 +260,7 @@ static inline void sync_count_forget(const void *obj)
 {
     struct sync_count *k = sync_count_slot(obj);
 
-    if (k->obj == (uintptr_t)obj)
+    if (k != NULL && k->obj == (uintptr_t)obj)
         memset(k, 0, sizeof(*k));
 }
 
@@ -262,7 +269,8 @@ static inline __attribute__((always_inline)) int sync_count_acquired(const void 
 {
     struct sync_count *k = sync_count_slot(obj);
 
-    if (likely(k->obj == (uintptr_t)obj && k->word != NULL && k->gen == ips2_self.calls_gen)) {
+    if (likely(k != NULL && k->obj == (uintptr_t)obj && k->word != NULL &&
+               k->gen == ips2_self.calls_gen)) {
         ++k->word[0];
         k->held = 1;
         return 1;
@@ -278,7 +286,7 @@ static inline void sync_acquired_or_count(const void *obj, struct sync_ref r)
     struct ips2_thread *t = &ips2_self;
     struct sync_count *k = sync_count_slot(obj);
 
-    if (k->obj == (uintptr_t)obj) {
+    if (k != NULL && k->obj == (uintptr_t)obj) {
         if (k->gen == t->calls_gen && k->key == r.key && k->c == r.c && r.c != NULL &&
             k->streak >= ips2_sync_count_after && ips2_sync_count_after != 0 &&
             ips2_sync_count_begin(t, k)) {
@@ -312,7 +320,7 @@ static inline __attribute__((always_inline)) int sync_count_release(const void *
     struct sync_count *k = sync_count_slot(obj);
 
     x->seq = 0;
-    if (likely(k->obj == (uintptr_t)obj && k->held && k->word != NULL &&
+    if (likely(k != NULL && k->obj == (uintptr_t)obj && k->held && k->word != NULL &&
                k->gen == ips2_self.calls_gen)) {
         struct ips2_sync_counters *c = k->c;
         uint64_t n = atomic_load_explicit(&c->seq, memory_order_relaxed) + 1;
@@ -356,6 +364,11 @@ static inline void sync_release_watched(const void *obj, struct sync_ref r, uint
     if (ips2_sync_count_after == 0)
         return;
     struct sync_count *k = sync_count_slot(obj);
+    if (unlikely(k == NULL)) {
+        if ((k = ips2_sync_counts_make()) == NULL)
+            return;
+        k += IPS2_LOCK_SLOT((uintptr_t)obj);
+    }
     if (unlikely(k->obj != (uintptr_t)obj || k->gen != t->calls_gen || k->key != r.key ||
                  k->c != r.c)) {
         k->obj = (uintptr_t)obj;

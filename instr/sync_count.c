@@ -16,9 +16,11 @@
  * IPS2_LOCKCOUNT=off turns counting off; IPS2_LOCKCOUNT=N sets how many
  * watched holds in a row it takes (default 1024).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "sync.h"
 
@@ -27,9 +29,31 @@
 #define SYNC_COUNT_AFTER 1024u
 #define SHORT_HOLD_NS    1000u
 
-__thread struct sync_count ips2_sync_counts[IPS2_LOCK_SLOTS]
-    __attribute__((tls_model("initial-exec")));
+__thread struct sync_count *ips2_sync_counts __attribute__((tls_model("initial-exec")));
+static __thread int counts_gone __attribute__((tls_model("initial-exec"))); /* thread ended */
 uint32_t ips2_sync_count_after = SYNC_COUNT_AFTER;
+
+#define COUNTS_BYTES (IPS2_LOCK_SLOTS * sizeof(struct sync_count))
+
+struct sync_count *ips2_sync_counts_make(void)
+{
+    if (counts_gone)
+        return NULL; /* the thread's last locks (other destructors): recorded */
+    int saved_errno = errno;
+    void *m = mmap(NULL, COUNTS_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved_errno;
+    return m == MAP_FAILED ? NULL : (ips2_sync_counts = m);
+}
+
+void ips2_sync_count_thread_end(void)
+{
+    struct sync_count *k = ips2_sync_counts;
+
+    counts_gone = 1;
+    ips2_sync_counts = NULL;
+    if (k != NULL)
+        munmap(k, COUNTS_BYTES);
+}
 
 int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k)
 {
@@ -66,7 +90,8 @@ void ips2_sync_count_streak(struct sync_count *k, uint64_t hold)
 /* A forked child writes new streams: the parent's records are not its. */
 static void forget_counts_in_child(void)
 {
-    memset(ips2_sync_counts, 0, sizeof(ips2_sync_counts));
+    if (ips2_sync_counts != NULL)
+        memset(ips2_sync_counts, 0, COUNTS_BYTES);
 }
 
 __attribute__((constructor)) static void sync_count_setup(void)
