@@ -279,15 +279,16 @@ static inline __attribute__((always_inline)) int sync_count_acquired(const void 
 }
 
 /* An exclusive acquisition of obj that did not wait, when the fast path
- * did not count it: counted if its slot's streak says so, else
- * LOCK_ACQUIRED as before. */
-static inline void sync_acquired_or_count(const void *obj, struct sync_ref r)
+ * did not count it: counted if its slot's streak says so and the object
+ * may be (countable: never re-locked while held, so that the fast path
+ * need not tell a re-lock apart), else LOCK_ACQUIRED as before. */
+static inline void sync_acquired_or_count(const void *obj, struct sync_ref r, int countable)
 {
     struct ips2_thread *t = &ips2_self;
     struct sync_count *k = sync_count_slot(obj);
 
     if (k != NULL && k->obj == (uintptr_t)obj) {
-        if (k->gen == t->calls_gen && k->key == r.key && k->c == r.c && r.c != NULL &&
+        if (countable && k->gen == t->calls_gen && k->key == r.key && k->c == r.c && r.c != NULL &&
             k->streak >= ips2_sync_count_after && ips2_sync_count_after != 0 &&
             ips2_sync_count_begin(t, k)) {
             k->held = 1;

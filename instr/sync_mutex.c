@@ -63,8 +63,11 @@ static inline int relocked(const pthread_mutex_t *m)
 static int lock_outcome(pthread_mutex_t *m, int rc)
 {
     if (likely(rc == 0)) {
+        /* a recursive mutex is never counted: its fast path would have to
+         * tell re-locks apart */
         if (!relocked(m))
-            sync_acquired_or_count(m, mutex_ref(m));
+            sync_acquired_or_count(m, mutex_ref(m),
+                                   (mutex_kind(m) & KIND_TYPE_MASK) != PTHREAD_MUTEX_RECURSIVE_NP);
     } else if (rc == EOWNERDEAD) {
         if (!relocked(m))
             sync_acquired(mutex_ref(m), IPS2_EV_LOCK_ACQUIRED, 0);
@@ -125,7 +128,7 @@ IPS2_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
     if (unlikely(ips2_passthrough()))
         return IPS2_REAL(pthread_mutex_lock)(m);
     int rc = IPS2_REAL(pthread_mutex_trylock)(m);
-    if (likely(rc == 0) && likely(!relocked(m)) && likely(sync_count_acquired(m)))
+    if (likely(rc == 0) && likely(sync_count_acquired(m))) /* counted: not recursive */
         return 0;
     return lock_slow(m, rc);
 }
@@ -135,7 +138,7 @@ IPS2_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
     if (ips2_passthrough())
         return IPS2_REAL(pthread_mutex_trylock)(m);
     int rc = IPS2_REAL(pthread_mutex_trylock)(m);
-    if (likely(rc == 0) && !relocked(m) && sync_count_acquired(m))
+    if (likely(rc == 0) && sync_count_acquired(m)) /* counted: not recursive */
         return 0;
     return lock_outcome(m, rc);
 }
