@@ -375,7 +375,8 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
     if (version >= RED_VERSION_NO_TIME)
         write_lats(&o, r);
     if (version >= RED_VERSION_NO_COUNTED) {
-        ips2_put_u32(&o, r->times);
+        /* a version 9 file of raw times says so (times 0: not set, raw) */
+        ips2_put_u32(&o, r->times ? r->times : IPS2_TIMES_RAW);
         ips2_put_u32(&o, r->call_cost_ps);
         ips2_put_u64(&o, r->probe_ns);
     }

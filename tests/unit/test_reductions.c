@@ -298,8 +298,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 9);
-    refused(c, size, 8, "version 1 to 8, found 9");
+    put32(c + 8, 10);
+    refused(c, size, 8, "version 1 to 9, found 10");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
