@@ -43,6 +43,7 @@ struct ips2_stream {
     atomic_int populating;       /* a thread is populating or remapping it */
     int proc_events;             /* header says procedure events are present */
     int calls;                   /* header says CALLS records may be present */
+    int lock_counts;             /* header says LOCK_COUNTED records may be present */
     int pinned;                  /* holds a record counted on in place: never unmapped */
     struct ips2_thread *owner;   /* thread writing it (NULL: process stream) */
     struct ips2_stream *next;    /* registry link */
@@ -425,6 +426,12 @@ void ips2_thread_flush_counts(struct ips2_thread *t);
  * count word, which the thread may increment in place while its
  * calls_gen stays the same, or NULL if the record was not written. */
 uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n);
+/* sync_count.c: at a thread's end, after its stream closed: lets its
+ * counting slots go. */
+void ips2_sync_count_thread_end(void);
+/* stream.c: appends a LOCK_COUNTED record of key (acquired 1, released 0);
+ * returns its two count words, as ips2_emit_calls does (sync_count.c). */
+uint64_t *ips2_emit_lock_counted(struct ips2_thread *t, uint64_t key);
 
 /* modules.c */
 void ips2_record_modules(void);

@@ -438,6 +438,10 @@ static uint64_t *write_event(struct ips2_thread *t, unsigned kind, uint64_t payl
     }
     if (kind == IPS2_EV_CALLS)
         calls_feature(t);
+    if (kind == IPS2_EV_LOCK_COUNTED && !t->stream->lock_counts) {
+        t->stream->lock_counts = 1;
+        set_feature(t->stream, IPS2_FEAT_LOCK_COUNTS);
+    }
     if (ips2_lock_kind(kind) && !t->short_locks) {
         set_feature(t->stream, IPS2_FEAT_SHORT_LOCKS); /* before the first short lock record */
         t->short_locks = 1;
@@ -498,6 +502,14 @@ uint64_t *ips2_emit_calls(struct ips2_thread *t, uint64_t addr, uint64_t n)
     uint64_t *at = emit(t, IPS2_EV_CALLS, addr & IPS2_PAYLOAD_MASK, &n, 1, IPS2_CPU_DERIVED);
 
     return at == NULL ? NULL : at + 2 + ((at[0] >> 7) & 1); /* after the timer and CPU words */
+}
+
+uint64_t *ips2_emit_lock_counted(struct ips2_thread *t, uint64_t key)
+{
+    uint64_t n[2] = {1, 0};
+    uint64_t *at = emit(t, IPS2_EV_LOCK_COUNTED, key & IPS2_PAYLOAD_MASK, n, 2, IPS2_CPU_DERIVED);
+
+    return at == NULL ? NULL : at + 2 + ((at[0] >> 7) & 1);
 }
 
 void ips2_emit_placed(unsigned kind, uint64_t payload, const uint64_t *extra, unsigned nextra,

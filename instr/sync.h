@@ -15,16 +15,19 @@
  * the shared mapping that holds it - so that every process names the same
  * object with the same key and counts with the same counters.
  *
- * The hot path (an uncontended lock) is: one hashed probe, one load of the
- * entry's state word, the counter, and one append of a one-word short lock
- * record (ips2_emit_acquired / ips2_emit_release in runtime.h); an unlock
- * right after its lock turns the lock's word into a one-word hold.
+ * The recorded path of an uncontended lock is: one hashed probe, one load
+ * of the entry's state word, the counter, and one append of a one-word
+ * short lock record (ips2_emit_acquired / ips2_emit_release in runtime.h);
+ * an unlock right after its lock turns the lock's word into a one-word
+ * hold.  A mutex whose holds keep being short and uncontended is counted
+ * instead (below): the thread's counting slot, the counter, two counts.
  */
 #ifndef IPS2_SYNC_H
 #define IPS2_SYNC_H
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "runtime.h"
@@ -199,6 +202,205 @@ static inline void sync_release(struct sync_ref r, unsigned kind, uint64_t seq)
         ips2_emit_release(r.key, seq);
     else
         ips2_emit(kind, r.key, &seq, 1, IPS2_CPU_DERIVED);
+}
+
+/* --- counted holds (sync_count.c, FORMAT.md section 3) -------------------
+ *
+ * A thread watches each mutex it locks through one of IPS2_LOCK_SLOTS
+ * counting slots (IPS2_LOCK_SLOT of its address).  Once SYNC_COUNT_AFTER
+ * consecutive holds of the same mutex in one generation of the stream
+ * (t->calls_gen: one window, at most ~100 ms) took their trylock at once,
+ * had nothing recorded inside them (one LOCK_HELD_SHORT word each) and
+ * were short on average, the thread's next acquisitions without a wait
+ * write nothing and read no clock: they increment the `acquired` word of
+ * a LOCK_COUNTED record, and their releases its `released` word, until
+ * the generation moves on (then the holds are watched again).
+ *
+ * A release is counted only when no thread waits for the mutex: waiters
+ * announce themselves in the object's counters (seq2: waits begun, param:
+ * waits ended, both only ever incremented) before they block, and the
+ * releaser looks before its real unlock and again after it.  An
+ * acquisition that waited and names a release it may not have been seen
+ * by (one numbered before it announced itself) is recorded without a wait
+ * (sync_mutex.c): so every acquisition recorded as having waited names a
+ * release recorded with its time, and the PAG's lock arcs are as before. */
+struct sync_count {
+    uintptr_t obj;                /* the mutex this slot watches (its address); 0: none */
+    uint64_t *word;               /* its LOCK_COUNTED record's count words, or NULL */
+    uint32_t gen;                 /* t->calls_gen the streak or the record belongs to */
+    int held;                     /* the thread holds obj by a counted acquisition */
+    struct ips2_sync_counters *c; /* its counters */
+    uint64_t key;                 /* its key */
+    uint64_t hold;                /* timer ticks of the watched holds of the streak */
+    uint32_t streak;
+} __attribute__((aligned(64))); /* one cache line: the hot path reads one */
+
+/* The thread's IPS2_LOCK_SLOTS counting slots (one page, mapped when it
+ * first watches a mutex: static TLS is too scarce for libips2 to stay
+ * dlopen-able with them), or NULL. */
+extern __thread struct sync_count *ips2_sync_counts;
+struct sync_count *ips2_sync_counts_make(void);
+extern uint32_t ips2_sync_count_after; /* SYNC_COUNT_AFTER; 0: never count */
+int ips2_sync_count_begin(struct ips2_thread *t, struct sync_count *k);
+void ips2_sync_count_recorded(uint64_t key, uint64_t seq);
+void ips2_sync_count_streak(struct sync_count *k, uint64_t hold);
+
+/* obj's slot, or NULL when the thread has no slots yet. */
+static inline __attribute__((always_inline)) struct sync_count *sync_count_slot(const void *obj)
+{
+    struct sync_count *base = ips2_sync_counts;
+
+    return likely(base != NULL) ? &base[IPS2_LOCK_SLOT((uintptr_t)obj)] : NULL;
+}
+
+/* The calling thread stops watching obj (its init or destroy: the next
+ * life of the memory may have another identity).  Other threads' slots
+ * follow at the end of their generation. */
+static inline void sync_count_forget(const void *obj)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (k != NULL && k->obj == (uintptr_t)obj)
+        memset(k, 0, sizeof(*k));
+}
+
+/* The counted acquisition of obj's fast path: 1 when it was counted. */
+static inline __attribute__((always_inline)) int sync_count_acquired(const void *obj)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (likely(k != NULL && k->obj == (uintptr_t)obj && k->word != NULL &&
+               k->gen == ips2_self.calls_gen)) {
+        ++k->word[0];
+        k->held = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* An exclusive acquisition of obj that did not wait, when the fast path
+ * did not count it: counted if its slot's streak says so and the object
+ * may be (countable: never re-locked while held, so that the fast path
+ * need not tell a re-lock apart), else LOCK_ACQUIRED as before. */
+static inline void sync_acquired_or_count(const void *obj, struct sync_ref r, int countable)
+{
+    struct ips2_thread *t = &ips2_self;
+    struct sync_count *k = sync_count_slot(obj);
+
+    if (k != NULL && k->obj == (uintptr_t)obj) {
+        if (countable && k->gen == t->calls_gen && k->key == r.key && k->c == r.c && r.c != NULL &&
+            k->streak >= ips2_sync_count_after && ips2_sync_count_after != 0 &&
+            ips2_sync_count_begin(t, k)) {
+            k->held = 1;
+            return;
+        }
+        k->held = 0;
+    }
+    sync_acquired(r, IPS2_EV_LOCK_ACQUIRED, 0);
+}
+
+/* A counted release between its two halves: what the second needs, taken
+ * before the real unlock (a signal handler that locks another mutex of
+ * the same slot meanwhile may reuse the slot). */
+struct sync_counted_release {
+    uint64_t *word;
+    struct ips2_sync_counters *c;
+    uint64_t key, seq, begun;
+    uint32_t gen;
+};
+
+/* The counted release of obj's fast path, before the real unlock: for a
+ * hold the fast path counted, it takes the release seq and, when no thread
+ * waits (waiters announce themselves, below), returns 1 with *x filled in:
+ * the caller unlocks, then calls sync_count_released().  0: not a counted
+ * hold (x->seq 0: the slow path), or a waiter (x->seq set: the release was
+ * recorded, and the caller just unlocks). */
+static inline __attribute__((always_inline)) int sync_count_release(const void *obj,
+                                                                    struct sync_counted_release *x)
+{
+    struct sync_count *k = sync_count_slot(obj);
+
+    x->seq = 0;
+    if (likely(k != NULL && k->obj == (uintptr_t)obj && k->held && k->word != NULL &&
+               k->gen == ips2_self.calls_gen)) {
+        struct ips2_sync_counters *c = k->c;
+        uint64_t n = atomic_load_explicit(&c->seq, memory_order_relaxed) + 1;
+        atomic_store_explicit(&c->seq, n, memory_order_release);
+        x->seq = n;
+        x->begun = atomic_load_explicit(&c->seq2, memory_order_acquire);
+        x->word = k->word;
+        x->c = c;
+        x->key = k->key;
+        x->gen = k->gen;
+        k->held = 0;
+        if (likely(x->begun == atomic_load_explicit(&c->param, memory_order_acquire)))
+            return 1;
+        ips2_sync_count_recorded(x->key, n); /* a waiter: recorded before the unlock */
+    }
+    return 0;
+}
+
+/* After the real unlock of a release sync_count_release() let through: a
+ * waiter that announced itself meanwhile may name it, so it is recorded
+ * after all (later than the unlock: its time is then an upper bound). */
+static inline __attribute__((always_inline)) void
+sync_count_released(const struct sync_counted_release *x)
+{
+    if (likely(atomic_load_explicit(&x->c->seq2, memory_order_acquire) == x->begun &&
+               x->gen == ips2_self.calls_gen))
+        ++x->word[1];
+    else
+        ips2_sync_count_recorded(x->key, x->seq);
+}
+
+/* A recorded release of an exclusive hold of obj: LOCK_RELEASE, and the
+ * watch of its hold (a LOCK_HELD_SHORT word when nothing was recorded
+ * inside). */
+static inline void sync_release_watched(const void *obj, struct sync_ref r, uint64_t seq)
+{
+    struct ips2_thread *t = &ips2_self;
+    uintptr_t h = t->held_at;
+
+    ips2_emit_release(r.key, seq);
+    if (ips2_sync_count_after == 0)
+        return;
+    struct sync_count *k = sync_count_slot(obj);
+    if (unlikely(k == NULL)) {
+        if ((k = ips2_sync_counts_make()) == NULL)
+            return;
+        k += IPS2_LOCK_SLOT((uintptr_t)obj);
+    }
+    if (unlikely(k->obj != (uintptr_t)obj || k->gen != t->calls_gen || k->key != r.key ||
+                 k->c != r.c)) {
+        k->obj = (uintptr_t)obj;
+        k->key = r.key;
+        k->c = r.c;
+        k->gen = t->calls_gen;
+        k->word = NULL;
+        k->streak = 0;
+        k->hold = 0;
+    }
+    k->held = 0;
+    uint64_t w;
+    if (h != 0 && h + 8 == t->cur && IPS2_RAW_KIND(w = *(uint64_t *)h) == IPS2_EV_LOCK_HELD_SHORT)
+        ips2_sync_count_streak(k, IPS2_LOCK_HELD_HOLD(w));
+    else
+        k->streak = 0, k->hold = 0;
+}
+
+/* A waiter announces itself (before it may block) and ends its wait. */
+static inline uint64_t sync_wait_begins(struct ips2_sync_counters *c)
+{
+    if (c == NULL)
+        return 0;
+    atomic_fetch_add_explicit(&c->seq2, 1, memory_order_seq_cst);
+    return atomic_load_explicit(&c->seq, memory_order_seq_cst);
+}
+
+static inline void sync_wait_ends(struct ips2_sync_counters *c)
+{
+    if (c != NULL)
+        atomic_fetch_add_explicit(&c->param, 1, memory_order_release);
 }
 
 /* SYNC_FAILED: a failed attempt (EBUSY, ETIMEDOUT, EDEADLK, EAGAIN, ...). */

@@ -98,6 +98,7 @@ static void thread_exit_destructor(void *unused)
     record_thread_exit(IPS2_EXIT_CANCEL); /* only if nothing else recorded it */
     ips2_thread_close(&ips2_self);
     ips2_filter_thread_end();
+    ips2_sync_count_thread_end();
     errno = saved_errno;
 }
 

@@ -79,6 +79,7 @@ static struct ips2_table *objects(const struct ex_context *c)
 struct ow_row {
     const char *object, *thread, *proc;
     int64_t waits, wait, acquisitions, hold;
+    int64_t counted; /* of acquisitions: counted holds, without hold times */
 };
 
 struct ow_list {
@@ -102,7 +103,7 @@ static struct ow_row *ow_row(struct ow_list *l, const char *object, const char *
         l->r = p;
         l->cap = ncap;
     }
-    l->r[l->n] = (struct ow_row){object, thread, proc, 0, 0, 0, 0};
+    l->r[l->n] = (struct ow_row){object, thread, proc, 0, 0, 0, 0, 0};
     return &l->r[l->n++];
 }
 
@@ -170,6 +171,7 @@ static int object_rows(const struct ex_context *c, struct ow_list *l)
                 return -1;
             w->acquisitions += (int64_t)h->acquisitions;
             w->hold += (int64_t)h->hold_ns;
+            w->counted += (int64_t)h->counted;
         }
     }
     return 0;
@@ -229,7 +231,7 @@ static void holders_text(const struct ex_context *c, char *buf, size_t size)
         for (size_t k = 0; k < l.n; k++)
             if (strcmp(l.r[k].proc, l.r[i].proc) == 0) {
                 h += l.r[k].hold;
-                a += l.r[k].acquisitions;
+                a += l.r[k].acquisitions - l.r[k].counted; /* the timed holds */
                 w += l.r[k].wait;
             }
         if (h > hold) {

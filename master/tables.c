@@ -704,6 +704,7 @@ nomem:
 struct hrow {
     uint32_t kind, pid;
     uint64_t id, acquisitions, hold_ns;
+    uint64_t counted;        /* of acquisitions: counted holds, without times */
     const char *name, *proc; /* the object's name (or NULL), the procedure's */
 };
 
@@ -752,6 +753,7 @@ static void holders_of_thread(void *arg, const struct ips2_node *thread, const s
         }
         l->r[k].acquisitions += h->acquisitions;
         l->r[k].hold_ns += h->hold_ns;
+        l->r[k].counted += h->counted;
         if (!l->r[k].name && o->name < r->nstrings)
             l->r[k].name = r->strings[o->name];
     }
@@ -777,20 +779,24 @@ struct ips2_table *ips2_holders_table(struct ips2_model *m, const struct ips2_no
     static const char *const kinds[] = {"any",       "mutex",       "rwlock",  "rwlock_write",
                                         "spin",      "cond",        "barrier", "sem",
                                         "user_lock", "user_barrier"};
-    static const char *const names[] = {"kind",         "object", "name", "pid",    "procedure",
-                                        "acquisitions", "hold",   "mean", "percent"};
-    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "%"};
+    static const char *const names[] = {"kind",         "object", "name", "pid",     "procedure",
+                                        "acquisitions", "hold",   "mean", "percent", "counted"};
+    static const char *const units[] = {"", "", "", "", "", "", "ns", "ns", "%", ""};
     enum { NCOLS = sizeof(names) / sizeof(names[0]) };
     struct hlist l = {.m = m};
     struct ips2_table *t;
+    size_t ncols = NCOLS - 1; /* counted: only when some holds were counted */
 
     if (n->kind == IPS2_NODE_PROC) {
         ips2_set_error(err, "no synchronisation objects of a procedure node (%s)", n->path);
         return NULL;
     }
     ips2_node_threads(n, holders_of_thread, &l);
-    t = ips2_table_new(NCOLS);
-    for (size_t c = 0; t && c < NCOLS; c++)
+    for (size_t i = 0; i < l.n; i++)
+        if (l.r[i].counted)
+            ncols = NCOLS;
+    t = ips2_table_new(ncols);
+    for (size_t c = 0; t && c < ncols; c++)
         if (ips2_table_column(t, c, names[c], units[c]))
             goto nomem;
     if (t == NULL || l.oom)
@@ -817,10 +823,17 @@ struct ips2_table *ips2_holders_table(struct ips2_model *m, const struct ips2_no
             goto nomem;
         ips2_table_int(t, (size_t)row, 3, o->pid);
         ips2_table_int(t, (size_t)row, 5, (int64_t)o->acquisitions);
-        ips2_table_int(t, (size_t)row, 6, (int64_t)o->hold_ns);
-        ips2_table_int(t, (size_t)row, 7,
-                       o->acquisitions ? (int64_t)(o->hold_ns / o->acquisitions) : 0);
-        ips2_table_real(t, (size_t)row, 8, total > 0 ? 100.0 * (double)o->hold_ns / total : 0.0);
+        /* hold times are those of the timed holds: none known (an empty
+         * cell, not 0) when every hold was counted; the mean is theirs */
+        uint64_t timed = o->acquisitions - o->counted;
+        if (timed || !o->counted) {
+            ips2_table_int(t, (size_t)row, 6, (int64_t)o->hold_ns);
+            ips2_table_int(t, (size_t)row, 7, timed ? (int64_t)(o->hold_ns / timed) : 0);
+            ips2_table_real(t, (size_t)row, 8,
+                            total > 0 ? 100.0 * (double)o->hold_ns / total : 0.0);
+        }
+        if (ncols == NCOLS)
+            ips2_table_int(t, (size_t)row, 9, (int64_t)o->counted);
     }
     free(l.r);
     return t;

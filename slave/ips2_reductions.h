@@ -138,11 +138,14 @@ struct ips2_red_object {
  * clipped to the phase (a hold still open at the thread's end ends at its
  * last event).  object is the objects[] row (its thread is the holder; a
  * row that only held has waits 0), proc the procs[] row of that thread, or
- * IPS2_RED_NONE when no procedure was active. */
+ * IPS2_RED_NONE when no procedure was active.  counted: of acquisitions,
+ * the holds libips2 counted without recording them (LOCK_COUNTED, FORMAT.md
+ * section 3): hold_ns is over the others only. */
 struct ips2_red_hold {
     uint32_t object; /* index into objects[] */
     uint32_t proc;   /* index into procs[], or IPS2_RED_NONE */
     uint64_t acquisitions, hold_ns;
+    uint64_t counted;
 };
 
 /* The latency distribution of one procedure row: the inclusive wall

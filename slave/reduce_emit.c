@@ -238,6 +238,7 @@ static void emit_holds(struct red_build *b, const struct rt_object *o, uint32_t 
         }
         out->acquisitions += h->acquisitions;
         out->hold_ns += h->hold_ns;
+        out->counted += h->counted;
     }
 }
 

@@ -289,6 +289,10 @@ void red_kind_event(struct rt *r, struct red_kstate *k, const struct red_clock *
     case IPS2_EV_LOCK_RELEASE_SHARED:
         rt_lock_released(r, ev->kind == IPS2_EV_LOCK_RELEASE_SHARED, ev->payload, t);
         break;
+    case IPS2_EV_LOCK_COUNTED:
+        if (ev->nextra > IPS2_F_LOCK_COUNTED_ACQUIRED)
+            rt_lock_counted(r, ev->payload, ev->extra[IPS2_F_LOCK_COUNTED_ACQUIRED], t);
+        break;
     case IPS2_EV_LOCK_ACQUIRED:
     case IPS2_EV_LOCK_ACQUIRED_SHARED:
         rt_lock_acquired(r, ev->kind == IPS2_EV_LOCK_ACQUIRED_SHARED, ev->payload, t);

@@ -684,24 +684,36 @@ static uint32_t lock_kind(bool shared)
     return shared ? IPS2_SYNC_RWLOCK : IPS2_SYNC_MUTEX;
 }
 
-void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t)
+/* The hold row of o for the procedure on top of the stack; UINT32_MAX on
+ * OOM (r->oom set). */
+static uint32_t hold_row(struct rt *r, struct rt_object *o)
 {
-    struct rt_object *o = object_row(r, lock_kind(shared), id);
-
-    if (!o || o->open++ > 0)
-        return; /* an inner hold (an rwlock read again) is part of the outer one */
     uint32_t proc = r->h.top, h = o->nholds;
+
     while (h-- > 0 && o->holds[h].proc != proc)
         ;
     if (h == UINT32_MAX) {
         if (o->nholds == o->cap_holds &&
             !grow((void **)&o->holds, &o->cap_holds, sizeof(*o->holds))) {
             r->oom = true;
-            o->open = 0;
-            return;
+            return UINT32_MAX;
         }
         h = o->nholds++;
         o->holds[h] = (struct rt_hold){.proc = proc};
+    }
+    return h;
+}
+
+void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t)
+{
+    struct rt_object *o = object_row(r, lock_kind(shared), id);
+
+    if (!o || o->open++ > 0)
+        return; /* an inner hold (an rwlock read again) is part of the outer one */
+    uint32_t h = hold_row(r, o);
+    if (h == UINT32_MAX) {
+        o->open = 0;
+        return;
     }
     o->open_h = h;
     o->open_t = t;
@@ -729,6 +741,24 @@ void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t)
         o->open--;
     else if (o->open == 1)
         hold_end(r, o, t);
+}
+
+/* A LOCK_COUNTED record: acquisitions of a mutex without events (FORMAT.md
+ * section 3), charged to the procedure on top of the stack at the record
+ * (the first of them since the previous record); they count in the phase
+ * the record lies in, and have no hold time. */
+void rt_lock_counted(struct rt *r, uint64_t id, uint64_t acquired, int64_t t)
+{
+    if (acquired == 0 || !in_phase(r, t))
+        return;
+    struct rt_object *o = object_row(r, IPS2_SYNC_MUTEX, id);
+    if (!o)
+        return;
+    uint32_t h = hold_row(r, o);
+    if (h == UINT32_MAX)
+        return;
+    o->holds[h].acquisitions += acquired;
+    o->holds[h].counted += acquired;
 }
 
 void rt_note_type(struct rt *r, uint64_t key, uint32_t type)

@@ -81,6 +81,7 @@ struct rt_frame {
 struct rt_hold {
     uint32_t proc; /* proc index (0: none) */
     uint64_t acquisitions, hold_ns;
+    uint64_t counted; /* of acquisitions: counted holds (LOCK_COUNTED), without times */
 };
 
 /* Waiting per synchronisation object, and holding it. */
@@ -257,6 +258,7 @@ void rt_object_wait(struct rt *r, uint32_t kind, uint64_t id, int64_t t0, int64_
  * stack at the acquisition. */
 void rt_lock_acquired(struct rt *r, bool shared, uint64_t id, int64_t t);
 void rt_lock_released(struct rt *r, bool shared, uint64_t id, int64_t t);
+void rt_lock_counted(struct rt *r, uint64_t id, uint64_t acquired, int64_t t);
 /* Calls of a counted-only procedure (a CALLS record at t, after
  * rt_advance() to t): its calls and its calls histogram. */
 void rt_counted(struct rt *r, uint64_t addr, uint64_t n, int64_t t);

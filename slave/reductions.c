@@ -58,6 +58,9 @@
  *   then (version 8) which times the reductions hold: u32 times (1 raw,
  *       2 compensated), u32 call_cost_ps, u64 probe_ns (older: raw,
  *       costs unknown; written only when one of them says something)
+ *   then (version 9) per hold row, u64 counted: of its acquisitions, the
+ *       ones libips2 counted without times (older: none; written only
+ *       when a hold has some)
  *
  * The writer and the reader mirror each other as Lua's ldump.c and
  * lundump.c do: a write_X for every read_X, called in the same order, one
@@ -76,18 +79,19 @@
 #include "ips2_reader.h"
 #include "ips2_reductions.h"
 
-#define RED_MAGIC            "IPS2RED"
-#define RED_VERSION          8
-#define RED_VERSION_NO_TIME  7
-#define RED_VERSION_NO_LAT   6
-#define RED_VERSION_NO_CLOCK 5
-#define RED_VERSION_NO_HOLD  4
-#define RED_VERSION_NO_LINK  3
-#define RED_VERSION_NO_PROC  2
-#define RED_VERSION_NO_EXT   1
-#define CRC_AT               12
-#define CRC_FROM             16
-#define NCOUNTS              8
+#define RED_MAGIC              "IPS2RED"
+#define RED_VERSION            9
+#define RED_VERSION_NO_COUNTED 8
+#define RED_VERSION_NO_TIME    7
+#define RED_VERSION_NO_LAT     6
+#define RED_VERSION_NO_CLOCK   5
+#define RED_VERSION_NO_HOLD    4
+#define RED_VERSION_NO_LINK    3
+#define RED_VERSION_NO_PROC    2
+#define RED_VERSION_NO_EXT     1
+#define CRC_AT                 12
+#define CRC_FROM               16
+#define NCOUNTS                8
 
 /* Bytes of a row, without its metrics or buckets. */
 #define PROCESS_SIZE (6 * 4 + 16 + 8 + 12)
@@ -292,6 +296,21 @@ static void write_holds(struct ips2_out *o, const struct ips2_reductions *r)
     }
 }
 
+/* Whether r needs version 9: a hold with counted acquisitions. */
+static bool has_counted(const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nholds; i++)
+        if (r->holds[i].counted)
+            return true;
+    return false;
+}
+
+static void write_counted(struct ips2_out *o, const struct ips2_reductions *r)
+{
+    for (size_t i = 0; i < r->nholds; i++)
+        ips2_put_u64(o, r->holds[i].counted);
+}
+
 static void write_clocks(struct ips2_out *o, const struct ips2_reductions *r)
 {
     for (size_t i = 0; i < r->nprocesses; i++) {
@@ -328,7 +347,8 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
 {
     struct ips2_out o;
     bool timed = r->times == IPS2_TIMES_COMPENSATED || r->call_cost_ps || r->probe_ns;
-    uint32_t version = timed           ? RED_VERSION
+    uint32_t version = has_counted(r)  ? RED_VERSION
+                       : timed         ? RED_VERSION_NO_COUNTED
                        : r->latency    ? RED_VERSION_NO_TIME
                        : has_clocks(r) ? RED_VERSION_NO_LAT
                        : r->nholds     ? RED_VERSION_NO_CLOCK
@@ -354,11 +374,14 @@ void *ips2_reductions_encode(const struct ips2_reductions *r, size_t *size)
         write_clocks(&o, r);
     if (version >= RED_VERSION_NO_TIME)
         write_lats(&o, r);
-    if (version >= RED_VERSION) {
-        ips2_put_u32(&o, r->times);
+    if (version >= RED_VERSION_NO_COUNTED) {
+        /* a version 9 file of raw times says so (times 0: not set, raw) */
+        ips2_put_u32(&o, r->times ? r->times : IPS2_TIMES_RAW);
         ips2_put_u32(&o, r->call_cost_ps);
         ips2_put_u64(&o, r->probe_ns);
     }
+    if (version >= RED_VERSION)
+        write_counted(&o, r);
     write_crc(&o);
     return ips2_out_take(&o, size);
 }
@@ -966,7 +989,7 @@ static int read_times(struct reader *rd)
     struct ips2_in *in = &rd->in;
 
     r->times = IPS2_TIMES_RAW;
-    if (rd->version < RED_VERSION)
+    if (rd->version < RED_VERSION_NO_COUNTED)
         return 0;
     if (room(rd, 1, 16, "the times and probe costs") < 0)
         return -1;
@@ -977,6 +1000,28 @@ static int read_times(struct reader *rd)
     r->times = t;
     r->call_cost_ps = ips2_get_u32(in);
     r->probe_ns = ips2_get_u64(in);
+    return 0;
+}
+
+/* Version 9: each hold row's counted acquisitions, at most its acquisitions. */
+static int read_counted(struct reader *rd)
+{
+    struct ips2_reductions *r = rd->r;
+    struct ips2_in *in = &rd->in;
+
+    if (rd->version < RED_VERSION)
+        return 0;
+    if (room(rd, r->nholds, 8, "the holds' counted acquisitions") < 0)
+        return -1;
+    for (size_t i = 0; i < r->nholds; i++) {
+        size_t at = pos(rd);
+        uint64_t n = ips2_get_u64(in);
+        if (n > r->holds[i].acquisitions)
+            return bad(rd, at,
+                       "expected hold %zu's counted acquisitions at most its %llu, found %llu", i,
+                       (unsigned long long)r->holds[i].acquisitions, (unsigned long long)n);
+        r->holds[i].counted = n;
+    }
     return 0;
 }
 
@@ -1012,7 +1057,7 @@ struct ips2_reductions *ips2_reductions_decode(const void *data, size_t size, co
         read_threads(&rd) < 0 || read_procs(&rd) < 0 || read_arcs(&rd) < 0 || read_hists(&rd) < 0 ||
         read_objects(&rd) < 0 || read_problems(&rd) < 0 || read_exts(&rd) < 0 ||
         read_links(&rd) < 0 || read_holds(&rd) < 0 || read_clocks(&rd) < 0 || read_lats(&rd) < 0 ||
-        read_times(&rd) < 0 || read_crc(&rd) < 0) {
+        read_times(&rd) < 0 || read_counted(&rd) < 0 || read_crc(&rd) < 0) {
         ips2_reductions_free(rd.r);
         return NULL;
     }

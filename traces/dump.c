@@ -26,7 +26,9 @@
  * --summary prints, over all files, "calls <count> <name>" per procedure
  * (traced calls and counted-only ones, from CALLS records, together)
  * (sorted by name), then "kind <name> <count>" per event kind (in kind
- * order).  --tsv prints one event per line, tab-separated: kind, wall_ns,
+ * order), and with LOCK_COUNTED records "counted lock-acquired <n>" and
+ * "counted lock-release <n>", the acquisitions and releases they counted
+ * (not among the kinds' events).  --tsv prints one event per line, tab-separated: kind, wall_ns,
  * cpu_ns, cpu_exact (0/1), payload (hex), name (or empty), then the
  * extras: decimal words, except hex addresses for module ranges and the
  * decoded path for exec and module events.  Header lines start with "#".
@@ -78,6 +80,7 @@ struct count {
 static struct count *calls[CALL_BUCKETS];
 static size_t ncalls;
 static uint64_t kind_counts[IPS2_EV_KIND_MAX + 1];
+static uint64_t lock_counted[2]; /* LOCK_COUNTED: acquisitions, releases */
 
 /* Adds n calls of name (an ENTER: 1; a CALLS record: its count). */
 static void count_call(const char *name, uint64_t n)
@@ -127,6 +130,10 @@ static void print_summary(void)
     for (unsigned k = 0; k <= IPS2_EV_KIND_MAX; k++)
         if (kind_counts[k])
             printf("kind %s %" PRIu64 "\n", ips2_kind_name(k), kind_counts[k]);
+    if (kind_counts[IPS2_EV_LOCK_COUNTED]) {
+        printf("counted lock-acquired %" PRIu64 "\n", lock_counted[0]);
+        printf("counted lock-release %" PRIu64 "\n", lock_counted[1]);
+    }
     free(all);
 }
 
@@ -238,6 +245,8 @@ static void print_header(const char *file, const struct ips2_file_header *h,
         printf(" short-locks");
     if (h->features & IPS2_FEAT_CALLS)
         printf(" calls");
+    if (h->features & IPS2_FEAT_LOCK_COUNTS)
+        printf(" lock-counts");
     if (h->features & IPS2_FEAT_TRUNCATED)
         printf(" truncated");
     if (h->features & ~IPS2_FEAT_KNOWN)
@@ -401,6 +410,10 @@ static int dump_file(const char *file)
     while ((rc = ips2_reader_next(r, &ev)) == 1) {
         if (mode == MODE_SUMMARY) {
             kind_counts[ev->kind & IPS2_EV_KIND_MAX]++;
+            if (ev->kind == IPS2_EV_LOCK_COUNTED && ev->nextra > IPS2_F_LOCK_COUNTED_RELEASED) {
+                lock_counted[0] += ev->extra[IPS2_F_LOCK_COUNTED_ACQUIRED];
+                lock_counted[1] += ev->extra[IPS2_F_LOCK_COUNTED_RELEASED];
+            }
             if (ev->kind == IPS2_EV_ENTER || ev->kind == IPS2_EV_CALLS) {
                 char name[IPS2_PATH_MAX];
                 proc_name(ev->payload, name, sizeof(name));

@@ -96,6 +96,9 @@ enum ips2_field_role {
     X(k, START, "start", 1, 1, START)                                                              \
     X(k, CPU_START, "cpu_start", 2, 1, CPU_START)
 #define IPS2_FIELDS_LOCK_RELEASE(X, k) X(k, SEQ, "seq", 0, 1, SEQ)
+#define IPS2_FIELDS_LOCK_COUNTED(X, k)                                                             \
+    X(k, ACQUIRED, "acquired", 0, 1, VALUE)                                                        \
+    X(k, RELEASED, "released", 1, 1, VALUE)
 #define IPS2_FIELDS_SYNC_FAILED(X, k)                                                              \
     X(k, TYPE, "type", 0, 1, TYPE)                                                                 \
     X(k, ERROR, "error", 1, 1, ERROR)                                                              \
@@ -287,6 +290,7 @@ enum ips2_field_role {
     K(SEM_ACQUIRED, "object", OBJECT, IPS2_FIELDS_SEM_ACQUIRED)                                    \
     K(LOCK_ACQUIRED_SHARED, "object", OBJECT, IPS2_FIELDS_LOCK_ACQUIRED)                           \
     K(LOCK_RELEASE_SHARED, "object", OBJECT, IPS2_FIELDS_LOCK_RELEASE)                             \
+    K(LOCK_COUNTED, "object", OBJECT, IPS2_FIELDS_LOCK_COUNTED)                                    \
     K(CHAN, "fd", FD, IPS2_FIELDS_CHAN)                                                            \
     K(SEND, "fd", FD, IPS2_FIELDS_STREAM_IO)                                                       \
     K(RECV, "fd", FD, IPS2_FIELDS_STREAM_IO)                                                       \

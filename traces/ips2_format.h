@@ -58,15 +58,18 @@ enum ips2_feature_bit {
     IPS2_FEAT_PROC_EVENTS_BIT = 0, /* procedure entry/exit present */
     IPS2_FEAT_SHORT_LOCKS_BIT = 1, /* raw: short lock records may be present */
     IPS2_FEAT_CALLS_BIT = 2,       /* CALLS records (counted-only procedures) may be present */
+    IPS2_FEAT_LOCK_COUNTS_BIT = 3, /* LOCK_COUNTED records (counted lock holds) may be present */
     IPS2_FEAT_TRUNCATED_BIT = 32,  /* the writer lost records */
 };
 #define IPS2_FEAT_PROC_EVENTS   (1ULL << IPS2_FEAT_PROC_EVENTS_BIT)
 #define IPS2_FEAT_SHORT_LOCKS   (1ULL << IPS2_FEAT_SHORT_LOCKS_BIT)
 #define IPS2_FEAT_CALLS         (1ULL << IPS2_FEAT_CALLS_BIT)
+#define IPS2_FEAT_LOCK_COUNTS   (1ULL << IPS2_FEAT_LOCK_COUNTS_BIT)
 #define IPS2_FEAT_TRUNCATED     (1ULL << IPS2_FEAT_TRUNCATED_BIT)
 #define IPS2_FEAT_REQUIRED_MASK 0xffffffffULL
 #define IPS2_FEAT_KNOWN                                                                            \
-    (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_CALLS | IPS2_FEAT_TRUNCATED)
+    (IPS2_FEAT_PROC_EVENTS | IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_CALLS | IPS2_FEAT_LOCK_COUNTS |     \
+     IPS2_FEAT_TRUNCATED)
 
 /* Event groups whose measured instrumentation cost the header carries. */
 enum ips2_cost_group {
@@ -200,6 +203,7 @@ enum ips2_kind {
     IPS2_EV_LOCK_ACQUIRED_SHORT = 34,  /* raw only: one-word LOCK_ACQUIRED, see below */
     IPS2_EV_LOCK_RELEASE_SHORT = 35,   /* raw only: one-word LOCK_RELEASE, see below */
     IPS2_EV_LOCK_HELD_SHORT = 36,      /* raw only: one-word LOCK_ACQUIRED + LOCK_RELEASE */
+    IPS2_EV_LOCK_COUNTED = 37,         /* acquisitions and releases counted, not recorded */
 
     /* 40-69: messages and file I/O (FORMAT.md "Messages and files") */
     IPS2_EV_CHAN = 40,       /* what a descriptor is: type, keys, endpoints */

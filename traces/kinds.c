@@ -50,6 +50,7 @@ static const char *const kind_names[IPS2_EV_KIND_MAX + 1] = {
     [IPS2_EV_LOCK_ACQUIRED_SHORT] = "lock-acquired-short",
     [IPS2_EV_LOCK_RELEASE_SHORT] = "lock-release-short",
     [IPS2_EV_LOCK_HELD_SHORT] = "lock-held-short",
+    [IPS2_EV_LOCK_COUNTED] = "lock-counted",
 
     /* 40-69: messages and file I/O */
     [IPS2_EV_CHAN] = "chan",

@@ -392,9 +392,10 @@ int main(int argc, char **argv)
     write_stream(&s, "4245.0.4245.raw", 1, 0, 0);
 
     /* Short lock records: two objects in one slot, one in another; long
-     * records bind the slots, one-word ones use them, holds in between. */
+     * records bind the slots, one-word ones use them, holds in between;
+     * counted holds of the first object (LOCK_COUNTED). */
     begin(&s, IPS2_STREAM_THREAD, IPS2_CPU_INTERP, IPS2_TIMER_TSC);
-    s.h.features |= IPS2_FEAT_SHORT_LOCKS;
+    s.h.features |= IPS2_FEAT_SHORT_LOCKS | IPS2_FEAT_LOCK_COUNTS;
     s.h.pid = s.h.tid = 4246;
     {
         uint64_t mono = s.h.ref_mono_ns, a = 0x555555558040, b = a + 8,
@@ -407,6 +408,8 @@ int main(int argc, char **argv)
         put_lock_word(&s, IPS2_EV_LOCK_RELEASE_SHORT, IPS2_LOCK_SLOT(a), 1, 0);
         for (unsigned i = 0; i < 5; i++)
             put_lock_word(&s, IPS2_EV_LOCK_HELD_SHORT, IPS2_LOCK_SLOT(a), i % 2, 30 + i);
+        uint64_t counted[2] = {5000, 4999};
+        put(&s, IPS2_EV_LOCK_COUNTED, 0, a, counted, 2);
         put_short(&s, IPS2_EV_ENTER_SHORT, 0x1000);
         put(&s, IPS2_EV_LOCK_RELEASE, 0, b, &seq, 1);
         put_lock_word(&s, IPS2_EV_LOCK_ACQUIRED_SHORT, IPS2_LOCK_SLOT(b), 3, 0);

@@ -277,7 +277,7 @@ static void test_bad_header_fields(void **state)
          "byte 15: expected CPU method 0 (exact), 1 (interp) or 2 (tick), found 3"},
         {HOFF(timer), 4, 2, "byte 20: expected timer 0 (tsc) or 1 (monotonic), found 2"},
         {HOFF(features), 8, (1ull << 5) | IPS2_FEAT_PROC_EVENTS,
-         "byte 24: expected only known required feature bits (mask 0x7), found 0x20"},
+         "byte 24: expected only known required feature bits (mask 0xf), found 0x20"},
         {HOFF(state), 4, 2, "byte 80: expected state 0 (open) or 1 (closed), found 2"},
         {HOFF(data_bytes), 8, 1ull << 63,
          "byte 88: expected data_bytes < 2^62, found "

@@ -298,6 +298,8 @@ static const struct spec every_kind[] = {
      {UINT64_MAX, 0, 0x8000000000000000ull},
      NULL},
     {IPS2_EV_PROC_EXIT, 0, 1, 130, IPS2_EXIT_SIGNAL, 1, {9}, NULL},
+    /* counted lock holds: the counts as written in place */
+    {IPS2_EV_LOCK_COUNTED, 2000, 0, 0, 0x7fff12345678ull, 2, {1000000, 999999}, NULL},
 };
 #define N_EVERY (sizeof(every_kind) / sizeof(every_kind[0]))
 

@@ -298,8 +298,8 @@ static void test_corrupt_fields(void **state)
     c[0] = 'X';
     refused(c, size, 0, "magic \"IPS2RED\", found other bytes");
     FRESH();
-    put32(c + 8, 9);
-    refused(c, size, 8, "version 1 to 8, found 9");
+    put32(c + 8, 10);
+    refused(c, size, 8, "version 1 to 9, found 10");
     FRESH();
     put32(c + 16, IPS2_M_COUNT + 1);
     refused(c, size, 16, "metrics per row");
@@ -527,7 +527,7 @@ static void test_holds(void **state)
 {
     struct ips2_reductions r = *sample();
     /* object 0 is thread 1's; procedure 2 is thread 1's */
-    struct ips2_red_hold holds[2] = {{0, 2, 7, 7000}, {0, IPS2_RED_NONE, 1, 50}};
+    struct ips2_red_hold holds[2] = {{0, 2, 7, 7000, 0}, {0, IPS2_RED_NONE, 1, 50, 0}};
     char err[IPS2_ERR_MAX] = "";
     size_t size, plain;
 
@@ -564,6 +564,40 @@ static void test_holds(void **state)
     memcpy(c, buf, size);
     put32(c + at_holds, 3);
     refused(c, size, at_holds + 4, "3 holds of at least 24 bytes");
+    free(c);
+    free(buf);
+}
+
+/* Version 9: the acquisitions of each hold that libips2 counted without
+ * times (LOCK_COUNTED), at most the hold's acquisitions; a file whose holds
+ * have none is written as before. */
+static void test_counted_holds(void **state)
+{
+    struct ips2_reductions r = *sample();
+    struct ips2_red_hold holds[2] = {{0, 2, 7000, 300, 6990}, {0, IPS2_RED_NONE, 1, 50, 0}};
+    char err[IPS2_ERR_MAX] = "";
+    size_t size;
+
+    (void)state;
+    r.holds = holds;
+    r.nholds = 2;
+    unsigned char *buf = ips2_reductions_encode(&r, &size);
+    assert_non_null(buf);
+    assert_int_equal(buf[8], 9);
+    struct ips2_reductions *b = ips2_reductions_decode(buf, size, "c.red", err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->nholds, 2);
+    assert_int_equal(b->holds[0].acquisitions, 7000);
+    assert_int_equal(b->holds[0].counted, 6990);
+    assert_int_equal(b->holds[0].hold_ns, 300);
+    assert_int_equal(b->holds[1].counted, 0);
+    ips2_reductions_free(b);
+
+    unsigned char *c = malloc(size);
+    memcpy(c, buf, size);
+    put32(c + size - 16, 7001); /* hold 0's counted: more than its acquisitions */
+    refused(c, size, size - 16, "hold 0's counted acquisitions at most its 7000, found 7001");
     free(c);
     free(buf);
 }
@@ -709,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_version_2),
         cmocka_unit_test(test_links),
         cmocka_unit_test(test_holds),
+        cmocka_unit_test(test_counted_holds),
         cmocka_unit_test(test_latency_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -404,7 +404,7 @@ static void add_hold(struct ips2_reductions *r, uint32_t object, uint32_t proc, 
                      uint64_t ns)
 {
     r->holds = rb_grow(r->holds, r->nholds, sizeof(*r->holds));
-    r->holds[r->nholds++] = (struct ips2_red_hold){object, proc, n, ns};
+    r->holds[r->nholds++] = (struct ips2_red_hold){object, proc, n, ns, 0};
 }
 
 static struct ips2_reductions *hot_lock_run(int nb)

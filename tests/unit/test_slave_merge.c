@@ -295,7 +295,7 @@ static void merge_holds(void **state)
     make_src(&o, old_apps, 3, 200);
     struct ips2_red_hold holds[3];
     for (uint32_t i = 0; i < 3; i++) /* thread i's "work" holds its object 10 * (i + 1) ns */
-        holds[i] = (struct ips2_red_hold){i, 2 * i + 1, i + 1, 10 * (i + 1)};
+        holds[i] = (struct ips2_red_hold){i, 2 * i + 1, i + 1, 10 * (i + 1), 0};
     o.r.holds = holds;
     o.r.nholds = 3;
     struct slave_merge_src srcs[] = {{.r = &a.r}, {.r = &o.r, .apps = keep, .napps = 2}};
