@@ -38,6 +38,7 @@
  * machines), 1-2 ms per thread at its end, and about 0.5 us a sync point
  * sampled (one in four).
  */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,13 @@ void ips2_sample_probes(struct ips2_thread *t)
 {
     if (++t->sample_turn % SAMPLE_EVERY != 0)
         return;
+    /* No signal handler runs inside: its events would land in the scratch
+     * window.  The sample's own events that take the slow path (a thread
+     * preempted past the hot path's delta) are not the program's losses. */
+    sigset_t none, old;
+    sigfillset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, &old);
+    uint64_t lost = t->lost;
     uintptr_t cur = t->cur, limit = t->limit;
     uint64_t base = t->addr_base, x = (uint64_t)(uintptr_t)t;
     /* on the stack: static TLS is scarce for a libips2 that is dlopen'ed */
@@ -278,6 +286,8 @@ void ips2_sample_probes(struct ips2_thread *t)
     t->cur = cur;
     t->limit = limit;
     t->addr_base = base;
+    t->lost = lost;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     __asm__ volatile("" : : "r"(x));
     uint64_t bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
     if (t2 - t1 < bound && t1 - t0 < bound) {
