@@ -198,7 +198,7 @@ static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uin
     ips2_put_bytes(o, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
     ips2_put_bytes(o, g->threads, c[C_THREADS] * sizeof(*g->threads));
     ips2_put_bytes(o, g->nodes, c[C_NODES] * sizeof(*g->nodes));
-    if (!apart && g->lazy)
+    if (!apart && g->lazy && c[C_SHARES])
         put_lazy_shares(o, g); /* inflated as they are written */
     else if (!apart)
         ips2_put_bytes(o, g->shares, c[C_SHARES] * sizeof(*g->shares));

@@ -352,6 +352,17 @@ static void test_lazy_shares(void **state)
     }
     char out[300];
     snprintf(out, sizeof(out), "%s/lazy2.pag", scratch_dir);
+    /* its ends travel without shares, as a whole part's do */
+    size_t ne;
+    void *ends = ips2_pag_ends_encode(r, &ne);
+    struct ips2_pag *e;
+    assert_non_null(ends);
+    if (ips2_pag_ends_decode(ends, ne, "ends", &e, err, sizeof(err)) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(e->nends, g->nends);
+    assert_int_equal(e->nshares, 0);
+    ips2_pag_free(e);
+    free(ends);
     /* a lazy part is written with its shares' frame copied as it is, and
      * plain (IPS2_PAG_ZSTD=0) with them inflated as they are written */
     for (int plain = 0; plain < 2; plain++) {
