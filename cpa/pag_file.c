@@ -95,7 +95,6 @@ _Static_assert(sizeof(struct ips2_pag_port) == 16, "port layout");
 #define VERSION_APART    4            /* a part file: two frames, the shares apart */
 #define ZHEAD            16           /* magic, version, what, u32 0 */
 #define AHEAD            24           /* version 4: ZHEAD and the first frame's size */
-#define ZLEVEL           3            /* zstd's level for part files */
 #define WBUF             (64u << 10)  /* the write buffer of a part file */
 #define SIN              (128u << 10) /* compressed bytes read at a time */
 
@@ -315,17 +314,6 @@ static int zsink_write(void *ctx, const void *bytes, size_t len)
     return zsink_push(ctx, bytes, len, ZSTD_e_continue);
 }
 
-/* The level of a part file's compression: IPS2_PAG_ZSTD, else ZLEVEL;
- * 0: none. */
-static int zstd_level(void)
-{
-    const char *v = getenv("IPS2_PAG_ZSTD");
-    char *end;
-    long l = v && *v ? strtol(v, &end, 10) : ZLEVEL;
-
-    return v && *v && (*end || l < 0 || l > ZSTD_maxCLevel()) ? ZLEVEL : (int)l;
-}
-
 /* A lazy part's shares inflated into o as they come (the plain layout of
  * a part built with them compressed, or read lazily). */
 static void put_lazy_shares(struct ips2_out *o, const struct ips2_pag *g)
@@ -435,7 +423,7 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
         return -1;
     }
-    int e = write_part(pag, fd, zstd_level());
+    int e = write_part(pag, fd, pag_zstd_level());
     if (e) {
         snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(e));
         close(fd);
@@ -819,62 +807,6 @@ static int check_zhead(const uint8_t *data, const char *name, char *err, size_t 
     return 0;
 }
 
-/* Inflates the one zstd frame that is src[0, size) (at byte `at` of the
- * file, for messages) into *plain (*plain_size bytes; the caller frees
- * it); -1 with "NAME: byte OFF: ..." in err. */
-static int inflate_frame(const uint8_t *src, size_t size, size_t at, const char *name,
-                         uint8_t **plain, size_t *plain_size, char *err, size_t errlen)
-{
-    /* No real part compresses 1000 times: beyond that, the frame is not
-     * one of ours (and would only exhaust the memory). */
-    uint64_t limit = (uint64_t)size * 1000 + (64u << 20);
-    size_t cap = size * 4 + (64u << 10);
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    ZSTD_inBuffer in = {src, size, 0};
-    uint8_t *buf = NULL;
-    size_t n = 0, rc = 1;
-
-    *plain = NULL;
-    while (dctx && in.pos < in.size && rc != 0) {
-        if (n == cap || !buf) {
-            size_t want = buf ? cap * 2 : cap;
-            uint8_t *q = want <= limit ? realloc(buf, want) : NULL;
-            if (!q) {
-                snprintf(err, errlen,
-                         "%s: byte %zu: expected a part that fits in memory, found "
-                         "more than %zu bytes",
-                         name, at + in.pos, n);
-                goto fail;
-            }
-            buf = q;
-            cap = want;
-        }
-        ZSTD_outBuffer out = {buf, cap, n};
-        rc = ZSTD_decompressStream(dctx, &out, &in);
-        n = out.pos;
-        if (ZSTD_isError(rc)) {
-            snprintf(err, errlen, "%s: byte %zu: expected a zstd frame, found %s", name,
-                     at + in.pos, ZSTD_getErrorName(rc));
-            goto fail;
-        }
-    }
-    if (!dctx || rc != 0 || in.pos != in.size) {
-        snprintf(err, errlen, "%s: byte %zu: expected %s", name, at + in.pos,
-                 !dctx ? "memory for zstd"
-                 : rc  ? "the rest of the zstd frame, found the end of the file"
-                       : "the end of the file after the zstd frame, found more bytes");
-        goto fail;
-    }
-    ZSTD_freeDCtx(dctx);
-    *plain = buf ? buf : malloc(1);
-    *plain_size = n;
-    return *plain ? 0 : -1;
-fail:
-    ZSTD_freeDCtx(dctx);
-    free(buf);
-    return -1;
-}
-
 static int decode_plain(const void *data, size_t size, const char *name, enum what w, bool apart,
                         struct ips2_pag **out, char *err, size_t errlen);
 
@@ -920,7 +852,7 @@ static int decode_first(const uint8_t *data, size_t size, unsigned version, cons
 
     if (check_zhead(data, nm, err, errlen) < 0 ||
         (version == VERSION_APART && first_frame(data, size, nm, &first, err, errlen) < 0) ||
-        inflate_frame(data + at, (size_t)first, at, nm, &plain, &plain_size, err, errlen) < 0)
+        pag_inflate(data + at, (size_t)first, 0, at, nm, &plain, &plain_size, err, errlen) < 0)
         return -1;
     snprintf(inner, sizeof inner, "%s (decompressed)", nm);
     int rc =
@@ -948,8 +880,8 @@ static int decode(const void *data, size_t size, const char *name, enum what w,
     size_t at = AHEAD + (size_t)ips2_le64_load((const uint8_t *)data + ZHEAD);
     uint8_t *shares;
     size_t bytes;
-    if (inflate_frame((const uint8_t *)data + at, size - at, at, nm, &shares, &bytes, err, errlen) <
-        0)
+    if (pag_inflate((const uint8_t *)data + at, size - at, g->nshares * sizeof *g->shares, at, nm,
+                    &shares, &bytes, err, errlen) < 0)
         goto fail;
     g->shares = (struct ips2_pag_share *)shares;
     if (bytes != g->nshares * sizeof(*g->shares)) {
@@ -1417,109 +1349,17 @@ fail:
 
 /* ---- shares compressed in memory ------------------------------------------ */
 
-#define ZSTAGE 4096 /* shares handed to zstd at a time */
-
-struct pag_zbuf {
-    ZSTD_CCtx *cctx;
-    uint8_t *buf; /* the frame so far */
-    size_t n, cap;
-    struct ips2_pag_share stage[ZSTAGE];
-    size_t nstage;
-    bool failed;
-};
-
-/* Gives zstd the input (or ends the frame); false on OOM. */
-static bool zbuf_push(struct pag_zbuf *z, const void *bytes, size_t len, ZSTD_EndDirective mode)
-{
-    ZSTD_inBuffer in = {bytes, len, 0};
-    size_t left, room = ZSTD_CStreamOutSize();
-
-    do {
-        if (z->cap - z->n < room) {
-            size_t cap = z->cap * 2 > z->n + room ? z->cap * 2 : z->n + room;
-            uint8_t *b = realloc(z->buf, cap);
-            if (!b)
-                return false;
-            z->buf = b;
-            z->cap = cap;
-        }
-        ZSTD_outBuffer out = {z->buf, z->cap, z->n};
-        left = ZSTD_compressStream2(z->cctx, &out, &in, mode);
-        if (ZSTD_isError(left))
-            return false;
-        z->n = out.pos;
-    } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
-    return true;
-}
-
-struct pag_zbuf *pag_zbuf_new(bool file_level)
-{
-    struct pag_zbuf *z = calloc(1, sizeof *z);
-    /* zstd's level 3 (dfast) finds the arcs' repeats that level 1 misses:
-     * a server's shares come to 16 bytes in 270 at 3, 1 in 7 at 1, in
-     * less time */
-    int level = file_level ? zstd_level() : ZLEVEL;
-
-    if (!z)
-        return NULL;
-    if (!(z->cctx = ZSTD_createCCtx()) ||
-        ZSTD_isError(
-            ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, level ? level : ZLEVEL)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1))) {
-        pag_zbuf_free(z);
-        return NULL;
-    }
-    return z;
-}
-
-bool pag_zbuf_put(struct pag_zbuf *z, const struct ips2_pag_share *s, size_t n)
-{
-    while (n && !z->failed) {
-        size_t k = ZSTAGE - z->nstage < n ? ZSTAGE - z->nstage : n;
-        memcpy(z->stage + z->nstage, s, k * sizeof *s);
-        z->nstage += k;
-        s += k;
-        n -= k;
-        if (z->nstage == ZSTAGE) {
-            z->failed = !zbuf_push(z, z->stage, sizeof z->stage, ZSTD_e_continue);
-            z->nstage = 0;
-        }
-    }
-    return !z->failed;
-}
-
 struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name)
 {
-    struct ips2_pag_lazy *l = NULL;
+    struct ips2_pag_lazy *l = calloc(1, sizeof *l);
 
-    if (!z->failed && zbuf_push(z, z->stage, z->nstage * sizeof *z->stage, ZSTD_e_end) &&
-        (l = calloc(1, sizeof *l)) && (l->name = strdup(name ? name : "PAG"))) {
-        uint8_t *b = realloc(z->buf, z->n ? z->n : 1); /* the growth's slack back */
-        l->fd = -1;
-        l->mem = b ? b : z->buf;
-        l->size = z->n;
-        z->buf = NULL;
-        z->n = z->cap = 0;
+    if (!l)
+        return NULL;
+    l->fd = -1;
+    if ((l->name = strdup(name ? name : "PAG")) && pag_zbuf_take(z, &l->mem, &l->size))
         return l;
-    }
-    if (l)
-        free(l);
-    z->failed = true;
+    pag_lazy_free(l);
     return NULL;
-}
-
-size_t pag_zbuf_size(const struct pag_zbuf *z)
-{
-    return z->n;
-}
-
-void pag_zbuf_free(struct pag_zbuf *z)
-{
-    if (!z)
-        return;
-    ZSTD_freeCCtx(z->cctx);
-    free(z->buf);
-    free(z);
 }
 
 int ips2_pag_read(const char *path, struct ips2_pag **out, char *err, size_t errlen)

@@ -158,6 +158,27 @@ struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name);
 size_t pag_zbuf_size(const struct pag_zbuf *z); /* compressed bytes so far */
 void pag_zbuf_free(struct pag_zbuf *z);
 
+/* Ends z's frame and hands it over (*frame: the caller frees it); false
+ * when out of memory (pag_zstd.c, as the rest of pag_zbuf). */
+bool pag_zbuf_take(struct pag_zbuf *z, uint8_t **frame, size_t *size);
+
+/* The zstd level of part files: IPS2_PAG_ZSTD, else PAG_ZLEVEL; 0: none. */
+#define PAG_ZLEVEL 3
+int pag_zstd_level(void);
+
+/* Shares s[0, n) as one zstd frame in memory (*frame, *size: the caller
+ * frees it), as a part file's shares frame: what a path's message
+ * carries (wire.c).  false when out of memory. */
+bool pag_shares_compress(const struct ips2_pag_share *s, size_t n, uint8_t **frame, size_t *size);
+
+/* Inflates the one zstd frame that is src[0, size) (at byte `at` of NAME,
+ * for messages) into *plain (*plain_size bytes; the caller frees it): at
+ * most expect bytes when the frame's size is known (a path's or a part's
+ * shares: their count), else 1000 times the frame (and 64 MiB), which no
+ * part's layout comes near; -1 with "NAME: byte OFF: ..." in err. */
+int pag_inflate(const uint8_t *src, size_t size, uint64_t expect, size_t at, const char *name,
+                uint8_t **plain, size_t *plain_size, char *err, size_t errlen);
+
 /* A lazy part's shares into pag->shares (the part is then whole); 0, or -1
  * with err. */
 int pag_shares_load(struct ips2_pag *pag, char *err, size_t errlen);
