@@ -1490,6 +1490,7 @@ static int finish_shares(struct pag_builder *b, const char *dir, char *err, size
         goto out;
     pag_zbuf_free(b->spool);
     b->spool = NULL;
+    pag_lazy_read_once(raw); /* read by folding, then freed */
     struct pag_fold_in in = {rd, b->inexact, b->tnames, b->name_at, b->name_n};
     if (!pag_fold(p, b->fold, b->keep_messages, &in, out, &folded) || pag_zread_end(rd) < 0)
         goto out;

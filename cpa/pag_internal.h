@@ -156,6 +156,9 @@ struct pag_zbuf *pag_zbuf_new(bool file_level);
 bool pag_zbuf_put(struct pag_zbuf *z, const struct ips2_pag_share *s, size_t n);
 struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name);
 size_t pag_zbuf_size(const struct pag_zbuf *z); /* compressed bytes so far */
+/* A frame in memory that will be read once (then freed): a reader gives
+ * the pages it has read back to the system as it goes. */
+void pag_lazy_read_once(struct ips2_pag_lazy *z);
 void pag_zbuf_free(struct pag_zbuf *z);
 
 /* Ends z's frame and hands it over (*frame: the caller frees it); false
