@@ -30,6 +30,7 @@
  * inflated for a caller that wants them in memory.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1491,6 +1492,10 @@ static int finish_shares(struct pag_builder *b, const char *dir, char *err, size
     pag_zbuf_free(b->spool);
     b->spool = NULL;
     pag_lazy_read_once(raw); /* read by folding, then freed */
+    /* Folding is the build's peak (PAG.md §5): what the reduction and the
+     * pairing freed in the middle of the heap goes back to the system
+     * first, not to be held beside the part. */
+    malloc_trim(0);
     struct pag_fold_in in = {rd, b->inexact, b->tnames, b->name_at, b->name_n};
     if (!pag_fold(p, b->fold, b->keep_messages, &in, out, &folded) || pag_zread_end(rd) < 0)
         goto out;
