@@ -30,6 +30,7 @@
  * inflated for a caller that wants them in memory.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1353,47 +1354,6 @@ static void sort_by_source(struct ips2_pag_arc *arcs, size_t n)
     }
 }
 
-/* Pairs the byte ranges (and gives *left what they left) and makes the
- * part's arcs of them and of the items' pairs. */
-static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, struct pag_item **left,
-                      size_t *nleft, size_t *backwards)
-{
-    struct ips2_pag *p = b->p;
-    struct arcs_build ab = {.p = p};
-
-    if (!(ab.at = calloc(p->nnodes + 1, sizeof(*ab.at)))) {
-        return false;
-    }
-    for (ab.pass = 0; ab.pass < 2; ab.pass++) {
-        if (!pag_bytes_match(b->bytes, p, ab.pass, arc_cb, &ab, left, nleft)) {
-            free(ab.at);
-            free(ab.arcs);
-            return false;
-        }
-        for (size_t i = 0; i < pairs->n; i++) {
-            ab.label = pairs->v[i].label;
-            arc_cb(&ab, pairs->v[i].from, pairs->v[i].to, pairs->v[i].weight, pairs->v[i].type,
-                   false);
-        }
-        ab.label = 0;
-        if (ab.pass == 0) {
-            for (size_t i = 1; i <= p->nnodes; i++)
-                ab.at[i] += ab.at[i - 1];
-            if (ab.n && !(ab.arcs = malloc(ab.n * sizeof(*ab.arcs)))) {
-                free(ab.at);
-                return false;
-            }
-        }
-    }
-    free(ab.at);
-    sort_by_source(ab.arcs, ab.n);
-    free(p->arcs);
-    p->arcs = ab.arcs;
-    p->narcs = ab.n;
-    *backwards = ab.backwards;
-    return true;
-}
-
 /* Byte streams and connections of TCP (their keys are a TCP or UDP
  * descriptor's): they may pair with another machine's. */
 static void ip_flags(const struct pag_builder *b, struct pag_item *v, size_t n)
@@ -1405,6 +1365,7 @@ static void ip_flags(const struct pag_builder *b, struct pag_item *v, size_t n)
 }
 
 struct unpaired {
+    size_t want_ends; /* how many ends the part will have */
     size_t cap_ends, more;
 };
 
@@ -1437,6 +1398,76 @@ static bool unpaired(struct ips2_pag *p, const struct pag_item *it, struct unpai
     return true;
 }
 
+/* The byte ranges that paired with nothing, one at a time: pass 0 counts
+ * the ends they make, pass 1 makes them (or warnings), while pag_bytes.c
+ * frees the ranges. */
+struct leftovers {
+    struct pag_builder *b;
+    struct unpaired *u;
+    int pass;
+};
+
+static bool left_cb(void *arg, struct pag_item *it)
+{
+    struct leftovers *l = arg;
+
+    ip_flags(l->b, it, 1);
+    if (l->pass == 0) {
+        l->u->want_ends += pag_class_crosses(it->cls, it->flags);
+        return true;
+    }
+    return unpaired(l->b->p, it, l->u);
+}
+
+/* Pairs the byte ranges (what they leave: ends and warnings of the part,
+ * into u) and makes the part's arcs of them and of the items' pairs;
+ * between the passes the ends' array, sized for u->want_ends. */
+static bool make_arcs(struct pag_builder *b, const struct pag_pairs *pairs, struct unpaired *u,
+                      size_t *backwards)
+{
+    struct ips2_pag *p = b->p;
+    struct arcs_build ab = {.p = p};
+    struct leftovers l = {b, u, 0};
+
+    if (!(ab.at = calloc(p->nnodes + 1, sizeof(*ab.at)))) {
+        return false;
+    }
+    for (ab.pass = 0; ab.pass < 2; ab.pass++) {
+        l.pass = ab.pass;
+        if (!pag_bytes_match(b->bytes, p, ab.pass, arc_cb, &ab, left_cb, &l)) {
+            free(ab.at);
+            free(ab.arcs);
+            return false;
+        }
+        for (size_t i = 0; i < pairs->n; i++) {
+            ab.label = pairs->v[i].label;
+            arc_cb(&ab, pairs->v[i].from, pairs->v[i].to, pairs->v[i].weight, pairs->v[i].type,
+                   false);
+        }
+        ab.label = 0;
+        if (ab.pass == 0) {
+            for (size_t i = 1; i <= p->nnodes; i++)
+                ab.at[i] += ab.at[i - 1];
+            if ((ab.n && !(ab.arcs = malloc(ab.n * sizeof(*ab.arcs)))) ||
+                (u->want_ends && !p->ends &&
+                 !(p->ends = malloc(u->want_ends * sizeof(*p->ends))))) {
+                free(ab.at);
+                free(ab.arcs);
+                return false;
+            }
+            if (p->ends)
+                u->cap_ends = u->want_ends;
+        }
+    }
+    free(ab.at);
+    sort_by_source(ab.arcs, ab.n);
+    free(p->arcs);
+    p->arcs = ab.arcs;
+    p->narcs = ab.n;
+    *backwards = ab.backwards;
+    return true;
+}
+
 /* The part's shares: the compressed stream read once by pag_fold (which
  * folds, or only names them), the result compressed again at the part
  * file's level into p->lazy, and inflated if the caller wants them whole.
@@ -1460,6 +1491,11 @@ static int finish_shares(struct pag_builder *b, const char *dir, char *err, size
         goto out;
     pag_zbuf_free(b->spool);
     b->spool = NULL;
+    pag_lazy_read_once(raw); /* read by folding, then freed */
+    /* Folding is the build's peak (PAG.md §5): what the reduction and the
+     * pairing freed in the middle of the heap goes back to the system
+     * first, not to be held beside the part. */
+    malloc_trim(0);
     struct pag_fold_in in = {rd, b->inexact, b->tnames, b->name_at, b->name_n};
     if (!pag_fold(p, b->fold, b->keep_messages, &in, out, &folded) || pag_zread_end(rd) < 0)
         goto out;
@@ -1486,8 +1522,7 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
 {
     struct ips2_pag *p = b->p;
     struct pag_pairs pairs = {0};
-    struct pag_item *left = NULL;
-    size_t nleft = 0, backwards = 0;
+    size_t backwards = 0;
     struct unpaired u = {0};
 
     *out = NULL;
@@ -1504,33 +1539,20 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     ip_flags(b, b->items, b->nitems);
     if (!pag_match_items(b->items, b->nitems, false, &pairs))
         b->oom = true;
-    /* the byte ranges pair as byte items would have, before the others */
-    if (!make_arcs(b, &pairs, &left, &nleft, &backwards))
-        b->oom = true;
-    free(pairs.v);
-    ip_flags(b, left, nleft);
-
     /* what stays unpaired: an end, or a warning (byte ranges sort first);
      * the ends counted first, so that their array is no larger than they
      * (a server's unpaired messages: one end each) */
-    size_t nends = 0;
-    for (size_t i = 0; i < nleft; i++)
-        nends += !(left[i].flags & PI_DONE) && pag_class_crosses(left[i].cls, left[i].flags);
     for (size_t i = 0; i < b->nitems; i++)
-        nends +=
+        u.want_ends +=
             !(b->items[i].flags & PI_DONE) && pag_class_crosses(b->items[i].cls, b->items[i].flags);
-    if (nends && !p->ends) {
-        if (!(p->ends = malloc(nends * sizeof(*p->ends))))
-            b->oom = true;
-        u.cap_ends = nends;
-    }
-    for (size_t i = 0; i < nleft && !b->oom; i++)
-        if (!unpaired(p, &left[i], &u))
-            b->oom = true;
+    /* the byte ranges pair as byte items would have, before the others,
+     * and make their ends and warnings as they go */
+    if (!b->oom && !make_arcs(b, &pairs, &u, &backwards))
+        b->oom = true;
+    free(pairs.v);
     for (size_t i = 0; i < b->nitems && !b->oom; i++)
         if (!unpaired(p, &b->items[i], &u))
             b->oom = true;
-    free(left);
     if (u.more)
         pag_add_warning(p, dupf("%zu more events without their partners", u.more));
     if (backwards)

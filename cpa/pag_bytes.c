@@ -17,7 +17,10 @@
  * node order, which for one writer and one reader of a stream is already
  * that order; a stream written or read by several threads is sorted.
  * Streams go in key order, so the arcs come out as pag_match.c made them.
- * What pairs with nothing becomes a pairing item (an end or a warning).
+ * What pairs with nothing goes to the caller as it is found, one item on
+ * the stack at a time (an end or a warning then): a server talking to an
+ * untraced client leaves most of its ranges unpaired, and an array of
+ * 112-byte items for them was the largest thing a build held.
  *
  * A stream's arrays are malloc'd while small and then each in its own
  * mapping, grown by mremap: growing them never copies the records.
@@ -28,7 +31,7 @@
 
 #include "pag_internal.h"
 
-#define PB_DONE  1u /* a send that paired */
+#define PB_DONE  1u /* a range that paired */
 #define PB_MOVED 2u /* its node was moved forward (its thread's clock went back) */
 
 struct pb_src {
@@ -254,31 +257,29 @@ static int cmp_dst(const void *a, const void *b)
                    ((v)[i_ - 1].off == (v)[i_].off && (v)[i_ - 1].len < (v)[i_].len);              \
     } while (0)
 
-/* A range that paired with nothing, as the item pag_build.c used to make. */
-static bool leftover(struct pag_item **v, size_t *n, size_t *cap, const struct ips2_pag *p,
-                     unsigned side, uint64_t key, uint64_t off, uint64_t len, uint32_t node,
-                     int64_t wall, int64_t ws)
+/* A range that paired with nothing as the item a byte item would be, to
+ * left (the caller's: an end or a warning, at once). */
+static bool leftover(pag_left_fn *left, void *larg, const struct ips2_pag *p, unsigned side,
+                     uint64_t key, uint64_t off, uint64_t len, uint32_t node, int64_t wall,
+                     int64_t ws)
 {
-    struct pag_item *it = PAG_PUSH(*v, *n, *cap);
+    struct pag_item it = {
+        .k = {key, off, len, 0},
+        .gid = IPS2_PAG_GID(0, node),
+        .ref = UINT64_MAX,
+        .wall = wall,
+        .ws = side == PAG_DST ? ws : INT64_MIN,
+        .ref_wall = INT64_MIN,
+        .ref_ws = INT64_MIN,
+        .thread = p->nodes[node].thread,
+        .cls = PC_BYTES,
+        .side = (uint16_t)side,
+        .kind = p->nodes[node].kind,
+    };
 
-    if (!it)
-        return false;
-    memset(it, 0, sizeof(*it));
-    it->cls = PC_BYTES;
-    it->side = (uint16_t)side;
-    it->k[0] = key;
-    it->k[1] = off;
-    it->k[2] = len;
-    it->gid = IPS2_PAG_GID(0, node);
-    it->ref = UINT64_MAX;
-    it->wall = wall;
-    it->ws = side == PAG_DST ? ws : INT64_MIN;
-    it->ref_wall = it->ref_ws = INT64_MIN;
-    it->thread = p->nodes[node].thread;
-    it->prev = node > 0 && p->nodes[node - 1].thread == it->thread ? IPS2_PAG_GID(0, node - 1)
-                                                                   : UINT64_MAX;
-    it->kind = p->nodes[node].kind;
-    return true;
+    it.prev =
+        node > 0 && p->nodes[node - 1].thread == it.thread ? IPS2_PAG_GID(0, node - 1) : UINT64_MAX;
+    return left(larg, &it);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -288,17 +289,17 @@ static int cmp_key(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* One stream: every arc to fn; on the first pass (left != NULL) what
- * did not pair into the items. */
+/* One stream: every arc to fn, then (left) every range that paired with
+ * nothing, in pag_item_cmp's order: both sides are in (offset, bytes,
+ * time, node) order, and a send goes before a receive of the same range. */
 static bool match_stream(const struct ips2_pag *p, struct pb_stream *s, pag_arc_fn *fn, void *arg,
-                         struct pag_item **left, size_t *nleft, size_t *capleft)
+                         pag_left_fn *left, void *larg)
 {
     size_t j = 0;
 
     for (size_t i = 0; i < s->nd; i++) {
-        const struct pb_dst *d = &s->d[i];
+        struct pb_dst *d = &s->d[i];
         uint64_t a = d->off, e = d->off + d->len;
-        bool paired = false;
         while (j < s->ns && s->s[j].off + s->s[j].len <= a)
             j++;
         for (size_t m = j; m < s->ns && s->s[m].off < e; m++) {
@@ -308,31 +309,38 @@ static bool match_stream(const struct ips2_pag *p, struct pb_stream *s, pag_arc_
             fn(arg, IPS2_PAG_GID(0, r->node), IPS2_PAG_GID(0, d->node),
                pag_weight(r->wall, d->wall, d->ws), IPS2_PAG_ARC_MESSAGE, forward);
             r->flags |= PB_DONE;
-            paired = true;
+            d->flags |= PB_DONE;
         }
-        if (!paired && left &&
-            !leftover(left, nleft, capleft, p, PAG_DST, s->key, d->off, d->len, d->node, d->wall,
-                      d->ws))
-            return false;
     }
-    for (size_t i = 0; i < s->ns && left; i++) {
-        const struct pb_src *r = &s->s[i];
-        if (!(r->flags & PB_DONE) && !leftover(left, nleft, capleft, p, PAG_SRC, s->key, r->off,
-                                               r->len, r->node, r->wall, INT64_MIN))
-            return false;
+    for (size_t i = 0, k = 0; left;) {
+        while (i < s->ns && (s->s[i].flags & PB_DONE))
+            i++;
+        while (k < s->nd && (s->d[k].flags & PB_DONE))
+            k++;
+        if (i == s->ns && k == s->nd)
+            break;
+        if (k == s->nd ||
+            (i < s->ns && (s->s[i].off < s->d[k].off ||
+                           (s->s[i].off == s->d[k].off && s->s[i].len <= s->d[k].len)))) {
+            const struct pb_src *r = &s->s[i++];
+            if (!leftover(left, larg, p, PAG_SRC, s->key, r->off, r->len, r->node, r->wall,
+                          INT64_MIN))
+                return false;
+        } else {
+            const struct pb_dst *d = &s->d[k++];
+            if (!leftover(left, larg, p, PAG_DST, s->key, d->off, d->len, d->node, d->wall, d->ws))
+                return false;
+        }
     }
     return true;
 }
 
 bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, pag_arc_fn *fn,
-                     void *arg, struct pag_item **left, size_t *nleft)
+                     void *arg, pag_left_fn *left, void *larg)
 {
-    size_t capleft = 0;
     bool ok = true, sorted;
 
     if (pass == 0) {
-        *left = NULL;
-        *nleft = 0;
         free(pb->slot);
         pb->slot = NULL;
         pb->mask = 0;
@@ -350,8 +358,8 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
             if (!sorted)
                 qsort(s->d, s->nd, sizeof(*s->d), cmp_dst);
         }
-        ok = match_stream(p, s, fn, arg, pass == 0 ? left : NULL, nleft, &capleft);
-        if (pass != 0) { /* free as we go: the arcs take their place */
+        ok = match_stream(p, s, fn, arg, left, larg);
+        if (pass != 0) { /* free as we go: the arcs and ends take their place */
             vfree(s->s, s->caps, sizeof(*s->s));
             vfree(s->d, s->capd, sizeof(*s->d));
             s->s = NULL;
@@ -359,9 +367,6 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
             s->ns = s->nd = s->caps = s->capd = 0;
         }
     }
-    /* what did not pair, in pag_match.c's order */
-    if (pass == 0 && ok && *nleft > 1)
-        qsort(*left, *nleft, sizeof(**left), pag_item_cmp);
     if (pass != 0 || !ok)
         clear(pb);
     return ok;

@@ -65,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -121,6 +122,7 @@ struct ips2_pag_lazy {
     uint64_t at, size; /* the frame: offset in the file (0 in memory), compressed bytes */
     uint8_t *mem;      /* the frame in memory, or NULL */
     char *name;
+    bool once; /* mem is read once: what was read goes back to the system */
 };
 
 /* Reads len bytes at off of fd; 0, or an errno (EIO: the file is
@@ -1065,6 +1067,7 @@ struct pag_zread {
     uint8_t *in; /* a file's: read SIN bytes at a time */
     ZSTD_inBuffer zin;
     uint64_t read; /* compressed bytes read so far */
+    size_t gone;   /* a frame read once: its bytes given back so far */
     size_t last;   /* zstd's last hint: 0 once the frame ended */
     uint8_t *buf;
     size_t len, cap; /* bytes */
@@ -1102,6 +1105,22 @@ static unsigned long long stream_at(const struct pag_zread *t)
     return (unsigned long long)(t->z->at + t->read - (t->zin.size - t->zin.pos));
 }
 
+/* A frame read once (a builder's scratch): the whole pages zstd has read
+ * go back to the system, a MB at a time, so that the frame and what is
+ * made of it are not both held.  Only pages inside the frame's block are
+ * given back, and nothing reads them again. */
+static void give_back(struct pag_zread *t)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)t->z->mem + t->gone + page - 1) / page * page;
+    uintptr_t hi = ((uintptr_t)t->z->mem + t->zin.pos) / page * page;
+
+    if (hi >= lo + (1u << 20) || (t->zin.pos == t->zin.size && hi > lo)) {
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        t->gone = hi - (uintptr_t)t->z->mem;
+    }
+}
+
 /* One step of zstd into buf[*pos, cap): 1 when it made progress, 0 when
  * it could not (the frame ended, or the file did), -1 with err. */
 static int stream_step(struct pag_zread *t, uint8_t *buf, size_t cap, size_t *pos)
@@ -1118,6 +1137,8 @@ static int stream_step(struct pag_zread *t, uint8_t *buf, size_t cap, size_t *po
     }
     t->last = rc;
     *pos = o.pos;
+    if (t->z->once && t->z->mem)
+        give_back(t);
     return o.pos > out0 || t->zin.pos > in0 || rc == 0;
 }
 
@@ -1348,6 +1369,11 @@ fail:
 }
 
 /* ---- shares compressed in memory ------------------------------------------ */
+
+void pag_lazy_read_once(struct ips2_pag_lazy *z)
+{
+    z->once = true;
+}
 
 struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name)
 {

@@ -156,6 +156,9 @@ struct pag_zbuf *pag_zbuf_new(bool file_level);
 bool pag_zbuf_put(struct pag_zbuf *z, const struct ips2_pag_share *s, size_t n);
 struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name);
 size_t pag_zbuf_size(const struct pag_zbuf *z); /* compressed bytes so far */
+/* A frame in memory that will be read once (then freed): a reader gives
+ * the pages it has read back to the system as it goes. */
+void pag_lazy_read_once(struct ips2_pag_lazy *z);
 void pag_zbuf_free(struct pag_zbuf *z);
 
 /* Ends z's frame and hands it over (*frame: the caller frees it); false
@@ -214,14 +217,20 @@ void pag_bytes_truncate(struct pag_bytes *pb, uint32_t node);
 typedef void pag_arc_fn(void *arg, uint64_t from, uint64_t to, int64_t weight, uint16_t type,
                         bool forward);
 
+/* A range that paired with nothing, as the item pag_match.c's byte rule
+ * would have left (valid during the call; the callee may change it).
+ * false: stop (OOM). */
+typedef bool pag_left_fn(void *arg, struct pag_item *it);
+
 /* Pairs the ranges (p: the part's nodes, part number 0) as pag_match_items
  * pairs byte items, giving fn each arc in the order pag_match_items would
- * make them.  Twice: pass 0 also gives *left, the ranges that paired with
- * nothing as items in pag_item_cmp order (the caller's: ends and
- * warnings); pass 1 gives the same arcs again (so that the caller can
- * count before it places) and empties pb.  false on OOM (pb is emptied). */
+ * make them and then, if left is not NULL, left each range that paired
+ * with nothing, in pag_item_cmp order.  Twice, the same both times: pass
+ * 0 (so that the caller can count), then pass 1, which empties pb stream
+ * by stream as it goes.  false on OOM or when left said so (pb is
+ * emptied). */
 bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, pag_arc_fn *fn,
-                     void *arg, struct pag_item **left, size_t *nleft);
+                     void *arg, pag_left_fn *left, void *larg);
 
 /* ---- folding (pag_fold.c) ------------------------------------------------ */
 

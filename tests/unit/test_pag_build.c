@@ -1062,6 +1062,25 @@ static void collect(void *arg, uint64_t from, uint64_t to, int64_t weight, uint1
     out->n++;
 }
 
+/* What pag_bytes_match left, item by item. */
+struct left_list {
+    struct pag_item *v;
+    size_t n, cap;
+};
+
+static bool collect_left(void *arg, struct pag_item *it)
+{
+    struct left_list *l = arg;
+
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->v = realloc(l->v, l->cap * sizeof(*l->v));
+        assert_non_null(l->v);
+    }
+    l->v[l->n++] = *it;
+    return true;
+}
+
 static void test_bytes_vs_items(void **state)
 {
     (void)state;
@@ -1073,8 +1092,8 @@ static void test_bytes_vs_items(void **state)
         struct pag_item *items = calloc(n, sizeof(*items));
         struct pag_bytes *pb = pag_bytes_new();
         struct pag_pairs a = {0}, b = {0};
-        struct pag_item *left = NULL;
-        size_t nleft = 0, nitems = 0;
+        struct left_list l0 = {0}, l1 = {0};
+        size_t nitems = 0;
         assert_non_null(nodes);
         assert_non_null(items);
         assert_non_null(pb);
@@ -1125,12 +1144,20 @@ static void test_bytes_vs_items(void **state)
             pag_bytes_truncate(pb, (uint32_t)cut);
             nitems = cut;
         }
-        assert_true(pag_bytes_match(pb, &p, 0, collect, &a, &left, &nleft));
+        assert_true(pag_bytes_match(pb, &p, 0, collect, &a, collect_left, &l0));
         struct pag_pairs again = {0};
-        assert_true(pag_bytes_match(pb, &p, 1, collect, &again, NULL, NULL));
+        assert_true(pag_bytes_match(pb, &p, 1, collect, &again, collect_left, &l1));
         assert_int_equal(again.n, a.n);
         assert_memory_equal(again.v, a.v, a.n * sizeof(*a.v));
         free(again.v);
+        /* both passes leave the same ranges, in the same order */
+        assert_int_equal(l1.n, l0.n);
+        for (size_t i = 0; i < l0.n; i++) {
+            assert_int_equal(pag_item_cmp(&l0.v[i], &l1.v[i]), 0);
+            assert_int_equal(l0.v[i].ws, l1.v[i].ws);
+        }
+        struct pag_item *left = l1.v;
+        size_t nleft = l1.n;
         assert_true(pag_match_items(items, nitems, false, &b));
         assert_int_equal(a.n, b.n);
         for (size_t i = 0; i < a.n; i++) {
@@ -1155,7 +1182,8 @@ static void test_bytes_vs_items(void **state)
         assert_int_equal(k, nleft);
         free(a.v);
         free(b.v);
-        free(left);
+        free(l0.v);
+        free(l1.v);
         free(items);
         free(nodes);
         pag_bytes_free(pb);
