@@ -260,6 +260,10 @@ __attribute__((noinline)) static void count_fn(void)
  * busy off and the thread's signals blocked (a handler's record would
  * otherwise find the slow path free in the middle of a sync point); the
  * thread's running count of counted calls is given back. */
+#define COUNT_KEPT        IPS2_COUNT_KEPT
+#define MIN_COUNT_SAMPLES 8 /* fewer at a thread's end: made up there */
+static uint32_t ps_u32(uint64_t ps);
+
 static void sample_counted(struct ips2_thread *t, uint64_t bound)
 {
     sigset_t all, old;
@@ -299,8 +303,8 @@ static void sample_counted(struct ips2_thread *t, uint64_t bound)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     __asm__ volatile("" : : "r"(x));
     if (t2 - t1 < bound && t1 - t0 < bound) {
-        t->count_ticks += (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
-        t->count_pairs += SAMPLE_PAIRS;
+        uint64_t net = t2 - t1 > t1 - t0 ? timer_ns(t2 - t1 - (t1 - t0)) : 0;
+        t->count_ps[t->count_n++ % COUNT_KEPT] = ps_u32(net * 1000 / SAMPLE_PAIRS);
     }
 }
 
@@ -450,17 +454,23 @@ void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w
         c->reps = REPS * BATCHES_END;
         /* a thread that counted calls and wrote few sync points: its
          * counted calls' samples made up to MIN_SAMPLE_PAIRS here */
-        if (ips2_filtering && t->counted && t->count_pairs < MIN_SAMPLE_PAIRS)
-            sample_counts(t, (MIN_SAMPLE_PAIRS - (unsigned)t->count_pairs) / SAMPLE_PAIRS);
+        if (ips2_filtering && t->counted && t->count_n < MIN_COUNT_SAMPLES)
+            sample_counts(t, MIN_COUNT_SAMPLES - t->count_n);
     }
     if (w->sample_pairs >= MIN_SAMPLE_PAIRS && w->sample_ticks > 0) {
         /* the in-situ samples' mean, a probe's (half an entry and exit) */
         uint64_t probe = timer_ns((uint64_t)w->sample_ticks) * 1000 / w->sample_pairs / 2;
         c->wall_ps[IPS2_PROBE_SAMPLED] = c->cpu_ps[IPS2_PROBE_SAMPLED] = (uint32_t)probe;
     }
-    if (w->count_pairs > 0 && w->count_ticks > 0) {
-        /* a counted call's (entry and exit), in the slot's inside columns */
-        uint64_t call = timer_ns((uint64_t)w->count_ticks) * 1000 / w->count_pairs;
+    if (w->count_n > 0) {
+        /* a counted call's (entry and exit), in the slot's inside columns:
+         * the median sample (one of a few dozen, preempted or not, can be
+         * off by tens of ns a call and would move a mean) */
+        uint64_t v[COUNT_KEPT];
+        unsigned n = w->count_n < COUNT_KEPT ? w->count_n : COUNT_KEPT;
+        for (unsigned i = 0; i < n; i++)
+            v[i] = w->count_ps[i];
+        uint64_t call = median(v, n);
         if (w->counted)
             call += timer_ns(w->count_over) * 1000 / w->counted;
         c->wall_in_ps[IPS2_PROBE_SAMPLED] = c->cpu_in_ps[IPS2_PROBE_SAMPLED] = ps_u32(call);

@@ -66,6 +66,8 @@ struct ips2_lock_slot {
 };
 
 /* Per-thread writer state, in initial-exec TLS. */
+#define IPS2_COUNT_KEPT 32 /* samples of a counted call's cost kept (calibrate.c) */
+
 struct ips2_thread {
     uintptr_t cur;        /* next free byte in the window */
     uintptr_t limit;      /* hot path may write below this */
@@ -99,9 +101,9 @@ struct ips2_thread {
     uint64_t sample_pairs; /* ... of this many entry and exit pairs */
     uint32_t sample_turn;  /* sync points since the thread's stream opened */
     uint64_t counted;      /* the thread's counted procedure calls so far (SYNC's counted) */
-    int64_t count_ticks;   /* counted calls' in-situ samples: timer ticks ... */
-    uint64_t count_pairs;  /* ... of this many calls (entry and exit) */
-    uint64_t count_over;   /* ... and the samples' whole time (ticks) */
+    uint32_t count_ps[IPS2_COUNT_KEPT]; /* counted calls' samples: ps a call, the latest */
+    uint32_t count_n;                   /* ... samples taken */
+    uint64_t count_over;                /* ... and the samples' whole time (ticks) */
 };
 
 struct ips2_process {

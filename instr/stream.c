@@ -799,8 +799,7 @@ int ips2_thread_open(struct ips2_thread *t)
     t->sample_pairs = 0;
     t->sample_turn = 0;
     t->counted = 0;
-    t->count_ticks = 0;
-    t->count_pairs = 0;
+    t->count_n = 0;
     t->count_over = 0;
     t->short_locks = 0;
     memset(t->lock_slot, 0, sizeof(t->lock_slot));
