@@ -452,11 +452,10 @@ void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w
                 NULL);
         *t = saved;
         c->reps = REPS * BATCHES_END;
-        /* a thread that counted calls and wrote few sync points: its
-         * counted calls' samples made up to MIN_SAMPLE_PAIRS here */
-        if (ips2_filtering && t->counted && t->count_n < MIN_COUNT_SAMPLES)
-            sample_counts(t, MIN_COUNT_SAMPLES - t->count_n);
     }
+    /* a thread that counted few calls: its samples made up here */
+    if (w == t && ips2_filtering && t->counted && t->count_n < MIN_COUNT_SAMPLES)
+        sample_counts(t, MIN_COUNT_SAMPLES - t->count_n);
     if (w->sample_pairs >= MIN_SAMPLE_PAIRS && w->sample_ticks > 0) {
         /* the in-situ samples' mean, a probe's (half an entry and exit) */
         uint64_t probe = timer_ns((uint64_t)w->sample_ticks) * 1000 / w->sample_pairs / 2;

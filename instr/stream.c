@@ -580,16 +580,19 @@ static void cpu_reading(struct ips2_thread *t)
  * between two far readings would be spread over its calls), and its
  * running count places the counted calls' cost within so many of them
  * (slave/compensate.c); at one in IPS2_COUNT_SAMPLE_EVERY, a sample of
- * what they cost.  Interp only: the other methods read the CPU clock at
- * every record. */
+ * what they cost.  The sync point in interp only: the other methods read
+ * the CPU clock at every record. */
 void ips2_counted_sync(struct ips2_thread *t)
 {
-    if (ips2_proc.cpu_method != IPS2_CPU_INTERP || t->busy || t->state != IPS2_THREAD_TRACING ||
-        t != &ips2_self)
+    if (t->busy || t->state != IPS2_THREAD_TRACING || t != &ips2_self)
         return;
     int saved_errno = errno;
     if ((t->counted & (IPS2_COUNT_SAMPLE_EVERY - 1)) == 0)
         ips2_sample_counts(t);
+    if (ips2_proc.cpu_method != IPS2_CPU_INTERP) {
+        errno = saved_errno;
+        return;
+    }
     t->busy = 1;
     t->limit = 0;
     sync_point(t);

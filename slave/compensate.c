@@ -47,10 +47,12 @@ static void take_costs(struct red_comp *c, const struct ips2_file_header *h,
         c->out_w[IPS2_PROBE_PAGE] = c->out_c[IPS2_PROBE_PAGE] = 0;
         /* a counted call (entry and exit): sampled in situ through the
          * filter (the end block's sampled slot, inside columns), else a
-         * traced call's code without its record */
+         * traced call's code without its record (interp: the other
+         * methods' procedure probes read the CPU clock, a counted call
+         * does not) */
         c->count_w = end ? end->wall_in_ps[IPS2_PROBE_SAMPLED] : 0;
         c->count_c = end ? end->cpu_in_ps[IPS2_PROBE_SAMPLED] : 0;
-        if (c->count_w == 0) {
+        if (c->count_w == 0 && h->cpu_method == IPS2_CPU_INTERP) {
             c->count_w = c->out_w[IPS2_PROBE_ENTER] + c->out_w[IPS2_PROBE_EXIT];
             c->count_c = c->out_c[IPS2_PROBE_ENTER] + c->out_c[IPS2_PROBE_EXIT];
         }

@@ -141,11 +141,12 @@ static void test_pages(void **state)
 
 /* Counted calls: each SYNC's running count less the previous one's, at
  * the end block's sampled counted call (slot 7 inside), before the sync's
- * own time; without a sample, a traced call's code; older SYNCs (one
- * word) charge nothing. */
+ * own time; without a sample, a traced call's code (interp only); older
+ * SYNCs (one word) charge nothing. */
 static void test_counted(void **state)
 {
-    struct ips2_file_header h = {.stream_kind = IPS2_STREAM_THREAD, .tid = 2, .pid = 1};
+    struct ips2_file_header h = {
+        .stream_kind = IPS2_STREAM_THREAD, .tid = 2, .pid = 1, .cpu_method = IPS2_CPU_INTERP};
     struct ips2_cost_ext x = block(0, 0), end = block(0, 0);
     end.wall_in_ps[IPS2_PROBE_SAMPLED] = end.cpu_in_ps[IPS2_PROBE_SAMPLED] = 8000; /* 8 ns */
     struct red_comp c;
@@ -180,6 +181,10 @@ static void test_counted(void **state)
     t = 100000, cpu = 100000;
     red_comp_event(&c, &s1, &t, &cpu);
     assert_int_equal(t, 100000 - 3 - (4096 * 7000) / 1000); /* and s0's own probe */
+    h.cpu_method = IPS2_CPU_EXACT; /* its procedure probes read the CPU clock: not a guess */
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.count_w, 0);
+    h.cpu_method = IPS2_CPU_INTERP;
 
     /* raw times: counted, not removed */
     red_comp_init(&c, false, &h, &x, &end);
