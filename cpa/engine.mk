@@ -22,8 +22,8 @@ $(CPA_TESTS): $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(CPA_LIB) $(TRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(CPA_LIB) $(TRACE_LIBS) -lcmocka -lpthread -lm
 
-$(eval $(call fuzz_target,cpa,cpa/wire.c cpa/path.c cpa/meta.c cpa/zero.c $(TRACE_CODEC_SRCS) \
-                          cpa/cpa_internal.h cpa/ips2_cpa.h,-Itraces -Icpa,-lz,\
+$(eval $(call fuzz_target,cpa,cpa/wire.c cpa/pag_zstd.c cpa/path.c cpa/meta.c cpa/zero.c $(TRACE_CODEC_SRCS) \
+                          cpa/cpa_internal.h cpa/ips2_cpa.h,-Itraces -Icpa,-lz -lzstd,\
                           tests/fuzz/corpus-cpa))
 
 bench: $(B)/bin/ips2-cpa

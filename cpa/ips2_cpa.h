@@ -134,7 +134,8 @@ void ips2_cpa_path_finish(struct ips2_cpa_path *p);
  * has CPU segments without shares; this gives them theirs, the ones the
  * walk gives with the shares in memory, reading each such part's shares
  * once and keeping only the path's.  parts[0..n) and q: what the path was
- * computed on.  0, or -1 with err. */
+ * computed on (parts[k] NULL: a part held elsewhere, a slave's, left
+ * alone).  0, or -1 with err. */
 int ips2_cpa_path_add_shares(struct ips2_cpa_path *p, struct ips2_pag *const *parts, size_t n,
                              const struct ips2_cpa_query *q, char *err, size_t errlen);
 /* The same shares without keeping them: fn(arg, segment index, shares,

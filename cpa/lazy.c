@@ -120,8 +120,8 @@ int ips2_cpa_path_each_shares(const struct ips2_cpa_path *p, struct ips2_pag *co
     if (p->nsegs > UINT32_MAX)
         return cpa_err(err, errlen, "a path of too many segments");
     for (uint32_t k = 0; k < nparts; k++) {
-        if (!parts[k]->lazy)
-            continue;
+        if (!parts[k] || !parts[k]->lazy)
+            continue; /* NULL: a part held elsewhere (a slave's) */
         size_t nw = 0;
         for (size_t i = 0; i < p->nsegs; i++) {
             uint32_t n = lazy_node(&p->segs[i], parts[k], k);

@@ -5,7 +5,7 @@
 # matcher, part file: cpa/PAG.md) and the engine (cpa/ips2_cpa.h).
 
 CPA_PAG_SRCS    := cpa/pag.c cpa/pag_build.c cpa/pag_bytes.c cpa/pag_match.c cpa/pag_file.c \
-                   cpa/pag_fold.c cpa/pag_clocks.c
+                   cpa/pag_fold.c cpa/pag_clocks.c cpa/pag_zstd.c
 CPA_ENGINE_SRCS := cpa/path.c cpa/zero.c cpa/diffuse.c cpa/walk.c cpa/oracle.c cpa/inproc.c \
                    cpa/wire.c cpa/meta.c cpa/profile.c cpa/pag_random.c cpa/lazy.c
 CPA_SRCS := $(CPA_PAG_SRCS) $(CPA_ENGINE_SRCS)

@@ -19,6 +19,15 @@
  * whose key a waiting acquisition or a wake names become items.  Then
  * pag_fold.c folds every node that paired with nothing into the next one
  * of its thread (PAG.md §5).
+ *
+ * The shares, most of a server's part, never stay in memory as they are:
+ * each node's go into a zstd stream as soon as the node is made (the
+ * thread's procedures as the reduction's local indices, with each thread's
+ * names kept apart: they are known when the thread ends), with a bit per
+ * node saying whether they add up to its CPU arc's weight.  Folding reads
+ * that stream once and compresses the part's shares, which stay compressed
+ * in the part (pag->lazy) for ips2_pag_write to copy into the file, or are
+ * inflated for a caller that wants them in memory.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -44,7 +53,7 @@ struct pag_lite {
 
 struct pag_builder {
     struct ips2_pag *p;
-    size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_shares, cap_ports;
+    size_t cap_apps, cap_processes, cap_threads, cap_nodes, cap_ports;
     struct ips2_strtab strings;
     struct pag_item *items;
     size_t nitems, cap_items;
@@ -54,7 +63,29 @@ struct pag_builder {
     uint64_t *ipkeys;        /* stream keys of TCP and UDP descriptors */
     size_t nipkeys, cap_ipkeys;
     bool oom;
-    bool fold;          /* fold the part when it is finished (PAG.md §5) */
+    bool lost_shares; /* a dropped thread's shares were compressed already */
+    bool lazy;        /* give the part with its shares compressed (pag->lazy) */
+    bool fold;        /* fold the part when it is finished (PAG.md §5) */
+
+    /* the shares: the current node's, then compressed (the part's count
+     * in p->nshares) */
+    struct ips2_pag_share *stage;
+    size_t nstage, cap_stage;
+    struct pag_zbuf *spool;
+    uint8_t *inexact; /* a bit per node: its shares do not add up to its CPU arc */
+    size_t cap_inexact;
+    /* per thread: its procedures' names (pag_fold_in) */
+    uint32_t *tnames;
+    size_t ntnames, cap_tnames;
+    size_t *name_at;
+    uint32_t *name_n;
+    size_t cap_name_threads;
+    /* the current thread's local procedures that shares name, in the
+     * order they first did */
+    uint32_t *order;
+    size_t norder, cap_order;
+    uint8_t *seen;
+    size_t nseen;
     bool keep_messages; /* ... keeping every message's node */
 
     /* the current image */
@@ -130,7 +161,20 @@ void pag_builder_free(struct pag_builder *b)
     pag_bytes_free(b->bytes);
     free(b->ipkeys);
     free(b->names);
+    free(b->stage);
+    pag_zbuf_free(b->spool);
+    free(b->inexact);
+    free(b->tnames);
+    free(b->name_at);
+    free(b->name_n);
+    free(b->order);
+    free(b->seen);
     free(b);
+}
+
+void pag_builder_set_lazy(struct pag_builder *b, bool lazy)
+{
+    b->lazy = lazy;
 }
 
 static uint64_t gid(uint32_t node)
@@ -257,6 +301,30 @@ void pag_thread_begin(struct pag_builder *b, int32_t tid)
     b->arrive_key = 0;
     b->arrive_gid = NO_GID;
     b->nnames = 0;
+    if (b->cap_name_threads < p->nthreads) {
+        size_t cap = p->nthreads * 2;
+        size_t *at = realloc(b->name_at, cap * sizeof(*at));
+        if (at)
+            b->name_at = at;
+        uint32_t *nn = at ? realloc(b->name_n, cap * sizeof(*nn)) : NULL;
+        if (nn)
+            b->name_n = nn;
+        if (!at || !nn) {
+            b->oom = true;
+            return;
+        }
+        b->cap_name_threads = cap;
+    }
+    b->name_at[b->thread] = 0;
+    b->name_n[b->thread] = 0;
+}
+
+/* Forgets which local procedures the thread's shares named. */
+static void forget_seen(struct pag_builder *b)
+{
+    for (size_t i = 0; i < b->norder; i++)
+        b->seen[b->order[i]] = 0;
+    b->norder = 0;
 }
 
 void pag_thread_drop(struct pag_builder *b)
@@ -266,7 +334,10 @@ void pag_thread_drop(struct pag_builder *b)
     if (!b->in_thread)
         return;
     p->nnodes = b->node_mark;
+    if (p->nshares != b->share_mark)
+        b->lost_shares = true; /* never: a stream without events made no CPU arc */
     p->nshares = b->share_mark;
+    forget_seen(b);
     b->nitems = b->item_mark;
     b->nlites = b->lite_mark;
     b->nipkeys = b->ipkey_mark;
@@ -286,7 +357,7 @@ void pag_share(struct pag_builder *b, uint32_t local_proc, uint64_t cpu)
 
     if (cpu == 0 || cpu > INT64_MAX)
         return;
-    if (!(s = PAG_PUSH(b->p->shares, b->p->nshares, b->cap_shares))) {
+    if (!(s = PAG_PUSH(b->stage, b->nstage, b->cap_stage))) {
         b->oom = true;
         return;
     }
@@ -319,20 +390,89 @@ static void scale_shares(struct ips2_pag_share *s, size_t n, int64_t cpu)
         s[big].cpu += cpu - given;
 }
 
+/* Whether the engine takes an arc's shares as they are (cpa_emit_cpu): no
+ * positive share, or positive shares adding up to its weight. */
+static bool exact(const struct ips2_pag_share *s, size_t n, int64_t w)
+{
+    __int128 sum = 0;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (s[i].cpu > 0) {
+            sum += s[i].cpu;
+            k++;
+        }
+    return k == 0 || w <= 0 || sum == w;
+}
+
+/* The node's shares (the stage) go to the compressed stream: their local
+ * procedures noted, the node's bit set when they are not exact. */
+static void keep_shares(struct pag_builder *b, uint32_t n, int64_t cpu)
+{
+    struct ips2_pag *p = b->p;
+
+    if ((size_t)n / 8 >= b->cap_inexact) {
+        size_t cap = b->cap_inexact ? b->cap_inexact * 2 : 4096;
+        uint8_t *v = realloc(b->inexact, cap);
+        if (!v) {
+            b->oom = true;
+            return;
+        }
+        memset(v + b->cap_inexact, 0, cap - b->cap_inexact);
+        b->inexact = v;
+        b->cap_inexact = cap;
+    }
+    if (exact(b->stage, b->nstage, cpu))
+        b->inexact[n / 8] &= (uint8_t) ~(1u << (n % 8));
+    else
+        b->inexact[n / 8] |= (uint8_t)(1u << (n % 8));
+    if (b->nstage == 0)
+        return;
+    for (size_t i = 0; i < b->nstage; i++) {
+        uint32_t l = b->stage[i].proc;
+        if (l >= b->nseen) {
+            size_t nn = (size_t)l + 64;
+            uint8_t *v = realloc(b->seen, nn);
+            if (!v) {
+                b->oom = true;
+                return;
+            }
+            memset(v + b->nseen, 0, nn - b->nseen);
+            b->seen = v;
+            b->nseen = nn;
+        }
+        if (!b->seen[l]) {
+            uint32_t *o = PAG_PUSH(b->order, b->norder, b->cap_order);
+            if (!o) {
+                b->oom = true;
+                return;
+            }
+            *o = l;
+            b->seen[l] = 1;
+        }
+    }
+    if ((!b->spool && !(b->spool = pag_zbuf_new(false))) ||
+        !pag_zbuf_put(b->spool, b->stage, b->nstage) || p->nshares + b->nstage > UINT32_MAX) {
+        b->oom = true;
+        return;
+    }
+    p->nshares += b->nstage;
+}
+
 /* Makes a node of the current thread at (t, c); its index. */
 static uint32_t node(struct pag_builder *b, unsigned kind, int64_t t, uint64_t c, uint32_t top,
                      pag_shares_fn *shares, void *arg)
 {
     struct ips2_pag *p = b->p;
     struct ips2_pag_node *n;
-    size_t first = p->nshares;
 
     if (b->begun && t < b->last_t)
         t = b->last_t; /* a thread's nodes are in time order */
+    b->nstage = 0;
     if (shares)
         shares(arg, b);
     if (!b->begun)
-        p->nshares = first; /* a thread's first node has no CPU arc */
+        b->nstage = 0; /* a thread's first node has no CPU arc */
     if (!(n = PAG_PUSH(p->nodes, p->nnodes, b->cap_nodes))) {
         b->oom = true;
         return b->begun ? b->last : 0;
@@ -342,13 +482,13 @@ static uint32_t node(struct pag_builder *b, unsigned kind, int64_t t, uint64_t c
     if (b->begun) {
         int64_t dc = c > b->last_c ? (int64_t)(c - b->last_c) : 0, dt = t - b->last_t;
         n->cpu = dc < dt ? dc : dt;
-        scale_shares(p->shares + first, p->nshares - first, n->cpu);
+        scale_shares(b->stage, b->nstage, n->cpu);
     }
-    if (b->begun && (n->cpu == 0 ||
-                     (p->nshares == first + 1 && p->shares[first].proc == p->nodes[b->last].proc &&
-                      p->shares[first].cpu == n->cpu)))
-        p->nshares = first; /* the engine gives unnamed time to the procedure on top at the
-                               arc's start */
+    if (b->begun && (n->cpu == 0 || (b->nstage == 1 && b->stage[0].proc == p->nodes[b->last].proc &&
+                                     b->stage[0].cpu == n->cpu)))
+        b->nstage = 0; /* the engine gives unnamed time to the procedure on top at the
+                          arc's start */
+    keep_shares(b, (uint32_t)p->nnodes - 1, n->cpu);
     n->thread = b->thread;
     n->shares = (uint32_t)p->nshares;
     n->kind = (uint16_t)kind;
@@ -874,40 +1014,63 @@ void pag_event(struct pag_builder *b, const struct ips2_event *ev, int64_t t, ui
         process_event(b, ev, t, c, ws, top, shares, arg);
 }
 
-/* Names the thread's procedures: local indices -> strings. */
+/* A local procedure's string (IPS2_PAG_NONE: none), named once per thread. */
+static uint32_t name_local(struct pag_builder *b, uint32_t l, pag_name_fn *name, void *name_arg)
+{
+    if (l == 0 || !name)
+        return IPS2_PAG_NONE;
+    if (l >= b->nnames) {
+        size_t nn = (size_t)l + 64;
+        uint32_t *v = realloc(b->names, nn * sizeof(*v));
+        if (!v) {
+            b->oom = true;
+            return IPS2_PAG_NONE;
+        }
+        memset(v + b->nnames, 0, (nn - b->nnames) * sizeof(*v));
+        b->names = v;
+        b->nnames = nn;
+    }
+    if (!b->names[l]) {
+        const char *s = name(name_arg, l);
+        b->names[l] = s ? str(b, s) + 1 : IPS2_PAG_NONE;
+    }
+    return b->names[l] == IPS2_PAG_NONE ? IPS2_PAG_NONE : b->names[l] - 1;
+}
+
+/* Names the thread's procedures: local indices -> strings, the nodes' in
+ * place, the shares' (compressed already) in the thread's table for
+ * pag_fold, in the order the shares first named them (so the strings are
+ * numbered as if the shares had been renamed one by one). */
 static void name_thread(struct pag_builder *b, pag_name_fn *name, void *name_arg)
 {
     struct ips2_pag *p = b->p;
+    uint32_t len = 0;
 
-    /* one pass over nodes' procs and one over shares, with a cache */
-    for (int pass = 0; pass < 2; pass++) {
-        size_t from = pass ? b->share_mark : b->node_mark, to = pass ? p->nshares : p->nnodes;
-        for (size_t i = from; i < to; i++) {
-            uint32_t *proc = pass ? &p->shares[i].proc : &p->nodes[i].proc;
-            uint32_t l = *proc;
-            if (l == 0 || !name) {
-                *proc = IPS2_PAG_NONE;
-                continue;
-            }
-            if (l >= b->nnames) {
-                size_t nn = l + 64;
-                uint32_t *v = realloc(b->names, nn * sizeof(*v));
-                if (!v) {
-                    b->oom = true;
-                    *proc = IPS2_PAG_NONE;
-                    continue;
-                }
-                memset(v + b->nnames, 0, (nn - b->nnames) * sizeof(*v));
-                b->names = v;
-                b->nnames = nn;
-            }
-            if (!b->names[l]) {
-                const char *s = name(name_arg, l);
-                b->names[l] = s ? str(b, s) + 1 : IPS2_PAG_NONE;
-            }
-            *proc = b->names[l] == IPS2_PAG_NONE ? IPS2_PAG_NONE : b->names[l] - 1;
+    for (size_t i = b->node_mark; i < p->nnodes; i++)
+        p->nodes[i].proc = name_local(b, p->nodes[i].proc, name, name_arg);
+    for (size_t i = 0; i < b->norder; i++)
+        if (b->order[i] >= len)
+            len = b->order[i] + 1;
+    while (b->cap_tnames - b->ntnames < len) {
+        size_t cap = b->cap_tnames ? b->cap_tnames * 2 : 256;
+        uint32_t *v = realloc(b->tnames, cap * sizeof(*v));
+        if (!v) {
+            b->oom = true;
+            forget_seen(b);
+            return;
         }
+        b->tnames = v;
+        b->cap_tnames = cap;
     }
+    uint32_t *m = b->tnames + b->ntnames;
+    for (uint32_t l = 0; l < len; l++)
+        m[l] = IPS2_PAG_NONE;
+    for (size_t i = 0; i < b->norder; i++)
+        m[b->order[i]] = name_local(b, b->order[i], name, name_arg);
+    b->name_at[b->thread] = b->ntnames;
+    b->name_n[b->thread] = len;
+    b->ntnames += len;
+    forget_seen(b);
 }
 
 void pag_thread_end(struct pag_builder *b, int64_t t, uint64_t c, uint32_t top,
@@ -1274,6 +1437,50 @@ static bool unpaired(struct ips2_pag *p, const struct pag_item *it, struct unpai
     return true;
 }
 
+/* The part's shares: the compressed stream read once by pag_fold (which
+ * folds, or only names them), the result compressed again at the part
+ * file's level into p->lazy, and inflated if the caller wants them whole.
+ * 0, or -1 with err (b->oom for memory). */
+static int finish_shares(struct pag_builder *b, const char *dir, char *err, size_t errlen)
+{
+    struct ips2_pag *p = b->p;
+    struct ips2_pag_lazy *raw = NULL;
+    struct pag_zread *rd = NULL;
+    struct pag_zbuf *out = pag_zbuf_new(true);
+    char name[4200];
+    size_t folded = 0;
+    int rc = -1;
+
+    err[0] = '\0';
+    snprintf(name, sizeof name, "%s (PAG shares)", dir);
+    if (!b->spool)
+        b->spool = pag_zbuf_new(false); /* no share at all: an empty frame */
+    if (!out || !b->spool || !(raw = pag_zbuf_end(b->spool, name)) ||
+        !(rd = pag_zread_open(raw, p->nshares, SIZE_MAX, err, errlen)))
+        goto out;
+    pag_zbuf_free(b->spool);
+    b->spool = NULL;
+    struct pag_fold_in in = {rd, b->inexact, b->tnames, b->name_at, b->name_n};
+    if (!pag_fold(p, b->fold, b->keep_messages, &in, out, &folded) || pag_zread_end(rd) < 0)
+        goto out;
+    pag_zread_free(rd);
+    rd = NULL;
+    pag_lazy_free(raw);
+    raw = NULL;
+    if (!(p->lazy = pag_zbuf_end(out, name)))
+        goto out;
+    if (!b->lazy && pag_shares_load(p, err, errlen) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (rc < 0 && !err[0])
+        b->oom = true; /* the caller says it */
+    pag_zread_free(rd);
+    pag_lazy_free(raw);
+    pag_zbuf_free(out);
+    return rc;
+}
+
 int pag_builder_finish(struct pag_builder *b, const char *machine, const char *trace_dir,
                        struct ips2_pag **out, char *err, size_t errlen)
 {
@@ -1303,7 +1510,20 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     free(pairs.v);
     ip_flags(b, left, nleft);
 
-    /* what stays unpaired: an end, or a warning (byte ranges sort first) */
+    /* what stays unpaired: an end, or a warning (byte ranges sort first);
+     * the ends counted first, so that their array is no larger than they
+     * (a server's unpaired messages: one end each) */
+    size_t nends = 0;
+    for (size_t i = 0; i < nleft; i++)
+        nends += !(left[i].flags & PI_DONE) && pag_class_crosses(left[i].cls, left[i].flags);
+    for (size_t i = 0; i < b->nitems; i++)
+        nends +=
+            !(b->items[i].flags & PI_DONE) && pag_class_crosses(b->items[i].cls, b->items[i].flags);
+    if (nends && !p->ends) {
+        if (!(p->ends = malloc(nends * sizeof(*p->ends))))
+            b->oom = true;
+        u.cap_ends = nends;
+    }
     for (size_t i = 0; i < nleft && !b->oom; i++)
         if (!unpaired(p, &left[i], &u))
             b->oom = true;
@@ -1316,22 +1536,21 @@ int pag_builder_finish(struct pag_builder *b, const char *machine, const char *t
     if (backwards)
         pag_add_warning(
             p, dupf("%zu pairings dropped: the source came after the destination", backwards));
-    size_t folded = 0;
-    if (b->fold && !b->oom && !pag_fold(p, b->keep_messages, &folded))
-        b->oom = true;
-
     p->machine = strdup(machine ? machine : "");
     p->trace_dir = strdup(trace_dir ? trace_dir : "");
     if (!p->machine || !p->trace_dir)
         b->oom = true;
-    if (b->oom) {
-        snprintf(err, errlen, "%s: out of memory building the PAG", trace_dir ? trace_dir : "");
+    if (!b->oom && finish_shares(b, trace_dir ? trace_dir : "", err, errlen) < 0 && !b->oom)
+        return -1;
+    if (b->oom || b->lost_shares) {
+        snprintf(err, errlen, "%s: %s building the PAG", trace_dir ? trace_dir : "",
+                 b->oom ? "out of memory" : "a dropped thread's CPU shares were lost");
         return -1;
     }
     *out = p;
     b->p = calloc(1, sizeof(*b->p));
     b->nitems = b->nipkeys = 0;
-    b->cap_apps = b->cap_processes = b->cap_threads = b->cap_nodes = b->cap_shares = 0;
+    b->cap_apps = b->cap_processes = b->cap_threads = b->cap_nodes = 0;
     if (!b->p)
         b->oom = true;
     return 0;

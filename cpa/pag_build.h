@@ -30,6 +30,11 @@ struct pag_builder;
 struct pag_builder *pag_builder_new(void);
 /* Folding on (the default) or off. */
 void pag_builder_set_fold(struct pag_builder *b, bool fold);
+/* Whether pag_builder_finish gives the part with its shares compressed in
+ * memory (pag->lazy: ips2_pag_write copies them, ips2_pag_shares_each
+ * streams them), so that the build never holds them inflated; the default
+ * (false) inflates them into pag->shares. */
+void pag_builder_set_lazy(struct pag_builder *b, bool lazy);
 void pag_builder_free(struct pag_builder *b);
 
 /* A process image begins (its thread streams follow) and ends.  ppid: the

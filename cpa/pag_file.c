@@ -91,12 +91,12 @@ _Static_assert(sizeof(struct ips2_pag_port) == 16, "port layout");
 #define VERSION          2
 #define VERSION_NO_PORTS 1
 #define HEAD             96
-#define VERSION_ZSTD     3           /* a part file: a zstd frame of the above */
-#define VERSION_APART    4           /* a part file: two frames, the shares apart */
-#define ZHEAD            16          /* magic, version, what, u32 0 */
-#define AHEAD            24          /* version 4: ZHEAD and the first frame's size */
-#define ZLEVEL           3           /* zstd's level for part files */
-#define WBUF             (64u << 10) /* the write buffer of a part file */
+#define VERSION_ZSTD     3            /* a part file: a zstd frame of the above */
+#define VERSION_APART    4            /* a part file: two frames, the shares apart */
+#define ZHEAD            16           /* magic, version, what, u32 0 */
+#define AHEAD            24           /* version 4: ZHEAD and the first frame's size */
+#define WBUF             (64u << 10)  /* the write buffer of a part file */
+#define SIN              (128u << 10) /* compressed bytes read at a time */
 
 enum what { W_PART = 1, W_ENDS = 2, W_CROSS = 3 };
 enum {
@@ -112,6 +112,31 @@ enum {
     C_WARNINGS,
     C_N
 };
+
+/* Where a lazy part's shares are: one zstd frame (with zstd's checksum)
+ * of the shares, 16 bytes each, in node order: in its file, kept open
+ * (ips2_pag_read_lazy), or in memory (a part just built, pag_zbuf). */
+struct ips2_pag_lazy {
+    int fd;            /* -1: in memory */
+    uint64_t at, size; /* the frame: offset in the file (0 in memory), compressed bytes */
+    uint8_t *mem;      /* the frame in memory, or NULL */
+    char *name;
+};
+
+/* Reads len bytes at off of fd; 0, or an errno (EIO: the file is
+ * shorter). */
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t r = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : EIO;
+        got += (size_t)r;
+    }
+    return 0;
+}
 
 /* ---- encoding ------------------------------------------------------------ */
 
@@ -161,6 +186,8 @@ static void write_strings(struct ips2_out *o, const struct ips2_pag *g, const ui
         ips2_put_str32(o, g->strings[i]);
 }
 
+static void put_lazy_shares(struct ips2_out *o, const struct ips2_pag *g);
+
 /* The tables, each as the bytes of its structs (written straight to a
  * file: no copy of a whole part is ever made). */
 static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uint64_t c[C_N],
@@ -170,7 +197,9 @@ static void write_tables(struct ips2_out *o, const struct ips2_pag *g, const uin
     ips2_put_bytes(o, g->processes, c[C_PROCESSES] * sizeof(*g->processes));
     ips2_put_bytes(o, g->threads, c[C_THREADS] * sizeof(*g->threads));
     ips2_put_bytes(o, g->nodes, c[C_NODES] * sizeof(*g->nodes));
-    if (!apart)
+    if (!apart && g->lazy && c[C_SHARES])
+        put_lazy_shares(o, g); /* inflated as they are written */
+    else if (!apart)
         ips2_put_bytes(o, g->shares, c[C_SHARES] * sizeof(*g->shares));
     ips2_put_bytes(o, g->arcs, c[C_ARCS] * sizeof(*g->arcs));
     ips2_put_bytes(o, g->outs, c[C_OUTS] * sizeof(*g->outs));
@@ -285,15 +314,46 @@ static int zsink_write(void *ctx, const void *bytes, size_t len)
     return zsink_push(ctx, bytes, len, ZSTD_e_continue);
 }
 
-/* The level of a part file's compression: IPS2_PAG_ZSTD, else ZLEVEL;
- * 0: none. */
-static int zstd_level(void)
+/* A lazy part's shares inflated into o as they come (the plain layout of
+ * a part built with them compressed, or read lazily). */
+static void put_lazy_shares(struct ips2_out *o, const struct ips2_pag *g)
 {
-    const char *v = getenv("IPS2_PAG_ZSTD");
-    char *end;
-    long l = v && *v ? strtol(v, &end, 10) : ZLEVEL;
+    char err[256];
+    struct pag_zread *t = pag_zread_open(g->lazy, g->nshares, g->nstrings, err, sizeof err);
+    const size_t step = 4096;
+    bool ok = t != NULL;
 
-    return v && *v && (*end || l < 0 || l > ZSTD_maxCLevel()) ? ZLEVEL : (int)l;
+    for (size_t i = 0; ok && !o->err && i < g->nshares; i += step) {
+        size_t n = g->nshares - i < step ? g->nshares - i : step;
+        const struct ips2_pag_share *sh = pag_zread_next(t, n);
+        if (!(ok = sh != NULL))
+            break;
+        ips2_put_bytes(o, sh, n * sizeof *sh);
+    }
+    if (ok && !o->err)
+        ok = pag_zread_end(t) == 0;
+    pag_zread_free(t);
+    if (!ok && !o->err) {
+        o->err = EIO; /* damaged shares: the codec refuses every put from now on */
+        o->cap = o->n;
+    }
+}
+
+/* Copies a lazy part's shares' frame (compressed, as it is) to fd; 0 or
+ * an errno. */
+static int copy_frame(int fd, const struct ips2_pag_lazy *z)
+{
+    if (z->mem)
+        return write_fd(fd, z->mem, (size_t)z->size);
+    uint8_t *buf = malloc(SIN);
+    int e = buf ? 0 : ENOMEM;
+    for (uint64_t at = 0; !e && at < z->size; at += SIN) {
+        size_t n = z->size - at < SIN ? (size_t)(z->size - at) : SIN;
+        if (!(e = read_at(z->fd, buf, n, z->at + at)))
+            e = write_fd(fd, buf, n);
+    }
+    free(buf);
+    return e;
 }
 
 /* Writes the part to fd, compressed at level (0: plain); 0 or an errno.
@@ -333,14 +393,16 @@ static int write_part(const struct ips2_pag *pag, int fd, int level)
         e = zsink_push(&z, NULL, 0, ZSTD_e_end);
         first = z.written;
         /* the shares: a frame of their own, checked by zstd's checksum */
-        if (!e && ZSTD_isError(ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_checksumFlag, 1)))
+        if (!e && pag->lazy) /* compressed already: the same frame */
+            e = copy_frame(fd, pag->lazy);
+        else if (!e && ZSTD_isError(ZSTD_CCtx_setParameter(z.cctx, ZSTD_c_checksumFlag, 1)))
             e = ENOMEM;
-        for (size_t i = 0; !e && i < pag->nshares; i += WBUF / sizeof(*pag->shares)) {
+        for (size_t i = 0; !e && !pag->lazy && i < pag->nshares; i += WBUF / sizeof(*pag->shares)) {
             size_t n = pag->nshares - i < WBUF / sizeof(*pag->shares) ? pag->nshares - i
                                                                       : WBUF / sizeof(*pag->shares);
             e = zsink_push(&z, pag->shares + i, n * sizeof(*pag->shares), ZSTD_e_continue);
         }
-        if (!e)
+        if (!e && !pag->lazy)
             e = zsink_push(&z, NULL, 0, ZSTD_e_end);
         ips2_le64_store(size, first);
         if (!e && pwrite(fd, size, 8, ZHEAD) != 8)
@@ -356,17 +418,12 @@ int ips2_pag_write(const struct ips2_pag *pag, const char *path, char *err, size
     char tmp[4096];
     int fd;
 
-    if (pag->lazy && pag->nshares) {
-        snprintf(err, errlen, "%s: a part read without its shares cannot be written", path);
-        return -1;
-    }
-
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
         return -1;
     }
-    int e = write_part(pag, fd, zstd_level());
+    int e = write_part(pag, fd, pag_zstd_level());
     if (e) {
         snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(e));
         close(fd);
@@ -750,62 +807,6 @@ static int check_zhead(const uint8_t *data, const char *name, char *err, size_t 
     return 0;
 }
 
-/* Inflates the one zstd frame that is src[0, size) (at byte `at` of the
- * file, for messages) into *plain (*plain_size bytes; the caller frees
- * it); -1 with "NAME: byte OFF: ..." in err. */
-static int inflate_frame(const uint8_t *src, size_t size, size_t at, const char *name,
-                         uint8_t **plain, size_t *plain_size, char *err, size_t errlen)
-{
-    /* No real part compresses 1000 times: beyond that, the frame is not
-     * one of ours (and would only exhaust the memory). */
-    uint64_t limit = (uint64_t)size * 1000 + (64u << 20);
-    size_t cap = size * 4 + (64u << 10);
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    ZSTD_inBuffer in = {src, size, 0};
-    uint8_t *buf = NULL;
-    size_t n = 0, rc = 1;
-
-    *plain = NULL;
-    while (dctx && in.pos < in.size && rc != 0) {
-        if (n == cap || !buf) {
-            size_t want = buf ? cap * 2 : cap;
-            uint8_t *q = want <= limit ? realloc(buf, want) : NULL;
-            if (!q) {
-                snprintf(err, errlen,
-                         "%s: byte %zu: expected a part that fits in memory, found "
-                         "more than %zu bytes",
-                         name, at + in.pos, n);
-                goto fail;
-            }
-            buf = q;
-            cap = want;
-        }
-        ZSTD_outBuffer out = {buf, cap, n};
-        rc = ZSTD_decompressStream(dctx, &out, &in);
-        n = out.pos;
-        if (ZSTD_isError(rc)) {
-            snprintf(err, errlen, "%s: byte %zu: expected a zstd frame, found %s", name,
-                     at + in.pos, ZSTD_getErrorName(rc));
-            goto fail;
-        }
-    }
-    if (!dctx || rc != 0 || in.pos != in.size) {
-        snprintf(err, errlen, "%s: byte %zu: expected %s", name, at + in.pos,
-                 !dctx ? "memory for zstd"
-                 : rc  ? "the rest of the zstd frame, found the end of the file"
-                       : "the end of the file after the zstd frame, found more bytes");
-        goto fail;
-    }
-    ZSTD_freeDCtx(dctx);
-    *plain = buf ? buf : malloc(1);
-    *plain_size = n;
-    return *plain ? 0 : -1;
-fail:
-    ZSTD_freeDCtx(dctx);
-    free(buf);
-    return -1;
-}
-
 static int decode_plain(const void *data, size_t size, const char *name, enum what w, bool apart,
                         struct ips2_pag **out, char *err, size_t errlen);
 
@@ -851,7 +852,7 @@ static int decode_first(const uint8_t *data, size_t size, unsigned version, cons
 
     if (check_zhead(data, nm, err, errlen) < 0 ||
         (version == VERSION_APART && first_frame(data, size, nm, &first, err, errlen) < 0) ||
-        inflate_frame(data + at, (size_t)first, at, nm, &plain, &plain_size, err, errlen) < 0)
+        pag_inflate(data + at, (size_t)first, 0, at, nm, &plain, &plain_size, err, errlen) < 0)
         return -1;
     snprintf(inner, sizeof inner, "%s (decompressed)", nm);
     int rc =
@@ -879,8 +880,8 @@ static int decode(const void *data, size_t size, const char *name, enum what w,
     size_t at = AHEAD + (size_t)ips2_le64_load((const uint8_t *)data + ZHEAD);
     uint8_t *shares;
     size_t bytes;
-    if (inflate_frame((const uint8_t *)data + at, size - at, at, nm, &shares, &bytes, err, errlen) <
-        0)
+    if (pag_inflate((const uint8_t *)data + at, size - at, g->nshares * sizeof *g->shares, at, nm,
+                    &shares, &bytes, err, errlen) < 0)
         goto fail;
     g->shares = (struct ips2_pag_share *)shares;
     if (bytes != g->nshares * sizeof(*g->shares)) {
@@ -984,33 +985,13 @@ out:
     return rc;
 }
 
-/* Reads len bytes at off of fd; 0, or an errno (EIO: the file is
- * shorter). */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-    for (size_t got = 0; got < len;) {
-        ssize_t r = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r < 0 ? errno : EIO;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-/* Where a lazy part's shares are: its file, kept open. */
-struct ips2_pag_lazy {
-    int fd;
-    uint64_t at, size; /* the shares' frame: offset, compressed bytes */
-    char *name;
-};
-
 void pag_lazy_free(struct ips2_pag_lazy *z)
 {
     if (!z)
         return;
-    close(z->fd);
+    if (z->fd >= 0)
+        close(z->fd);
+    free(z->mem);
     free(z->name);
     free(z);
 }
@@ -1076,29 +1057,34 @@ fail:
 
 /* A lazy part's shares as they are inflated: a window of whole shares
  * [base, base + len / 16) and the frame's input. */
-struct stream {
-    const struct ips2_pag *g;
+struct pag_zread {
     const struct ips2_pag_lazy *z;
+    uint64_t nshares; /* in the frame */
+    size_t nstrings;  /* a share names a string < nstrings or none; SIZE_MAX: unchecked */
     ZSTD_DCtx *dctx;
-    uint8_t *in;
+    uint8_t *in; /* a file's: read SIN bytes at a time */
     ZSTD_inBuffer zin;
     uint64_t read; /* compressed bytes read so far */
     size_t last;   /* zstd's last hint: 0 once the frame ended */
     uint8_t *buf;
     size_t len, cap; /* bytes */
     uint64_t base;   /* the share at buf[0] */
+    uint64_t pos;    /* the next share to give */
     char *err;
     size_t errlen;
 };
 
-#define SIN (128u << 10) /* compressed bytes read at a time */
-
 /* Reads more of the frame when zstd has used what it had; 0, or -1 with
  * err. */
-static int stream_fill(struct stream *t)
+static int stream_fill(struct pag_zread *t)
 {
     if (t->zin.pos < t->zin.size || t->read == t->z->size)
         return 0;
+    if (t->z->mem) { /* all of it at once */
+        t->zin = (ZSTD_inBuffer){t->z->mem, (size_t)t->z->size, 0};
+        t->read = t->z->size;
+        return 0;
+    }
     size_t n = t->z->size - t->read < SIN ? (size_t)(t->z->size - t->read) : SIN;
     int e = read_at(t->z->fd, t->in, n, t->z->at + t->read);
     if (e) {
@@ -1111,14 +1097,14 @@ static int stream_fill(struct stream *t)
 }
 
 /* Where the frame's input stands, as a byte of the file. */
-static unsigned long long stream_at(const struct stream *t)
+static unsigned long long stream_at(const struct pag_zread *t)
 {
     return (unsigned long long)(t->z->at + t->read - (t->zin.size - t->zin.pos));
 }
 
 /* One step of zstd into buf[*pos, cap): 1 when it made progress, 0 when
  * it could not (the frame ended, or the file did), -1 with err. */
-static int stream_step(struct stream *t, uint8_t *buf, size_t cap, size_t *pos)
+static int stream_step(struct pag_zread *t, uint8_t *buf, size_t cap, size_t *pos)
 {
     if (t->last == 0 || stream_fill(t) < 0)
         return t->last == 0 ? 0 : -1;
@@ -1137,7 +1123,7 @@ static int stream_step(struct stream *t, uint8_t *buf, size_t cap, size_t *pos)
 
 /* Inflates more shares into the window (which has room); 0, or -1 with
  * err (damage, a short frame). */
-static int stream_more(struct stream *t)
+static int stream_more(struct pag_zread *t)
 {
     for (;;) {
         size_t before = t->len;
@@ -1147,15 +1133,15 @@ static int stream_more(struct stream *t)
         if (t->len > before)
             return 0;
         if (r == 0 || t->last == 0) {
-            snprintf(t->err, t->errlen, "%s: byte %llu: expected the rest of the %zu shares",
-                     t->z->name, stream_at(t), t->g->nshares);
+            snprintf(t->err, t->errlen, "%s: byte %llu: expected the rest of the %llu shares",
+                     t->z->name, stream_at(t), (unsigned long long)t->nshares);
             return -1;
         }
     }
 }
 
 /* The window holds shares [lo, hi); 0, or -1 with err. */
-static int stream_need(struct stream *t, uint64_t lo, uint64_t hi)
+static int stream_need(struct pag_zread *t, uint64_t lo, uint64_t hi)
 {
     size_t want = (size_t)(hi - t->base) * sizeof(struct ips2_pag_share);
 
@@ -1185,9 +1171,9 @@ static int stream_need(struct stream *t, uint64_t lo, uint64_t hi)
 
 /* After the last share: the frame ends, with nothing more in it or after
  * it (zstd checks its checksum there). */
-static int stream_end(struct stream *t)
+static int stream_end(struct pag_zread *t)
 {
-    size_t used = (size_t)(t->g->nshares - t->base) * sizeof(struct ips2_pag_share);
+    size_t used = (size_t)(t->nshares - t->base) * sizeof(struct ips2_pag_share);
 
     while (t->len <= used) {
         if (t->last == 0)
@@ -1204,8 +1190,8 @@ static int stream_end(struct stream *t)
         }
     }
     if (t->len > used) {
-        snprintf(t->err, t->errlen, "%s: expected %zu shares, found more", t->z->name,
-                 t->g->nshares);
+        snprintf(t->err, t->errlen, "%s: expected %llu shares, found more", t->z->name,
+                 (unsigned long long)t->nshares);
         return -1;
     }
     if (t->zin.pos != t->zin.size || t->read != t->z->size) {
@@ -1217,13 +1203,13 @@ static int stream_end(struct stream *t)
 }
 
 /* Checks one arc's shares (as the decoder checks a part's); -1 with err. */
-static int stream_check(struct stream *t, const struct ips2_pag_share *sh, size_t n, uint64_t lo)
+static int stream_check(struct pag_zread *t, const struct ips2_pag_share *sh, size_t n, uint64_t lo)
 {
-    const struct ips2_pag *g = t->g;
     __int128 sum = 0;
 
     for (size_t i = 0; i < n; i++) {
-        if (!STR_OK(sh[i].proc) || sh[i].cpu < 0) {
+        if ((t->nstrings != SIZE_MAX && sh[i].proc >= t->nstrings && sh[i].proc != IPS2_PAG_NONE) ||
+            sh[i].cpu < 0) {
             snprintf(t->err, t->errlen,
                      "%s (shares): byte %llu: expected a share with a procedure string and CPU "
                      ">= 0",
@@ -1241,6 +1227,64 @@ static int stream_check(struct stream *t, const struct ips2_pag_share *sh, size_
     return 0;
 }
 
+struct pag_zread *pag_zread_open(const struct ips2_pag_lazy *z, uint64_t nshares, size_t nstrings,
+                                 char *err, size_t errlen)
+{
+    struct pag_zread *t = calloc(1, sizeof *t);
+
+    if (t) {
+        *t = (struct pag_zread){.z = z,
+                                .nshares = nshares,
+                                .nstrings = nstrings,
+                                .last = 1,
+                                .err = err,
+                                .errlen = errlen,
+                                .cap = 1u << 20};
+        if ((t->dctx = ZSTD_createDCtx()) && (z->mem || (t->in = malloc(SIN))) &&
+            (t->buf = malloc(t->cap)))
+            return t;
+        pag_zread_free(t);
+    }
+    snprintf(err, errlen, "%s: out of memory for the shares", z->name);
+    return NULL;
+}
+
+struct ips2_pag_share *pag_zread_next(struct pag_zread *t, size_t n)
+{
+    if (n > t->nshares - t->pos) {
+        snprintf(t->err, t->errlen, "%s: expected %zu more shares, found %llu", t->z->name, n,
+                 (unsigned long long)(t->nshares - t->pos));
+        return NULL;
+    }
+    if (stream_need(t, t->pos, t->pos + n) < 0)
+        return NULL;
+    struct ips2_pag_share *sh = (struct ips2_pag_share *)(t->buf + (t->pos - t->base) * 16);
+    if (stream_check(t, sh, n, t->pos) < 0)
+        return NULL;
+    t->pos += n;
+    return sh;
+}
+
+int pag_zread_end(struct pag_zread *t)
+{
+    if (t->pos != t->nshares) {
+        snprintf(t->err, t->errlen, "%s: %llu shares left unread", t->z->name,
+                 (unsigned long long)(t->nshares - t->pos));
+        return -1;
+    }
+    return stream_end(t);
+}
+
+void pag_zread_free(struct pag_zread *t)
+{
+    if (!t)
+        return;
+    ZSTD_freeDCtx(t->dctx);
+    free(t->in);
+    free(t->buf);
+    free(t);
+}
+
 int ips2_pag_shares_each(const struct ips2_pag *pag, ips2_pag_shares_fn *fn, void *arg, char *err,
                          size_t errlen)
 {
@@ -1252,33 +1296,70 @@ int ips2_pag_shares_each(const struct ips2_pag *pag, ips2_pag_shares_fn *fn, voi
         }
         return 0;
     }
-    struct stream t = {.g = pag, .z = pag->lazy, .last = 1, .err = err, .errlen = errlen};
+    struct pag_zread *t = pag_zread_open(pag->lazy, pag->nshares, pag->nstrings, err, errlen);
     int rc = -1;
 
-    t.cap = 1u << 20;
-    if (!(t.dctx = ZSTD_createDCtx()) || !(t.in = malloc(SIN)) || !(t.buf = malloc(t.cap))) {
-        snprintf(err, errlen, "%s: out of memory for the shares", t.z->name);
-        goto out;
-    }
+    if (!t)
+        return -1;
     for (size_t n = 0; n < pag->nnodes; n++) {
         uint32_t lo = n ? pag->nodes[n - 1].shares : 0, hi = pag->nodes[n].shares;
         const struct ips2_pag_share *sh = NULL;
-        if (hi > lo) {
-            if (stream_need(&t, lo, hi) < 0)
-                goto out;
-            sh = (const struct ips2_pag_share *)(t.buf + (lo - t.base) * sizeof(*sh));
-            if (stream_check(&t, sh, hi - lo, lo) < 0)
-                goto out;
-        }
+        if (hi > lo && !(sh = pag_zread_next(t, hi - lo)))
+            goto out;
         if (fn(arg, (uint32_t)n, sh, hi > lo ? hi - lo : 0))
             goto out;
     }
-    rc = stream_end(&t);
+    rc = pag_zread_end(t);
 out:
-    ZSTD_freeDCtx(t.dctx);
-    free(t.in);
-    free(t.buf);
+    pag_zread_free(t);
     return rc;
+}
+
+int pag_shares_load(struct ips2_pag *pag, char *err, size_t errlen)
+{
+    if (!pag->lazy)
+        return 0;
+    struct ips2_pag_share *v = malloc((pag->nshares ? pag->nshares : 1) * sizeof *v);
+    struct pag_zread *t =
+        v ? pag_zread_open(pag->lazy, pag->nshares, pag->nstrings, err, errlen) : NULL;
+    const size_t step = 1u << 16;
+
+    for (size_t i = 0; t && i < pag->nshares; i += step) {
+        size_t n = pag->nshares - i < step ? pag->nshares - i : step;
+        const struct ips2_pag_share *sh = pag_zread_next(t, n);
+        if (!sh)
+            goto fail;
+        memcpy(v + i, sh, n * sizeof *v);
+    }
+    if (!t || pag_zread_end(t) < 0)
+        goto fail;
+    pag_zread_free(t);
+    pag_lazy_free(pag->lazy);
+    pag->lazy = NULL;
+    free(pag->shares);
+    pag->shares = v;
+    return 0;
+fail:
+    if (!v)
+        snprintf(err, errlen, "%s: out of memory for %zu shares", pag->lazy->name, pag->nshares);
+    pag_zread_free(t);
+    free(v);
+    return -1;
+}
+
+/* ---- shares compressed in memory ------------------------------------------ */
+
+struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name)
+{
+    struct ips2_pag_lazy *l = calloc(1, sizeof *l);
+
+    if (!l)
+        return NULL;
+    l->fd = -1;
+    if ((l->name = strdup(name ? name : "PAG")) && pag_zbuf_take(z, &l->mem, &l->size))
+        return l;
+    pag_lazy_free(l);
+    return NULL;
 }
 
 int ips2_pag_read(const char *path, struct ips2_pag **out, char *err, size_t errlen)

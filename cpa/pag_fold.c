@@ -12,6 +12,13 @@
  * thread and every arc's weight stay what they were; only the path's list
  * of CPU segments gets shorter.  An arc whose shares do not add up to its
  * weight (the engine would scale them) is never merged: both its nodes stay.
+ *
+ * Folding streams the shares: the builder keeps them compressed as they
+ * were made (node order, each thread's procedures as its local indices),
+ * and folding reads them once, names them, merges the arcs of the nodes
+ * that go and compresses what stays into the part's shares.  A merged
+ * arc's shares are consecutive ranges of its thread's, so no more than one
+ * arc's and the pending merge's are ever in memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,31 +34,25 @@
 struct pending {
     size_t narcs;
     int64_t cpu;
-    uint32_t a, b;            /* the first arc's shares (copied as they are if it stays alone) */
+    struct ips2_pag_share *f; /* the first arc's shares (put as they are if it stays alone) */
+    size_t nf, capf;
     uint32_t impl;            /* the first arc's procedure on top at its start */
     int64_t first_w;          /* the first arc's weight */
     struct ips2_pag_share *v; /* the merged arcs' shares, one per procedure */
     size_t n, cap;
 };
 
+/* Where folding stands in its input and output. */
+struct fold_io {
+    const struct pag_fold_in *in;
+    struct pag_zbuf *out;
+    uint64_t in_at;  /* input shares read */
+    uint64_t out_at; /* output shares written */
+};
+
 static uint32_t proc_or_none(const struct ips2_pag *p, uint32_t proc)
 {
     return proc < p->nstrings ? proc : IPS2_PAG_NONE;
-}
-
-/* Whether the engine takes the arc's shares as they are (cpa_emit_cpu): no
- * positive share, or positive shares adding up to its weight. */
-static bool exact(const struct ips2_pag *p, uint32_t a, uint32_t b, int64_t w)
-{
-    __int128 sum = 0;
-    size_t n = 0;
-
-    for (uint32_t i = a; i < b; i++)
-        if (p->shares[i].cpu > 0) {
-            sum += p->shares[i].cpu;
-            n++;
-        }
-    return n == 0 || w <= 0 || sum == w;
 }
 
 static bool pend_add(struct pending *pd, uint32_t proc, int64_t cpu)
@@ -73,67 +74,26 @@ static bool pend_add(struct pending *pd, uint32_t proc, int64_t cpu)
 
 /* Adds an arc's shares as the engine reads them (impl: the procedure on
  * top at the arc's start, which gets the time no share names). */
-static bool pend_expand(struct pending *pd, const struct ips2_pag *p, uint32_t a, uint32_t b,
-                        int64_t w, uint32_t impl)
+static bool pend_expand(struct pending *pd, const struct ips2_pag_share *sh, size_t n, int64_t w,
+                        uint32_t impl)
 {
     bool named = false;
 
     if (w <= 0)
         return true;
-    for (uint32_t i = a; i < b; i++)
-        if (p->shares[i].cpu > 0) {
-            if (!pend_add(pd, p->shares[i].proc, p->shares[i].cpu))
+    for (size_t i = 0; i < n; i++)
+        if (sh[i].cpu > 0) {
+            if (!pend_add(pd, sh[i].proc, sh[i].cpu))
                 return false;
             named = true;
         }
     return named || pend_add(pd, impl, w);
 }
 
-/* The folded part's shares: written over the input (p->shares) while
- * they stay behind what is still to be read, which folding nearly always
- * keeps (a merged arc's shares are at most its arcs', but for the time
- * none named); a part whose output would overtake its input goes on in a
- * buffer of its own (v).  So folding a server's part, nearly all of it
- * shares, needs no second copy of them. */
-struct out_shares {
-    struct ips2_pag_share *in; /* the input, written over while v is NULL */
-    struct ips2_pag_share *v;
-    size_t n, cap;
-};
-
-/* Room for k more shares without overwriting the input before `unread`
- * (all of it before is read): in place while they fit, else from now on
- * in a buffer of its own. */
-static bool out_room(struct out_shares *o, size_t k, size_t unread)
-{
-    if (o->v || o->n + k <= unread)
-        return true;
-    size_t cap = o->n + k + 1024;
-    if (!(o->v = malloc(cap * sizeof(*o->v))))
-        return false;
-    if (o->n)
-        memcpy(o->v, o->in, o->n * sizeof(*o->v));
-    o->cap = cap;
-    return true;
-}
-
-static bool put_share(struct out_shares *o, const struct ips2_pag_share *s)
-{
-    if (!o->v) { /* out_room made sure: never past what is still to be read */
-        o->in[o->n++] = *s;
-        return true;
-    }
-    struct ips2_pag_share *d = PAG_PUSH(o->v, o->n, o->cap);
-
-    if (!d)
-        return false;
-    *d = *s;
-    return true;
-}
-
 /* Marks what must stay; false if the part is not as the builder makes it
  * (then it is left alone). */
-static bool mark(const struct ips2_pag *p, bool keep_messages, uint32_t *map)
+static bool mark(const struct ips2_pag *p, bool keep_messages, const uint8_t *inexact,
+                 uint32_t *map)
 {
     size_t next = 0;
 
@@ -148,8 +108,9 @@ static bool mark(const struct ips2_pag *p, bool keep_messages, uint32_t *map)
                 if (p->nodes[i].shares < p->nodes[i - 1].shares || p->nodes[i].shares > p->nshares)
                     return false;
         }
+        /* an arc whose shares the engine would scale */
         for (uint32_t i = th->first + 1; i < th->first + th->count; i++)
-            if (!exact(p, p->nodes[i - 1].shares, p->nodes[i].shares, p->nodes[i].cpu))
+            if (inexact && inexact[i / 8] >> (i % 8) & 1)
                 map[i - 1] = map[i] = KEEP;
     }
     if (next != p->nnodes)
@@ -184,25 +145,55 @@ static bool mark(const struct ips2_pag *p, bool keep_messages, uint32_t *map)
     return true;
 }
 
-/* Folds one thread's nodes (in place: new indices are never above old
- * ones) and writes its shares to o; next: the next new node index. */
-static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t *map,
-                        struct out_shares *o, struct pending *pd_, uint32_t *next)
+/* The next n input shares (node order) of thread t, named as the part
+ * names them; NULL on error (err is the reader's). */
+static struct ips2_pag_share *input(struct fold_io *io, uint32_t t, size_t n)
 {
+    const struct pag_fold_in *in = io->in;
+    struct ips2_pag_share *sh = pag_zread_next(in->shares, n);
+
+    if (!sh)
+        return NULL;
+    io->in_at += n;
+    if (in->names) {
+        const uint32_t *m = in->names + in->name_at[t];
+        uint32_t mn = in->name_n[t];
+        for (size_t i = 0; i < n; i++)
+            sh[i].proc = sh[i].proc < mn ? m[sh[i].proc] : IPS2_PAG_NONE;
+    }
+    return sh;
+}
+
+static bool output(struct fold_io *io, const struct ips2_pag_share *s, size_t n)
+{
+    io->out_at += n;
+    return pag_zbuf_put(io->out, s, n);
+}
+
+/* Folds one thread's nodes (in place: new indices are never above old
+ * ones) and writes its shares; next: the next new node index. */
+static bool fold_thread(struct ips2_pag *p, uint32_t t, uint32_t *map, struct fold_io *io,
+                        struct pending *pd_, uint32_t *next)
+{
+    struct ips2_pag_thread *th = &p->threads[t];
     struct pending pd = *pd_;
     bool ok = false;
     uint32_t first = th->first, count = th->count, j = *next;
-    uint32_t prev_end = 0, prev_proc = IPS2_PAG_NONE, kept_proc = IPS2_PAG_NONE;
+    uint32_t prev_proc = IPS2_PAG_NONE, kept_proc = IPS2_PAG_NONE;
 
     th->first = j;
     pd.narcs = 0;
     for (uint32_t i = first; i < first + count; i++) {
         struct ips2_pag_node nd = p->nodes[i];
-        uint32_t a = prev_end, b = nd.shares;
+        size_t cnt = nd.shares - io->in_at;
+        struct ips2_pag_share *cur = NULL;
 
-        prev_end = nd.shares;
-        if (i == first) {
-            nd.shares = (uint32_t)o->n;
+        if (nd.shares < io->in_at || (cnt && !(cur = input(io, t, cnt))))
+            goto out;
+        if (i == first) { /* no CPU arc into it (the builder gives it no shares) */
+            if (cnt && !output(io, cur, cnt))
+                goto out;
+            nd.shares = (uint32_t)io->out_at;
             p->nodes[j] = nd;
             map[i] = j++;
             prev_proc = kept_proc = nd.proc;
@@ -213,14 +204,24 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
         if (pd.narcs == 0) {
             pd.narcs = 1;
             pd.cpu = nd.cpu;
-            pd.a = a;
-            pd.b = b;
+            pd.nf = 0;
+            if (cnt > pd.capf) {
+                size_t cap = cnt > 64 ? cnt : 64;
+                struct ips2_pag_share *f = realloc(pd.f, cap * sizeof *f);
+                if (!f)
+                    goto out;
+                pd.f = f;
+                pd.capf = cap;
+            }
+            if (cnt)
+                memcpy(pd.f, cur, cnt * sizeof *cur);
+            pd.nf = cnt;
             pd.impl = impl;
             pd.first_w = nd.cpu;
             pd.n = 0;
         } else {
-            if ((pd.narcs == 1 && !pend_expand(&pd, p, pd.a, pd.b, pd.first_w, pd.impl)) ||
-                !pend_expand(&pd, p, a, b, nd.cpu, impl))
+            if ((pd.narcs == 1 && !pend_expand(&pd, pd.f, pd.nf, pd.first_w, pd.impl)) ||
+                !pend_expand(&pd, cur, cnt, nd.cpu, impl))
                 goto out;
             pd.narcs++;
             pd.cpu += nd.cpu;
@@ -229,14 +230,10 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
             map[i] = FOLDED;
             continue;
         }
-        /* the node stays: its CPU arc is what was pending (its input is
-         * read, up to prev_end) */
+        /* the node stays: its CPU arc is what was pending */
         if (pd.narcs == 1) {
-            if (!out_room(o, pd.b - pd.a, prev_end))
+            if (pd.nf && !output(io, pd.f, pd.nf))
                 goto out;
-            for (uint32_t s = pd.a; s < pd.b; s++) /* forward: never ahead of s */
-                if (!put_share(o, &p->shares[s]))
-                    goto out;
         } else {
             uint32_t start = proc_or_none(p, kept_proc);
             size_t m = 0;
@@ -248,14 +245,13 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
              * is left out, as the builder does */
             if (m == 1 && pd.v[0].proc == start && pd.v[0].cpu == pd.cpu)
                 m = 0;
-            if (!out_room(o, m, prev_end))
+            if (m && !output(io, pd.v, m))
                 goto out;
-            for (size_t s = 0; s < m; s++)
-                if (!put_share(o, &pd.v[s]))
-                    goto out;
         }
+        if (io->out_at > UINT32_MAX)
+            goto out;
         nd.cpu = pd.cpu;
-        nd.shares = (uint32_t)o->n;
+        nd.shares = (uint32_t)io->out_at;
         p->nodes[j] = nd;
         map[i] = j++;
         kept_proc = nd.proc;
@@ -265,7 +261,7 @@ static bool fold_thread(struct ips2_pag *p, struct ips2_pag_thread *th, uint32_t
     *next = j;
     ok = true;
 out:
-    *pd_ = pd; /* its buffer, for the next thread */
+    *pd_ = pd; /* its buffers, for the next thread */
     return ok;
 }
 
@@ -287,56 +283,39 @@ static void renumber(struct ips2_pag *p, const uint32_t *map)
     }
 }
 
-bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded)
+bool pag_fold(struct ips2_pag *p, bool fold, bool keep_messages, const struct pag_fold_in *in,
+              struct pag_zbuf *out, size_t *folded)
 {
-    struct out_shares o = {p->shares, NULL, 0, 0};
+    struct fold_io io = {in, out, 0, 0};
     struct pending pd = {0};
     uint32_t *map;
     uint32_t next = 0;
     size_t before = p->nnodes;
+    bool ok = true;
 
     *folded = 0;
-    if (p->nnodes == 0)
-        return true;
-    if (!(map = calloc(p->nnodes, sizeof(*map))))
+    if (!(map = calloc(p->nnodes ? p->nnodes : 1, sizeof(*map))))
         return false;
-    if (!mark(p, keep_messages, map)) {
-        free(map);
-        return true; /* not a builder's part: nothing folded */
+    if (!fold || !mark(p, keep_messages, in->inexact, map))
+        for (size_t i = 0; i < p->nnodes; i++) /* every node stays: shares as they are */
+            map[i] = KEEP;
+    for (uint32_t t = 0; ok && t < p->nthreads; t++)
+        ok = fold_thread(p, t, map, &io, &pd, &next);
+    /* out of memory half way: the nodes are already moved, the caller
+     * throws the part away */
+    if (ok && io.in_at != p->nshares)
+        ok = false;
+    if (ok) {
+        renumber(p, map);
+        p->nshares = io.out_at;
+        p->nnodes = next;
+        struct ips2_pag_node *v = realloc(p->nodes, (next ? next : 1) * sizeof(*v));
+        if (v)
+            p->nodes = v;
+        *folded = before - next;
     }
-    size_t keep = 0;
-    while (keep < p->nnodes && map[keep] == KEEP)
-        keep++;
-    if (keep == p->nnodes) { /* every node stays (everything paired): as it is */
-        free(map);
-        return true;
-    }
-    for (size_t t = 0; t < p->nthreads; t++)
-        if (!fold_thread(p, &p->threads[t], map, &o, &pd, &next)) {
-            /* out of memory half way: the nodes are already moved, the
-             * caller throws the part away */
-            free(map);
-            free(o.v);
-            free(pd.v);
-            return false;
-        }
-    renumber(p, map);
     free(map);
     free(pd.v);
-    if (o.v) { /* the output left the input's place */
-        free(p->shares);
-        p->shares = o.v;
-    }
-    if (o.n && o.n < p->nshares) {
-        struct ips2_pag_share *v = realloc(p->shares, o.n * sizeof(*v));
-        if (v)
-            p->shares = v;
-    }
-    p->nshares = o.n;
-    p->nnodes = next;
-    struct ips2_pag_node *v = realloc(p->nodes, (next ? next : 1) * sizeof(*v));
-    if (v)
-        p->nodes = v;
-    *folded = before - next;
-    return true;
+    free(pd.f);
+    return ok;
 }

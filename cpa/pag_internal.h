@@ -130,8 +130,58 @@ bool pag_item_warns(const struct pag_item *it);
 /* Appends a warning (takes line); false on OOM. */
 bool pag_add_warning(struct ips2_pag *pag, char *line);
 
-/* Closes a lazy part's file (pag_file.c); NULL: nothing. */
+/* Closes a lazy part's file or frees its frame (pag_file.c); NULL: nothing. */
 void pag_lazy_free(struct ips2_pag_lazy *z);
+
+/* ---- shares compressed (pag_file.c) ------------------------------------------ */
+
+/* A frame of shares read in order: nshares in all, each checked (a
+ * procedure < nstrings or IPS2_PAG_NONE, SIZE_MAX: any; CPU >= 0, an
+ * arc's sum within int64).  next gives the next n shares, valid until
+ * the next call (the caller may change them); end checks that the frame
+ * ends there.  Errors go to err (kept by open).  NULL / -1 with err. */
+struct pag_zread;
+struct pag_zread *pag_zread_open(const struct ips2_pag_lazy *z, uint64_t nshares, size_t nstrings,
+                                 char *err, size_t errlen);
+struct ips2_pag_share *pag_zread_next(struct pag_zread *t, size_t n);
+int pag_zread_end(struct pag_zread *t);
+void pag_zread_free(struct pag_zread *t);
+
+/* Shares compressed into memory as they are put (one zstd frame with its
+ * checksum, as a version 4 part file holds them): at the part file's level
+ * (IPS2_PAG_ZSTD) or, for a builder's scratch, zstd's level 3.  end gives the
+ * frame as a lazy part's (named name), NULL on OOM. */
+struct pag_zbuf;
+struct pag_zbuf *pag_zbuf_new(bool file_level);
+bool pag_zbuf_put(struct pag_zbuf *z, const struct ips2_pag_share *s, size_t n);
+struct ips2_pag_lazy *pag_zbuf_end(struct pag_zbuf *z, const char *name);
+size_t pag_zbuf_size(const struct pag_zbuf *z); /* compressed bytes so far */
+void pag_zbuf_free(struct pag_zbuf *z);
+
+/* Ends z's frame and hands it over (*frame: the caller frees it); false
+ * when out of memory (pag_zstd.c, as the rest of pag_zbuf). */
+bool pag_zbuf_take(struct pag_zbuf *z, uint8_t **frame, size_t *size);
+
+/* The zstd level of part files: IPS2_PAG_ZSTD, else PAG_ZLEVEL; 0: none. */
+#define PAG_ZLEVEL 3
+int pag_zstd_level(void);
+
+/* Shares s[0, n) as one zstd frame in memory (*frame, *size: the caller
+ * frees it), as a part file's shares frame: what a path's message
+ * carries (wire.c).  false when out of memory. */
+bool pag_shares_compress(const struct ips2_pag_share *s, size_t n, uint8_t **frame, size_t *size);
+
+/* Inflates the one zstd frame that is src[0, size) (at byte `at` of NAME,
+ * for messages) into *plain (*plain_size bytes; the caller frees it): at
+ * most expect bytes when the frame's size is known (a path's or a part's
+ * shares: their count), else 1000 times the frame (and 64 MiB), which no
+ * part's layout comes near; -1 with "NAME: byte OFF: ..." in err. */
+int pag_inflate(const uint8_t *src, size_t size, uint64_t expect, size_t at, const char *name,
+                uint8_t **plain, size_t *plain_size, char *err, size_t errlen);
+
+/* A lazy part's shares into pag->shares (the part is then whole); 0, or -1
+ * with err. */
+int pag_shares_load(struct ips2_pag *pag, char *err, size_t errlen);
 
 /* Thread of a node index from the threads' ranges; IPS2_PAG_NONE if none. */
 uint32_t pag_thread_of(const struct ips2_pag *pag, uint32_t node);
@@ -175,11 +225,27 @@ bool pag_bytes_match(struct pag_bytes *pb, const struct ips2_pag *p, int pass, p
 
 /* ---- folding (pag_fold.c) ------------------------------------------------ */
 
-/* Folds every node that no arc, out or end names and that is not its
- * thread's first or last node into its thread's next node (PAG.md §5);
- * with keep_messages, a message's node (pag_message_node) stays too;
- * *folded: how many went.  false on OOM (the part is then half folded:
- * throw it away). */
-bool pag_fold(struct ips2_pag *p, bool keep_messages, size_t *folded);
+/* What folding reads besides the part: its shares as the builder made
+ * them (a reader over all p->nshares of them, node order), which nodes'
+ * CPU arcs have shares that do not add up to their weight (a bit per
+ * node), and how each thread names its procedures: thread t's local index
+ * l is names[name_at[t] + l] when l < name_n[t], else IPS2_PAG_NONE
+ * (names NULL: the shares are named already). */
+struct pag_fold_in {
+    struct pag_zread *shares;
+    const uint8_t *inexact;
+    const uint32_t *names;
+    const size_t *name_at;
+    const uint32_t *name_n;
+};
+
+/* With fold, folds every node that no arc, out or end names and that is
+ * not its thread's first or last node into its thread's next node
+ * (PAG.md §5); with keep_messages, a message's node (pag_message_node)
+ * stays too; *folded: how many went.  Either way the shares are read
+ * once, named, and put into out (p->nshares becomes their number).  false
+ * on OOM or damaged input (the part is then half folded: throw it away). */
+bool pag_fold(struct ips2_pag *p, bool fold, bool keep_messages, const struct pag_fold_in *in,
+              struct pag_zbuf *out, size_t *folded);
 
 #endif /* IPS2_CPA_PAG_INTERNAL_H */

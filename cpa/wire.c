@@ -8,6 +8,11 @@
  *   path   "CPP1" i64 length, u32 found, u64 terminal, u32 nsegs nshares
  *          nwarnings, segments, shares {u32 proc, u32 0, i64 cpu},
  *          warnings {u32 length, bytes}
+ *          or, from PATH_PACK shares on, "CPP2": the same with the shares
+ *          as u64 size and one zstd frame of them (the part file's shares
+ *          frame, pag_shares_compress): a server's path carries millions
+ *          of shares, 16 bytes each, that compress a hundred times and
+ *          more, and a slave's message was a second copy of them
  *   meta   "CPM1" u32 part, string machine, u32 nstrings, strings, u32 napps,
  *          u32 apps[], u32 nprocesses, {u32 app, i32 pid, u32 image name},
  *          u32 nthreads, {u32 process, i32 tid, u32 first count, i64 begin
@@ -21,14 +26,21 @@
  * thing wrong is reported as "NAME: byte OFFSET: expected WHAT".
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpa_internal.h"
 #include "ips2_codec.h"
+#include "pag_internal.h"
 
 #define SEG_BYTES 68
+#define PATH_PACK 4096 /* shares from which a path's travel compressed */
+
+_Static_assert(sizeof(struct ips2_cpa_share) == sizeof(struct ips2_pag_share) &&
+                   offsetof(struct ips2_cpa_share, cpu) == offsetof(struct ips2_pag_share, cpu),
+               "a path's shares are a part's, as the compressed frame carries them");
 
 /* ---- writing (traces/ips2_codec.h) --------------------------------------- */
 
@@ -299,8 +311,14 @@ int ips2_cpa_path_encode(const struct ips2_cpa_path *p, void **data, size_t *siz
                          size_t errlen)
 {
     struct ips2_out w;
+    uint8_t *frame = NULL;
+    size_t zsize = 0;
+    bool packed = p->nshares >= PATH_PACK;
+    if (packed &&
+        !pag_shares_compress((const struct ips2_pag_share *)p->shares, p->nshares, &frame, &zsize))
+        return cpa_err(err, errlen, "out of memory");
     ips2_out_init(&w);
-    write_magic(&w, "CPP1");
+    write_magic(&w, packed ? "CPP2" : "CPP1");
     ips2_put_u64(&w, (uint64_t)p->length);
     ips2_put_u32(&w, (uint32_t)(p->found != 0));
     ips2_put_u64(&w, p->terminal);
@@ -309,7 +327,12 @@ int ips2_cpa_path_encode(const struct ips2_cpa_path *p, void **data, size_t *siz
     ips2_put_u32(&w, (uint32_t)p->nwarnings);
     for (size_t i = 0; i < p->nsegs; i++)
         write_segment(&w, &p->segs[i]);
-    for (size_t i = 0; i < p->nshares; i++) {
+    if (packed) {
+        ips2_put_u64(&w, zsize);
+        ips2_put_bytes(&w, frame, zsize);
+        free(frame);
+    }
+    for (size_t i = 0; !packed && i < p->nshares; i++) {
         ips2_put_u32(&w, p->shares[i].proc);
         ips2_put_u32(&w, 0);
         ips2_put_u64(&w, (uint64_t)p->shares[i].cpu);
@@ -319,13 +342,42 @@ int ips2_cpa_path_encode(const struct ips2_cpa_path *p, void **data, size_t *siz
     return write_done(&w, data, size, err, errlen);
 }
 
+/* A CPP2 path's shares: u64 size, then a zstd frame of nsh shares. */
+static void read_packed_shares(struct ips2_in *r, struct ips2_cpa_path *out, uint32_t nsh)
+{
+    size_t at = r->pos;
+    uint64_t zsize = r64(r, "shares frame size");
+    if (!r->failed && zsize > ips2_in_left(r))
+        rfail(r, at, "a shares frame within the %zu bytes left", ips2_in_left(r));
+    if (r->failed)
+        return;
+    uint8_t *plain = NULL;
+    size_t n = 0;
+    const uint8_t *frame = ips2_get_bytes(r, (size_t)zsize);
+    if (pag_inflate(frame, (size_t)zsize, (uint64_t)nsh * sizeof *out->shares, at + 8, r->name,
+                    &plain, &n, r->err, r->errlen) != 0) {
+        r->failed = true;
+        r->fail_at = at + 8;
+        return;
+    }
+    if (n != (size_t)nsh * sizeof *out->shares) {
+        free(plain);
+        rfail(r, at + 8, "%u shares (%zu bytes) in the frame, found %zu bytes", nsh,
+              (size_t)nsh * sizeof *out->shares, n);
+        return;
+    }
+    out->shares = (struct ips2_cpa_share *)plain;
+    out->nshares = out->sharecap = nsh;
+}
+
 int ips2_cpa_path_decode(const void *data, size_t size, const char *name, struct ips2_cpa_path *out,
                          char *err, size_t errlen)
 {
     struct ips2_in r;
     reader_init(&r, data, size, name, err, errlen);
     ips2_cpa_path_init(out);
-    read_magic(&r, "CPP1");
+    bool packed = size >= 4 && memcmp(data, "CPP2", 4) == 0;
+    read_magic(&r, packed ? "CPP2" : "CPP1");
     out->length = (int64_t)r64(&r, "length");
     size_t at = r.pos;
     uint32_t found = r32(&r, "found");
@@ -337,20 +389,20 @@ int ips2_cpa_path_decode(const void *data, size_t size, const char *name, struct
     uint32_t nsh = r32(&r, "share count");
     size_t nw_at = r.pos;
     uint32_t nw = r32(&r, "warning count");
-    if (!r.failed &&
-        ((uint64_t)ns * SEG_BYTES + (uint64_t)nsh * 16 + (uint64_t)nw * 4 > ips2_in_left(&r)))
+    uint64_t share_bytes = packed ? 8 : (uint64_t)nsh * 16;
+    if (!r.failed && ((uint64_t)ns * SEG_BYTES + share_bytes + (uint64_t)nw * 4 > ips2_in_left(&r)))
         rfail(&r, nw_at - 8, "counts that fit in the %zu bytes left", ips2_in_left(&r));
     if (r.failed)
         return -1;
     out->segs = malloc((ns ? ns : 1) * sizeof *out->segs);
-    out->shares = malloc((nsh ? nsh : 1) * sizeof *out->shares);
+    out->shares = packed ? NULL : malloc((nsh ? nsh : 1) * sizeof *out->shares);
     out->warnings = calloc(nw ? nw : 1, sizeof *out->warnings);
-    if (!out->segs || !out->shares || !out->warnings) {
+    if (!out->segs || (!packed && !out->shares) || !out->warnings) {
         ips2_cpa_path_free(out);
         return cpa_err(err, errlen, "%s: out of memory", name);
     }
     out->segcap = ns;
-    out->sharecap = nsh;
+    out->sharecap = packed ? 0 : nsh;
     for (uint32_t i = 0; i < ns && !r.failed; i++) {
         size_t sat = r.pos;
         read_segment(&r, &out->segs[i]);
@@ -358,7 +410,9 @@ int ips2_cpa_path_decode(const void *data, size_t size, const char *name, struct
             rfail(&r, sat + 20, "shares within the %u of the path", nsh);
         out->nsegs = i + 1;
     }
-    for (uint32_t i = 0; i < nsh && !r.failed; i++) {
+    if (packed && !r.failed)
+        read_packed_shares(&r, out, nsh);
+    for (uint32_t i = 0; !packed && i < nsh && !r.failed; i++) {
         out->shares[i].proc = r32(&r, "share procedure");
         out->shares[i].reserved = r32(&r, "share reserved");
         out->shares[i].cpu = (int64_t)r64(&r, "share cpu");

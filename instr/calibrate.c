@@ -343,6 +343,13 @@ void ips2_sample_probes(struct ips2_thread *t)
     if (ips2_filtering &&
         (depth = ips2_filter_sample_begin((uintptr_t)calib_fn, (uintptr_t)count_fn, &scratch)) < 0)
         return;
+    /* No signal handler runs inside: its events would land in the scratch
+     * window.  The sample's own events that take the slow path (a thread
+     * preempted past the hot path's delta) are not the program's losses. */
+    sigset_t none, old;
+    sigfillset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, &old);
+    uint64_t lost = t->lost;
     uintptr_t cur = t->cur, limit = t->limit;
     uint64_t base = t->addr_base, x = (uint64_t)(uintptr_t)t;
     /* on the stack: static TLS is scarce for a libips2 that is dlopen'ed */
@@ -374,6 +381,8 @@ void ips2_sample_probes(struct ips2_thread *t)
     t->cur = cur;
     t->limit = limit;
     t->addr_base = base;
+    t->lost = lost;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     __asm__ volatile("" : : "r"(x));
     uint64_t bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
     if (t2 - t1 < bound && t1 - t0 < bound) {

@@ -264,6 +264,11 @@ struct ips2_reduce_options {
      * Build it without a phase: the CPU shares of its arcs follow the
      * phase's clipping, its arcs do not. */
     struct ips2_pag **pag_out;
+    /* With pag_out: give the part with its shares compressed in memory
+     * (pag->lazy), for a caller that only writes it (ips2_pag_write copies
+     * them) or streams them (ips2_pag_shares_each): the build then never
+     * holds them inflated (cpa/PAG.md §5). */
+    bool pag_lazy;
 };
 
 /* Reduces every stream (raw or packed) of a machine's trace directory in

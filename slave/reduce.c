@@ -568,6 +568,8 @@ struct ips2_reductions *ips2_reduce_dir(const char *trace_dir,
         *o.pag_out = NULL;
         if (!(pag = pag_builder_new()))
             red_build_problem(&b, "%s: out of memory: no PAG", trace_dir);
+        else
+            pag_builder_set_lazy(pag, o.pag_lazy);
     }
 
     struct red_progress prog = {o.progress, o.progress_arg, 0, RED_PROGRESS_EVERY, 0, 0};

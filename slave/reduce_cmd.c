@@ -418,8 +418,10 @@ int main(int argc, char **argv)
         return read_file(read, tsv);
     if (read_pag_path)
         return read_pag(read_pag_path, match);
-    if (pag_path)
+    if (pag_path) {
         o.pag_out = &pag;
+        o.pag_lazy = true; /* only written: its shares stay compressed */
+    }
     if (!dir) {
         usage(stderr);
         return 2;

@@ -123,6 +123,7 @@ void *slave_analyse(const struct slave_analysis *a, size_t *size, char *err, siz
         .clones = a->clones,
         .progress = a->progress,
         .progress_arg = a->progress_arg,
+        .pag_lazy = true, /* the part is only written: its shares stay compressed */
     };
     char rerr[IPS2_ERR_MAX];
     for (size_t k = 0; k < n; k++) {

@@ -269,12 +269,16 @@ static void load(struct slave_cpa *c)
     }
     ips2_pag_free(h->pag);
     h->pag = NULL;
-    if (ips2_pag_read(path, &h->pag, err, sizeof err) == 0) {
+    /* without its shares: they stay in the file, and what needs them
+     * streams them (the CPU per procedure below, a query's zeroed weights,
+     * the shares of the path's segments in walk) */
+    if (ips2_pag_read_lazy(path, &h->pag, err, sizeof err) == 0) {
         ips2_pag_set_part(h->pag, part);
         ends = ips2_pag_ends_encode(h->pag, &nends);
         if (ends == NULL)
             snprintf(err, sizeof err, "out of memory encoding the part's ends");
-        else if (ips2_cpa_meta_from_pag(h->pag, &m, err, sizeof err) == 0)
+        else if (ips2_cpa_meta_from_pag(h->pag, &m, err, sizeof err) == 0 &&
+                 ips2_cpa_meta_add_cpu(m, h->pag, err, sizeof err) == 0)
             ips2_cpa_meta_encode(m, &meta, &nmeta, err, sizeof err);
     }
     if (meta == NULL) { /* not held after all */
@@ -549,14 +553,17 @@ static void batch(struct slave_cpa *c)
 
 /* --- the backward walk ---------------------------------------------------- */
 
+/* Sends the chunk (emptied once encoded: a path's shares are most of a
+ * slave's memory, and the message is a second copy of them). */
 static void send_segments(struct slave_cpa *c, int32_t q, uint32_t seq, int done,
-                          const struct ips2_cpa_path *chunk, const char *err)
+                          struct ips2_cpa_path *chunk, const char *err)
 {
     void *data = NULL;
     size_t size = 0;
     char e[ERR_LEN] = "";
     if (err == NULL && ips2_cpa_path_encode(chunk, &data, &size, e, sizeof e) != 0)
         err = e;
+    ips2_cpa_path_free(chunk);
     pvm_initsend(PvmDataDefault);
     ips2_pk_i32(q);
     ips2_pk_u32(seq);
@@ -565,6 +572,26 @@ static void send_segments(struct slave_cpa *c, int32_t q, uint32_t seq, int done
     ips2_pk_str(err);
     pvm_send(c->master, IPS2_TAG_CPA_SEGMENTS);
     free(data);
+}
+
+/* The shares of the chunk's CPU segments in the parts held here, which
+ * were read without them: one pass over each such part's shares (the
+ * master shows them as a part read whole would have given them). */
+static int add_shares(struct slave_cpa *c, struct ips2_cpa_path *chunk, char *err, size_t errlen)
+{
+    if (c->nheld == 0 || chunk->nsegs == 0)
+        return 0;
+    struct ips2_pag **parts = calloc(c->nparts ? c->nparts : 1, sizeof *parts);
+    if (parts == NULL) {
+        snprintf(err, errlen, "out of memory for the path's shares");
+        return -1;
+    }
+    for (size_t i = 0; i < c->nheld; i++)
+        if (c->held[i].part < c->nparts)
+            parts[c->held[i].part] = c->held[i].pag; /* the others: NULL */
+    int rc = ips2_cpa_path_add_shares(chunk, parts, c->nparts, &c->held[0].q, err, errlen);
+    free(parts);
+    return rc;
 }
 
 static void walk(struct slave_cpa *c)
@@ -603,6 +630,8 @@ static void walk(struct slave_cpa *c)
             break;
         in = next;
     }
+    if (rc == 0)
+        rc = add_shares(c, &chunk, err, sizeof err);
     if (rc == 0 && !next.done && IPS2_PAG_GID_PART(next.gid) >= c->nparts) {
         snprintf(err, sizeof err, "the walk goes on in part %u of %u", IPS2_PAG_GID_PART(next.gid),
                  c->nparts);

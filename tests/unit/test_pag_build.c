@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -84,9 +85,11 @@ static void done(struct ips2_writer *w)
 
 /* The scratch directory's part with IPS2_PAG_FOLD=how (pag_builder_new
  * reads it): "1" folded, "0" not, "messages" folded keeping messages. */
+static bool build_lazy; /* reduce_how gives the part's shares compressed (pag_lazy) */
+
 static struct ips2_pag *reduce_how(const char *how)
 {
-    struct ips2_reduce_options o = {0};
+    struct ips2_reduce_options o = {.pag_lazy = build_lazy};
     struct ips2_pag *pag = NULL;
     char err[IPS2_ERR_MAX];
 
@@ -945,6 +948,91 @@ static void test_fold_random(void **state)
     assert_true(folded > 40 * 100); /* the second lock's releases at least */
 }
 
+struct share_list {
+    struct ips2_pag_share *v;
+    size_t n, cap;
+    uint32_t next;
+};
+
+static int take_shares(void *arg, uint32_t node, const struct ips2_pag_share *sh, size_t n)
+{
+    struct share_list *l = arg;
+
+    assert_int_equal(node, l->next++);
+    if (l->n + n > l->cap) {
+        l->cap = (l->n + n) * 2;
+        l->v = realloc(l->v, l->cap * sizeof(*l->v));
+        assert_non_null(l->v);
+    }
+    if (n)
+        memcpy(l->v + l->n, sh, n * sizeof(*sh));
+    l->n += n;
+    return 0;
+}
+
+/* A part built with its shares kept compressed (pag_lazy: the slave and
+ * ips2-reduce --pag) is the part built whole: the same nodes, arcs, ends
+ * and strings, the same shares streamed, and written, the same part read
+ * back; folded, not folded and keeping messages, on random streams. */
+static void test_lazy_build(void **state)
+{
+    const char *hows[] = {"1", "0", "messages"};
+    char err[512], pw[300], pl[300];
+    size_t total = 0;
+
+    snprintf(pw, sizeof(pw), "%s.whole.pag", scratch_dir);
+    snprintf(pl, sizeof(pl), "%s.lazy.pag", scratch_dir);
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        clear(state);
+        random_streams(seed, 300 + (unsigned)(seed % 5) * 100);
+        for (size_t h = 0; h < 3; h++) {
+            build_lazy = false;
+            struct ips2_pag *w = reduce_how(hows[h]);
+            build_lazy = true;
+            struct ips2_pag *z = reduce_how(hows[h]);
+            build_lazy = false;
+            assert_null(w->lazy);
+            assert_non_null(z->lazy);
+            assert_null(z->shares);
+            assert_int_equal(z->nnodes, w->nnodes);
+            assert_int_equal(z->narcs, w->narcs);
+            assert_int_equal(z->nends, w->nends);
+            assert_int_equal(z->nstrings, w->nstrings);
+            assert_int_equal(z->nshares, w->nshares);
+            assert_memory_equal(z->nodes, w->nodes, w->nnodes * sizeof(*w->nodes));
+            if (w->narcs)
+                assert_memory_equal(z->arcs, w->arcs, w->narcs * sizeof(*w->arcs));
+            for (size_t i = 0; i < w->nstrings; i++)
+                assert_string_equal(z->strings[i], w->strings[i]);
+            struct share_list l = {0};
+            if (ips2_pag_shares_each(z, take_shares, &l, err, sizeof(err)) != 0)
+                fail_msg("%s", err);
+            assert_int_equal(l.n, w->nshares);
+            total += l.n;
+            if (l.n)
+                assert_memory_equal(l.v, w->shares, l.n * sizeof(*l.v));
+            free(l.v);
+            assert_int_equal(ips2_pag_write(w, pw, err, sizeof(err)), 0);
+            assert_int_equal(ips2_pag_write(z, pl, err, sizeof(err)), 0);
+            struct ips2_pag *rw, *rz;
+            if (ips2_pag_read(pw, &rw, err, sizeof(err)) ||
+                ips2_pag_read(pl, &rz, err, sizeof(err)))
+                fail_msg("%s", err);
+            assert_int_equal(rz->nshares, rw->nshares);
+            if (rw->nshares)
+                assert_memory_equal(rz->shares, rw->shares, rw->nshares * sizeof(*rw->shares));
+            assert_memory_equal(rz->nodes, rw->nodes, rw->nnodes * sizeof(*rw->nodes));
+            ips2_pag_free(rw);
+            ips2_pag_free(rz);
+            ips2_pag_free(w);
+            ips2_pag_free(z);
+        }
+    }
+    assert_true(total > 1000);
+    unlink(pw);
+    unlink(pl);
+}
+
 /* The compact byte ranges (pag_bytes.c) pair exactly as byte items do in
  * pag_match.c, which the cross-part matching still uses: the same arcs in
  * the same order and the same leftovers, on random ranges of a few keys
@@ -1091,6 +1179,7 @@ int main(void)
         cmocka_unit_test_setup(test_fold_shares, clear),
         cmocka_unit_test_setup(test_fold_random, clear),
         cmocka_unit_test_setup(test_fold_keep_messages, clear),
+        cmocka_unit_test_setup(test_lazy_build, clear),
         cmocka_unit_test(test_bytes_vs_items),
     };
     return cmocka_run_group_tests(tests, setup, scratch_remove);
