@@ -38,6 +38,7 @@
  * machines), 1-2 ms per thread at its end, and about 0.5 us a sync point
  * sampled (one in four).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -177,8 +178,9 @@ static struct sample batch(enum what w, unsigned reps, uintptr_t p, size_t bytes
             uint64_t now = ips2_timer_now();
             uint64_t cpu = ips2_thread_cpu_ns();
             extra[0] = ips2_mono_ns();
-            ips2_record_put((uint64_t *)t->cur, IPS2_EV_SYNC, now, 1, cpu, 0, extra, 1);
-            t->cur += 8 * ips2_record_words(1, 1);
+            extra[1] = t->counted;
+            ips2_record_put((uint64_t *)t->cur, IPS2_EV_SYNC, now, 1, cpu, 0, extra, 2);
+            t->cur += 8 * ips2_record_words(1, 2);
             break;
         }
         case W_LONGPROC: { /* exact and tick: every procedure record reads the CPU clock */
@@ -243,9 +245,103 @@ static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *
 #define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (about 3 us each here) */
 #define MIN_SAMPLE_PAIRS 256 /* fewer: the end block's loop is the estimate */
 
+/* The procedure whose calls a filtered thread's samples count (filter.c
+ * keeps its row counted, into a word that no CALLS record holds). */
+__attribute__((noinline)) static void count_fn(void)
+{
+    __asm__ volatile("");
+}
+
+/* Under a filter, SAMPLE_PAIRS counted calls of count_fn through the real
+ * hooks (the hook's slow side, the filter's table, the count bumped in
+ * place), less the same bodies alone: what a counted call costs its
+ * caller at this moment of the run.  A counted call's in-place bump is
+ * the path of a thread outside the slow path, so the sample runs with
+ * busy off and the thread's signals blocked (a handler's record would
+ * otherwise find the slow path free in the middle of a sync point); the
+ * thread's running count of counted calls is given back. */
+#define COUNT_KEPT        IPS2_COUNT_KEPT
+#define MIN_COUNT_SAMPLES 8 /* fewer at a thread's end: made up there */
+static uint32_t ps_u32(uint64_t ps);
+
+static void sample_counted(struct ips2_thread *t, uint64_t bound)
+{
+    sigset_t all, old;
+    uint64_t x = (uint64_t)(uintptr_t)t ^ t->counted;
+    int busy = t->busy;
+    uintptr_t limit = t->limit;
+    uint64_t counted = t->counted;
+
+    sigfillset(&all);
+    if (pthread_sigmask(SIG_BLOCK, &all, &old) != 0)
+        return;
+    t->busy = 0;
+    t->limit = 0;
+    for (unsigned i = 0; i < SAMPLE_WARM; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter((void *)count_fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit((void *)count_fn, NULL);
+    }
+    uint64_t t0 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        x = calib_body(x);
+        __asm__ volatile("" : "+r"(x) : : "memory");
+    }
+    uint64_t t1 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter((void *)count_fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit((void *)count_fn, NULL);
+    }
+    uint64_t t2 = ips2_timer_now();
+    t->counted = counted;
+    t->busy = busy;
+    t->limit = limit;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    __asm__ volatile("" : : "r"(x));
+    if (t2 - t1 < bound && t1 - t0 < bound) {
+        uint64_t net = t2 - t1 > t1 - t0 ? timer_ns(t2 - t1 - (t1 - t0)) : 0;
+        t->count_ps[t->count_n++ % COUNT_KEPT] = ps_u32(net * 1000 / SAMPLE_PAIRS);
+    }
+}
+
+/* times samples of counted calls, if the thread's filter has room. */
+static void sample_counts(struct ips2_thread *t, unsigned times)
+{
+    uint64_t scratch = 0, bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
+    long depth = ips2_filter_sample_begin((uintptr_t)calib_fn, (uintptr_t)count_fn, &scratch);
+
+    if (depth < 0)
+        return;
+    for (unsigned i = 0; i < times; i++)
+        sample_counted(t, bound);
+    ips2_filter_sample_end(depth, (uintptr_t)count_fn);
+}
+
+/* stream.c, at one counted call in IPS2_COUNT_SAMPLE_EVERY: a thread that
+ * counts its calls writes few records and so has few sync points, and
+ * its counted calls are where their cost is paid.  The sample's whole
+ * time is the counted calls' too (count_over), spread over them. */
+void ips2_sample_counts(struct ips2_thread *t)
+{
+    uint64_t w0 = ips2_timer_now();
+    sample_counts(t, 1);
+    t->count_over += ips2_timer_now() - w0;
+}
+
 void ips2_sample_probes(struct ips2_thread *t)
 {
+    uint64_t scratch = 0;
+    long depth = 0;
+
     if (++t->sample_turn % SAMPLE_EVERY != 0)
+        return;
+    uint64_t w0 = ips2_timer_now();
+    if (ips2_filtering &&
+        (depth = ips2_filter_sample_begin((uintptr_t)calib_fn, (uintptr_t)count_fn, &scratch)) < 0)
         return;
     /* No signal handler runs inside: its events would land in the scratch
      * window.  The sample's own events that take the slow path (a thread
@@ -262,7 +358,6 @@ void ips2_sample_probes(struct ips2_thread *t)
     t->cur = (uintptr_t)sample_area;
     t->limit = t->cur + sizeof(sample_area);
     t->addr_base = IPS2_SHORT_BASE((uintptr_t)calib_fn);
-    uint64_t w0 = ips2_timer_now();
     for (unsigned i = 0; i < SAMPLE_WARM; i++) {
         x = calib_body(x);
         __cyg_profile_func_enter((void *)calib_fn, NULL);
@@ -294,6 +389,8 @@ void ips2_sample_probes(struct ips2_thread *t)
         t->sample_ticks += (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
         t->sample_pairs += SAMPLE_PAIRS;
     }
+    if (ips2_filtering)
+        ips2_filter_sample_end(depth, (uintptr_t)count_fn);
     uint64_t all = ips2_timer_now() - w0;
     t->page_ticks += all;
     t->page_cpu_ns += all * 1000000u / (ips2_proc.tsc_hz / 1000u);
@@ -365,10 +462,26 @@ void ips2_measure_costs_end(struct ips2_cost_ext *c, const struct ips2_thread *w
         *t = saved;
         c->reps = REPS * BATCHES_END;
     }
+    /* a thread that counted few calls: its samples made up here */
+    if (w == t && ips2_filtering && t->counted && t->count_n < MIN_COUNT_SAMPLES)
+        sample_counts(t, MIN_COUNT_SAMPLES - t->count_n);
     if (w->sample_pairs >= MIN_SAMPLE_PAIRS && w->sample_ticks > 0) {
         /* the in-situ samples' mean, a probe's (half an entry and exit) */
         uint64_t probe = timer_ns((uint64_t)w->sample_ticks) * 1000 / w->sample_pairs / 2;
         c->wall_ps[IPS2_PROBE_SAMPLED] = c->cpu_ps[IPS2_PROBE_SAMPLED] = (uint32_t)probe;
+    }
+    if (w->count_n > 0) {
+        /* a counted call's (entry and exit), in the slot's inside columns:
+         * the median sample (one of a few dozen, preempted or not, can be
+         * off by tens of ns a call and would move a mean) */
+        uint64_t v[COUNT_KEPT];
+        unsigned n = w->count_n < COUNT_KEPT ? w->count_n : COUNT_KEPT;
+        for (unsigned i = 0; i < n; i++)
+            v[i] = w->count_ps[i];
+        uint64_t call = median(v, n);
+        if (w->counted)
+            call += timer_ns(w->count_over) * 1000 / w->counted;
+        c->wall_in_ps[IPS2_PROBE_SAMPLED] = c->cpu_in_ps[IPS2_PROBE_SAMPLED] = ps_u32(call);
     }
     if (bytes > 0) {
         c->wall_ps[IPS2_PROBE_PAGE] = ps_u32(timer_ns(w->page_ticks) * 1000 / bytes);

@@ -393,6 +393,10 @@ static inline void count_one(struct ips2_counts *c, struct ips2_count *e)
 {
     struct ips2_thread *t = &ips2_self;
 
+    /* the running total in SYNC records (the compensator's), and now and
+     * then a sync point and a sample of what a counted call costs */
+    if (unlikely((++t->counted & (IPS2_COUNT_SYNC_EVERY - 1)) == 0))
+        ips2_counted_sync(t);
     if (likely(e->word != NULL && e->gen == t->calls_gen && !t->busy)) {
         ++*e->word;
         return;
@@ -499,6 +503,43 @@ int ips2_filter_exit(uintptr_t fn)
     }
     ips2_record_proc(IPS2_EV_EXIT, IPS2_EV_EXIT_SHORT, fn, now);
     return 1;
+}
+
+/* calibrate.c's in-situ samples under a filter: its two procedures get
+ * rows that the filter file, the run-time mode and the depth filter
+ * cannot touch, traced the one, counted the other into *scratch (a word
+ * in no CALLS record: the sample's counts are never reported).  Returns
+ * the filter depth to give back to ips2_filter_sample_end(), or -1 when
+ * the thread has no room in its table. */
+long ips2_filter_sample_begin(uintptr_t traced, uintptr_t counted, uint64_t *scratch)
+{
+    struct ips2_counts *c = thread_counts();
+    struct ips2_count *et = c ? entry(c, traced) : NULL;
+    struct ips2_count *ec = et ? entry(c, counted) : NULL;
+
+    if (ec == NULL)
+        return -1;
+    et->how = IPS2_FILTER_TRACE;
+    et->watch = 0;
+    ec->how = IPS2_FILTER_COUNT;
+    ec->watch = 0;
+    ec->cdepth = 0;
+    ec->word = scratch;
+    ec->gen = ips2_self.calls_gen;
+    long depth = c->depth;
+    c->depth = 0;
+    return depth;
+}
+
+void ips2_filter_sample_end(long depth, uintptr_t counted)
+{
+    struct ips2_counts *c = counts;
+    struct ips2_count *e = c ? entry(c, counted) : NULL;
+
+    if (e != NULL)
+        e->word = NULL; /* the scratch word goes with the sample */
+    if (c != NULL)
+        c->depth = (uint32_t)depth;
 }
 
 int ips2_filter_take(uint64_t *addr, uint64_t *calls)

@@ -66,6 +66,8 @@ struct ips2_lock_slot {
 };
 
 /* Per-thread writer state, in initial-exec TLS. */
+#define IPS2_COUNT_KEPT 32 /* samples of a counted call's cost kept (calibrate.c) */
+
 struct ips2_thread {
     uintptr_t cur;        /* next free byte in the window */
     uintptr_t limit;      /* hot path may write below this */
@@ -98,6 +100,10 @@ struct ips2_thread {
     int64_t sample_ticks;  /* the probes' in-situ samples: timer ticks */
     uint64_t sample_pairs; /* ... of this many entry and exit pairs */
     uint32_t sample_turn;  /* sync points since the thread's stream opened */
+    uint64_t counted;      /* the thread's counted procedure calls so far (SYNC's counted) */
+    uint32_t count_ps[IPS2_COUNT_KEPT]; /* counted calls' samples: ps a call, the latest */
+    uint32_t count_n;                   /* ... samples taken */
+    uint64_t count_over;                /* ... and the samples' whole time (ticks) */
 };
 
 struct ips2_process {
@@ -141,6 +147,13 @@ void ips2_clock_setup(const char *cpuclock_env);
 void ips2_measure_costs(void);
 /* At a sync point: samples the procedure probes' cost in situ, into t. */
 void ips2_sample_probes(struct ips2_thread *t);
+/* Counted calls (filter.c): a sync point at one in IPS2_COUNT_SYNC_EVERY
+ * (stream.c), and at one in IPS2_COUNT_SAMPLE_EVERY a sample of what a
+ * counted call costs (calibrate.c) */
+#define IPS2_COUNT_SYNC_EVERY   4096u
+#define IPS2_COUNT_SAMPLE_EVERY 65536u
+void ips2_counted_sync(struct ips2_thread *t);
+void ips2_sample_counts(struct ips2_thread *t);
 /* The end block of t's stream after `bytes` of records: the cheap probes
  * measured again when t is the calling thread, and the pages' cost per
  * byte as t's writer paid it (t->page_ticks, t->page_cpu_ns). */
@@ -418,6 +431,8 @@ int ips2_filter_enter(uintptr_t fn);
 int ips2_filter_exit(uintptr_t fn);
 int ips2_filter_take(uint64_t *addr, uint64_t *calls);
 void ips2_filter_after_fork(void);
+long ips2_filter_sample_begin(uintptr_t traced, uintptr_t counted, uint64_t *scratch);
+void ips2_filter_sample_end(long depth, uintptr_t counted);
 /* At a thread's end, after its stream closed: lets its table go. */
 void ips2_filter_thread_end(void);
 /* stream.c: writes the calling thread's moved counts now, if it can. */

@@ -384,7 +384,8 @@ static void sync_point(struct ips2_thread *t)
     } while (after - before > bound && ++tries < SYNC_BRACKET_TRIES);
     uint64_t timer = before + (after - before) / 2;
 
-    put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, &mono, 1);
+    uint64_t words[2] = {mono, t->counted}; /* FORMAT.md section 5: sync */
+    put(t, IPS2_EV_SYNC, timer, 1, cpu, 0, words, 2);
     t->last_sync = timer;
     if (timer - t->calls_at >= ips2_proc.tsc_hz / 10) {
         /* counts go to new CALLS records at the first sync point 100 ms
@@ -397,9 +398,8 @@ static void sync_point(struct ips2_thread *t)
     }
     if (ips2_filtering)
         put_counts(t, timer);
-    else if (t == &ips2_self && ips2_proc.cpu_method == IPS2_CPU_INTERP)
-        ips2_sample_probes(t); /* the hooks as the program runs them (a filter would
-                                  watch the sample's procedure: not then) */
+    if (t == &ips2_self && ips2_proc.cpu_method == IPS2_CPU_INTERP)
+        ips2_sample_probes(t); /* the hooks as the program runs them */
     if (ips2_proc.sync_records)
         t->sync_limit = t->cur + 8u * ips2_proc.sync_records;
 }
@@ -565,6 +565,34 @@ static void cpu_reading(struct ips2_thread *t)
 
     if (t->busy || t->state != IPS2_THREAD_TRACING)
         return;
+    t->busy = 1;
+    t->limit = 0;
+    sync_point(t);
+    set_limit(t);
+    t->busy = 0;
+    errno = saved_errno;
+}
+
+/* At one counted call in IPS2_COUNT_SYNC_EVERY (filter.c): a sync point
+ * now, as the records of traced calls would have brought one.  Its exact
+ * CPU reading keeps the interpolated clock as close as a traced run's
+ * (the caller of counted calls writes few records, and a preemption
+ * between two far readings would be spread over its calls), and its
+ * running count places the counted calls' cost within so many of them
+ * (slave/compensate.c); at one in IPS2_COUNT_SAMPLE_EVERY, a sample of
+ * what they cost.  The sync point in interp only: the other methods read
+ * the CPU clock at every record. */
+void ips2_counted_sync(struct ips2_thread *t)
+{
+    if (t->busy || t->state != IPS2_THREAD_TRACING || t != &ips2_self)
+        return;
+    int saved_errno = errno;
+    if ((t->counted & (IPS2_COUNT_SAMPLE_EVERY - 1)) == 0)
+        ips2_sample_counts(t);
+    if (ips2_proc.cpu_method != IPS2_CPU_INTERP) {
+        errno = saved_errno;
+        return;
+    }
     t->busy = 1;
     t->limit = 0;
     sync_point(t);
@@ -773,6 +801,9 @@ int ips2_thread_open(struct ips2_thread *t)
     t->sample_ticks = 0;
     t->sample_pairs = 0;
     t->sample_turn = 0;
+    t->counted = 0;
+    t->count_n = 0;
+    t->count_over = 0;
     t->short_locks = 0;
     memset(t->lock_slot, 0, sizeof(t->lock_slot));
     t->held_at = 0;

@@ -2,7 +2,8 @@
  * compensate.c - per-thread perturbation compensation (compensate.h):
  * the costs a stream's probes carry, and the events other than procedure
  * entry and exit, whose probe depends on the kind and on whether the call
- * waited (it carries its start).
+ * waited (it carries its start); and the counted calls, whose running
+ * count each sync point carries.
  */
 #include <string.h>
 
@@ -44,11 +45,22 @@ static void take_costs(struct red_comp *c, const struct ips2_file_header *h,
         c->page_w = pg->wall_ps[IPS2_PROBE_PAGE];
         c->page_c = pg->cpu_ps[IPS2_PROBE_PAGE];
         c->out_w[IPS2_PROBE_PAGE] = c->out_c[IPS2_PROBE_PAGE] = 0;
+        /* a counted call (entry and exit): sampled in situ through the
+         * filter (the end block's sampled slot, inside columns), else a
+         * traced call's code without its record (interp: the other
+         * methods' procedure probes read the CPU clock, a counted call
+         * does not) */
+        c->count_w = end ? end->wall_in_ps[IPS2_PROBE_SAMPLED] : 0;
+        c->count_c = end ? end->cpu_in_ps[IPS2_PROBE_SAMPLED] : 0;
+        if (c->count_w == 0 && h->cpu_method == IPS2_CPU_INTERP) {
+            c->count_w = c->out_w[IPS2_PROBE_ENTER] + c->out_w[IPS2_PROBE_EXIT];
+            c->count_c = c->out_c[IPS2_PROBE_ENTER] + c->out_c[IPS2_PROBE_EXIT];
+        }
         static const unsigned short_bytes[] = {
             [IPS2_PROBE_ENTER] = 8,
             [IPS2_PROBE_EXIT] = 8,
             [IPS2_PROBE_LOCK] = 8,
-            [IPS2_PROBE_SYNC] = 8 * 4, /* timer, CPU and monotonic readings */
+            [IPS2_PROBE_SYNC] = 8 * 5, /* timer, CPU, monotonic readings, counted calls */
         };
         for (unsigned p = 0; p < IPS2_PROBE_PAGE; p++) {
             c->out_w[p] += short_bytes[p] * c->page_w;
@@ -105,6 +117,16 @@ int64_t red_comp_event(struct red_comp *c, const struct ips2_event *ev, int64_t 
             c->acc_c += rc > 0 ? rc * 1000 : 0;
             c->pre_start = ev->kind != IPS2_EV_PROC_START;
         }
+    }
+    if (ev->kind == IPS2_EV_SYNC && ev->nextra > IPS2_F_SYNC_COUNTED) {
+        /* the thread's counted calls since its previous sync point: their
+         * cost, spent before this one (within one sync interval) */
+        uint64_t n = ev->extra[IPS2_F_SYNC_COUNTED];
+        if (n > c->counted) {
+            c->acc_w += (int64_t)(n - c->counted) * c->count_w;
+            c->acc_c += (int64_t)(n - c->counted) * c->count_c;
+        }
+        c->counted = n;
     }
     if (!c->on) {
         c->acc_w += c->out_w[probe] + in_w; /* counted, not removed */

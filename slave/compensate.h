@@ -21,13 +21,15 @@ struct red_comp {
     bool on;
     uint32_t out_w[IPS2_PROBES], in_w[IPS2_PROBES]; /* ps: wall outside, inside */
     uint32_t out_c[IPS2_PROBES], in_c[IPS2_PROBES]; /* ps: thread CPU */
-    uint32_t page_w, page_c; /* ps a byte of record: its pages (in out_* for short ones) */
-    int64_t acc_w, acc_c;    /* ps removed before the next event */
-    int64_t last_t;          /* latest compensated wall given */
-    uint64_t last_c;         /* latest compensated CPU given */
-    uint64_t events;         /* events compensated */
-    bool started;            /* first_t, first_c: the stream's first event's */
-    bool pre_start;          /* a main thread's stream before its PROC_START */
+    uint32_t page_w, page_c;   /* ps a byte of record: its pages (in out_* for short ones) */
+    uint32_t count_w, count_c; /* ps a counted call (entry and exit together) */
+    uint64_t counted;          /* the thread's counted calls at its latest sync point */
+    int64_t acc_w, acc_c;      /* ps removed before the next event */
+    int64_t last_t;            /* latest compensated wall given */
+    uint64_t last_c;           /* latest compensated CPU given */
+    uint64_t events;           /* events compensated */
+    bool started;              /* first_t, first_c: the stream's first event's */
+    bool pre_start;            /* a main thread's stream before its PROC_START */
     int64_t first_t;
     uint64_t first_c;
 };

@@ -164,7 +164,8 @@ NAMES(pvm_errors, "PvmOk", "Pvm-1", "PvmBadParam", "PvmMismatch", "PvmOverflow",
     }
 
 static const struct field fields[IPS2_EV_KIND_MAX + 1][MAXF] = {
-    [IPS2_EV_SYNC] = {W("mono_ns", IPS2_F_SYNC_MONO_NS, F_DEC)},
+    [IPS2_EV_SYNC] = {W("mono_ns", IPS2_F_SYNC_MONO_NS, F_DEC),
+                      W("counted", IPS2_F_SYNC_COUNTED, F_DEC)},
     [IPS2_EV_PROC_START] = {PN("", start_how), W("ppid", IPS2_F_PROC_START_PPID, F_DEC)},
     [IPS2_EV_PROC_EXIT] = {PN("", exit_how), W("", IPS2_F_PROC_EXIT_STATUS, F_EXIT_STATUS)},
     [IPS2_EV_THREAD_START] = {P("creator tid", F_DEC),

@@ -59,7 +59,8 @@ enum ips2_field_role {
  * list.  Names are FIELD in lower case.
  */
 #define IPS2_FIELDS_NONE(X, k)
-#define IPS2_FIELDS_SYNC(X, k)       X(k, MONO_NS, "mono_ns", 0, 1, TIME)
+#define IPS2_FIELDS_SYNC(X, k)                                                                     \
+    X(k, MONO_NS, "mono_ns", 0, 1, TIME) X(k, COUNTED, "counted", 1, 1, VALUE)
 #define IPS2_FIELDS_PROC_START(X, k) X(k, PPID, "ppid", 0, 1, PID)
 #define IPS2_FIELDS_PROC_EXIT(X, k)  X(k, STATUS, "status", 0, 1, STATUS)
 #define IPS2_FIELDS_THREAD_START(X, k)                                                             \

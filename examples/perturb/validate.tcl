@@ -25,11 +25,10 @@ namespace eval perturb {
         mutex    {cs_work    0.15 {}}
         pipeline {produce    0.15 {}}
     }
-    # IPS2_AUTOCOUNT for the traced runs: off, every call traced.  The
-    # run-time counting that is on by default keeps tiny leaves out of the
-    # trace, and what a counted call costs is not compensated
-    # (docs/PERTURBATION.md section 4); -autocount "" runs the default.
-    variable autocount off
+    # IPS2_AUTOCOUNT for the traced runs: "" the runtime's default (the
+    # run-time counting on: tiny leaves counted, their cost sampled and
+    # compensated, docs/PERTURBATION.md section 1); off traces every call.
+    variable autocount ""
 }
 
 proc perturb::median {values} {
@@ -94,6 +93,7 @@ proc perturb::measure {build name runs {scratch ""}} {
         set dir [file join $scratch $name.$i]
         file delete -force $dir
         set ::env(IPS2_SESSION) $dir
+        unset -nocomplain ::env(IPS2_AUTOCOUNT)
         if {$autocount ne ""} { set ::env(IPS2_AUTOCOUNT) $autocount }
         exec $traced {*}$args
         unset ::env(IPS2_SESSION)

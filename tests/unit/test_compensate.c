@@ -6,7 +6,8 @@
  * its distance less the probe's inside part, times that never go back
  * while the accumulated cost goes on, per-probe costs, the end block's
  * cheap probes, the pages per byte and the sampled probe, older streams'
- * cost_ns, a tick clock's CPU readings kept as read, and raw mode
+ * cost_ns, a tick clock's CPU readings kept as read, counted calls
+ * charged at the sync points by their running count, and raw mode
  * counting without moving anything.
  */
 #include <setjmp.h>
@@ -138,6 +139,63 @@ static void test_pages(void **state)
     assert_int_equal(c.out_w[IPS2_PROBE_ENTER], 10000 + 8 * 100);
 }
 
+/* Counted calls: each SYNC's running count less the previous one's, at
+ * the end block's sampled counted call (slot 7 inside), before the sync's
+ * own time; without a sample, a traced call's code (interp only); older
+ * SYNCs (one word) charge nothing. */
+static void test_counted(void **state)
+{
+    struct ips2_file_header h = {
+        .stream_kind = IPS2_STREAM_THREAD, .tid = 2, .pid = 1, .cpu_method = IPS2_CPU_INTERP};
+    struct ips2_cost_ext x = block(0, 0), end = block(0, 0);
+    end.wall_in_ps[IPS2_PROBE_SAMPLED] = end.cpu_in_ps[IPS2_PROBE_SAMPLED] = 8000; /* 8 ns */
+    struct red_comp c;
+    red_comp_init(&c, true, &h, &x, &end);
+    uint64_t w0[2] = {0, 0}, w1[2] = {0, 4096}, w2[2] = {0, 8192}, old[1] = {0};
+    struct ips2_event s0 = {.kind = IPS2_EV_SYNC, .nextra = 2, .extra = w0};
+    struct ips2_event s1 = {.kind = IPS2_EV_SYNC, .nextra = 2, .extra = w1};
+    struct ips2_event s2 = {.kind = IPS2_EV_SYNC, .nextra = 2, .extra = w2};
+    struct ips2_event s3 = {.kind = IPS2_EV_SYNC, .nextra = 1, .extra = old};
+    int64_t t = 1000;
+    uint64_t cpu = 1000;
+    red_comp_event(&c, &s0, &t, &cpu);
+    assert_int_equal(t, 1000);
+    t = 100000, cpu = 100000; /* 4096 counted calls before it: 32768 ns */
+    red_comp_event(&c, &s1, &t, &cpu);
+    assert_int_equal(t, 100000 - 32768);
+    assert_int_equal(cpu, 100000 - 32768);
+    t = 200000, cpu = 200000;
+    red_comp_event(&c, &s2, &t, &cpu);
+    assert_int_equal(t, 200000 - 2 * 32768);
+    t = 300000, cpu = 300000;
+    red_comp_event(&c, &s3, &t, &cpu);
+    assert_int_equal(t, 300000 - 2 * 32768);
+
+    /* no sample: a traced call's entry and exit code */
+    x = block(3000, 4000);
+    end = block(3000, 4000);
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.count_w, 7000);
+    t = 1000, cpu = 1000;
+    red_comp_event(&c, &s0, &t, &cpu);
+    t = 100000, cpu = 100000;
+    red_comp_event(&c, &s1, &t, &cpu);
+    assert_int_equal(t, 100000 - 3 - (4096 * 7000) / 1000); /* and s0's own probe */
+    h.cpu_method = IPS2_CPU_EXACT; /* its procedure probes read the CPU clock: not a guess */
+    red_comp_init(&c, true, &h, &x, &end);
+    assert_int_equal(c.count_w, 0);
+    h.cpu_method = IPS2_CPU_INTERP;
+
+    /* raw times: counted, not removed */
+    red_comp_init(&c, false, &h, &x, &end);
+    t = 1000, cpu = 1000;
+    red_comp_event(&c, &s0, &t, &cpu);
+    t = 100000, cpu = 100000;
+    red_comp_event(&c, &s1, &t, &cpu);
+    assert_int_equal(t, 100000);
+    assert_true(red_comp_shift(&c) >= 4096 * 7);
+}
+
 /* A main thread's stream: its sync points and PROC_START, the runtime
  * starting, stay at the stream's first time; other threads' do not. */
 static void test_pre_start(void **state)
@@ -223,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_eq7),       cmocka_unit_test(test_clamp),
         cmocka_unit_test(test_wait),      cmocka_unit_test(test_pages),
         cmocka_unit_test(test_pre_start), cmocka_unit_test(test_sources),
+        cmocka_unit_test(test_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
