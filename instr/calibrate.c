@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -245,6 +246,39 @@ static void measure(enum what w, unsigned batches, uint32_t *wall_ps, uint32_t *
 #define SAMPLE_EVERY     4   /* sync points: 1 in 4 samples (about 3 us each here) */
 #define MIN_SAMPLE_PAIRS 256 /* fewer: the end block's loop is the estimate */
 
+/* SAMPLE_WARM untimed entry/exit pairs of fn through the real hooks, each
+ * after a tiny body, then SAMPLE_PAIRS timed, less the same bodies alone:
+ * *ticks, the pairs' own ticks (noise may make them negative); false when
+ * a loop took bound ticks or more (the thread was preempted). */
+static bool time_pairs(void *fn, uint64_t *xp, uint64_t bound, int64_t *ticks)
+{
+    uint64_t x = *xp;
+
+    for (unsigned i = 0; i < SAMPLE_WARM; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter(fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit(fn, NULL);
+    }
+    uint64_t t0 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        x = calib_body(x);
+        __asm__ volatile("" : "+r"(x) : : "memory");
+    }
+    uint64_t t1 = ips2_timer_now();
+    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
+        x = calib_body(x);
+        __cyg_profile_func_enter(fn, NULL);
+        x = calib_body(x);
+        __cyg_profile_func_exit(fn, NULL);
+    }
+    uint64_t t2 = ips2_timer_now();
+    *xp = x;
+    *ticks = (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
+    return t2 - t1 < bound && t1 - t0 < bound;
+}
+
 /* The procedure whose calls a filtered thread's samples count (filter.c
  * keeps its row counted, into a word that no CALLS record holds). */
 __attribute__((noinline)) static void count_fn(void)
@@ -277,33 +311,15 @@ static void sample_counted(struct ips2_thread *t, uint64_t bound)
         return;
     t->busy = 0;
     t->limit = 0;
-    for (unsigned i = 0; i < SAMPLE_WARM; i++) {
-        x = calib_body(x);
-        __cyg_profile_func_enter((void *)count_fn, NULL);
-        x = calib_body(x);
-        __cyg_profile_func_exit((void *)count_fn, NULL);
-    }
-    uint64_t t0 = ips2_timer_now();
-    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
-        x = calib_body(x);
-        x = calib_body(x);
-        __asm__ volatile("" : "+r"(x) : : "memory");
-    }
-    uint64_t t1 = ips2_timer_now();
-    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
-        x = calib_body(x);
-        __cyg_profile_func_enter((void *)count_fn, NULL);
-        x = calib_body(x);
-        __cyg_profile_func_exit((void *)count_fn, NULL);
-    }
-    uint64_t t2 = ips2_timer_now();
+    int64_t ticks;
+    bool timed = time_pairs((void *)count_fn, &x, bound, &ticks);
     t->counted = counted;
     t->busy = busy;
     t->limit = limit;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     __asm__ volatile("" : : "r"(x));
-    if (t2 - t1 < bound && t1 - t0 < bound) {
-        uint64_t net = t2 - t1 > t1 - t0 ? timer_ns(t2 - t1 - (t1 - t0)) : 0;
+    if (timed) {
+        uint64_t net = ticks > 0 ? timer_ns((uint64_t)ticks) : 0;
         t->count_ps[t->count_n++ % COUNT_KEPT] = ps_u32(net * 1000 / SAMPLE_PAIRS);
     }
 }
@@ -358,35 +374,17 @@ void ips2_sample_probes(struct ips2_thread *t)
     t->cur = (uintptr_t)sample_area;
     t->limit = t->cur + sizeof(sample_area);
     t->addr_base = IPS2_SHORT_BASE((uintptr_t)calib_fn);
-    for (unsigned i = 0; i < SAMPLE_WARM; i++) {
-        x = calib_body(x);
-        __cyg_profile_func_enter((void *)calib_fn, NULL);
-        x = calib_body(x);
-        __cyg_profile_func_exit((void *)calib_fn, NULL);
-    }
-    uint64_t t0 = ips2_timer_now();
-    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
-        x = calib_body(x);
-        x = calib_body(x);
-        __asm__ volatile("" : "+r"(x) : : "memory");
-    }
-    uint64_t t1 = ips2_timer_now();
-    for (unsigned i = 0; i < SAMPLE_PAIRS; i++) {
-        x = calib_body(x);
-        __cyg_profile_func_enter((void *)calib_fn, NULL);
-        x = calib_body(x);
-        __cyg_profile_func_exit((void *)calib_fn, NULL);
-    }
-    uint64_t t2 = ips2_timer_now();
+    uint64_t bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
+    int64_t ticks;
+    bool timed = time_pairs((void *)calib_fn, &x, bound, &ticks);
     t->cur = cur;
     t->limit = limit;
     t->addr_base = base;
     t->lost = lost;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     __asm__ volatile("" : : "r"(x));
-    uint64_t bound = ips2_proc.tsc_hz / (1000000000u / SAMPLE_MAX_NS);
-    if (t2 - t1 < bound && t1 - t0 < bound) {
-        t->sample_ticks += (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
+    if (timed) {
+        t->sample_ticks += ticks;
         t->sample_pairs += SAMPLE_PAIRS;
     }
     if (ips2_filtering)
