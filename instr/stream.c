@@ -586,19 +586,13 @@ void ips2_counted_sync(struct ips2_thread *t)
 {
     if (t->busy || t->state != IPS2_THREAD_TRACING || t != &ips2_self)
         return;
-    int saved_errno = errno;
-    if ((t->counted & (IPS2_COUNT_SAMPLE_EVERY - 1)) == 0)
+    if ((t->counted & (IPS2_COUNT_SAMPLE_EVERY - 1)) == 0) {
+        int saved_errno = errno;
         ips2_sample_counts(t);
-    if (ips2_proc.cpu_method != IPS2_CPU_INTERP) {
         errno = saved_errno;
-        return;
     }
-    t->busy = 1;
-    t->limit = 0;
-    sync_point(t);
-    set_limit(t);
-    t->busy = 0;
-    errno = saved_errno;
+    if (ips2_proc.cpu_method == IPS2_CPU_INTERP)
+        cpu_reading(t);
 }
 
 /* Whether the begun record is still in the thread's mapped window. */
