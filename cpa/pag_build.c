@@ -406,22 +406,32 @@ static bool exact(const struct ips2_pag_share *s, size_t n, int64_t w)
     return k == 0 || w <= 0 || sum == w;
 }
 
+/* Makes byte i of the array *v (*n bytes) exist, new bytes zero. */
+static bool grow_zeroed(uint8_t **v, size_t *n, size_t i)
+{
+    if (i < *n)
+        return true;
+    size_t cap = *n ? *n * 2 : 4096;
+    if (cap <= i)
+        cap = i + 4096;
+    uint8_t *w = realloc(*v, cap);
+    if (!w)
+        return false;
+    memset(w + *n, 0, cap - *n);
+    *v = w;
+    *n = cap;
+    return true;
+}
+
 /* The node's shares (the stage) go to the compressed stream: their local
  * procedures noted, the node's bit set when they are not exact. */
 static void keep_shares(struct pag_builder *b, uint32_t n, int64_t cpu)
 {
     struct ips2_pag *p = b->p;
 
-    if ((size_t)n / 8 >= b->cap_inexact) {
-        size_t cap = b->cap_inexact ? b->cap_inexact * 2 : 4096;
-        uint8_t *v = realloc(b->inexact, cap);
-        if (!v) {
-            b->oom = true;
-            return;
-        }
-        memset(v + b->cap_inexact, 0, cap - b->cap_inexact);
-        b->inexact = v;
-        b->cap_inexact = cap;
+    if (!grow_zeroed(&b->inexact, &b->cap_inexact, (size_t)n / 8)) {
+        b->oom = true;
+        return;
     }
     if (exact(b->stage, b->nstage, cpu))
         b->inexact[n / 8] &= (uint8_t) ~(1u << (n % 8));
@@ -431,16 +441,9 @@ static void keep_shares(struct pag_builder *b, uint32_t n, int64_t cpu)
         return;
     for (size_t i = 0; i < b->nstage; i++) {
         uint32_t l = b->stage[i].proc;
-        if (l >= b->nseen) {
-            size_t nn = (size_t)l + 64;
-            uint8_t *v = realloc(b->seen, nn);
-            if (!v) {
-                b->oom = true;
-                return;
-            }
-            memset(v + b->nseen, 0, nn - b->nseen);
-            b->seen = v;
-            b->nseen = nn;
+        if (!grow_zeroed(&b->seen, &b->nseen, l)) {
+            b->oom = true;
+            return;
         }
         if (!b->seen[l]) {
             uint32_t *o = PAG_PUSH(b->order, b->norder, b->cap_order);
