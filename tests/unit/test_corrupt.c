@@ -827,19 +827,14 @@ static void test_packed_bad_blocks(void **state)
 }
 
 /* zstd blocks: read as zlib blocks are, and damaged ones named. */
-/* Columnar blocks: read as their interleaved twin; a column that does not
- * fit, one left with bytes, or one that ends early is an error. */
-static void test_packed_column_blocks(void **state)
+/* P2 as written from two_events in one block of 2 events, twice: four
+ * events, timers 100 and 150, the payload 0x1000. */
+static void expect_two_events_twice(void)
 {
     char err[IPS2_ERR_MAX];
     const struct ips2_event *ev;
-    unsigned char b[4096], cols[64];
-    size_t n, len = sizeof two_columns;
-
-    (void)state;
-    n = make_cols_block(b, two_columns, len, 2, 100);
-    write_packed(b, n);
     struct ips2_reader *r = ips2_reader_open(P2, err);
+
     assert_non_null(r);
     for (int k = 0; k < 4; k++) {
         assert_int_equal(ips2_reader_next(r, &ev), 1);
@@ -848,6 +843,19 @@ static void test_packed_column_blocks(void **state)
     }
     assert_int_equal(ips2_reader_next(r, &ev), 0);
     ips2_reader_close(r);
+}
+
+/* Columnar blocks: read as their interleaved twin; a column that does not
+ * fit, one left with bytes, or one that ends early is an error. */
+static void test_packed_column_blocks(void **state)
+{
+    unsigned char b[4096], cols[64];
+    size_t n, len = sizeof two_columns;
+
+    (void)state;
+    n = make_cols_block(b, two_columns, len, 2, 100);
+    write_packed(b, n);
+    expect_two_events_twice();
 
     memcpy(cols, two_columns, len);
     cols[4] = 200; /* the timer column's length */
@@ -874,23 +882,13 @@ static void test_packed_column_blocks(void **state)
 
 static void test_packed_zstd_blocks(void **state)
 {
-    char err[IPS2_ERR_MAX];
-    const struct ips2_event *ev;
     unsigned char b[4096];
     size_t n;
 
     (void)state;
     n = make_zstd_block(b, two_events, TWO_LEN, 2, 100);
     write_packed(b, n);
-    struct ips2_reader *r = ips2_reader_open(P2, err);
-    assert_non_null(r);
-    for (int k = 0; k < 4; k++) {
-        assert_int_equal(ips2_reader_next(r, &ev), 1);
-        assert_int_equal(ev->timer, k % 2 ? 150 : 100);
-        assert_int_equal(ev->payload, 0x1000);
-    }
-    assert_int_equal(ips2_reader_next(r, &ev), 0);
-    ips2_reader_close(r);
+    expect_two_events_twice();
 
     /* a flipped bit: the crc */
     uint32_t good = bhdr(b)->crc32;
